@@ -1,0 +1,15 @@
+"""BOOMER: gradient-boosted multi-label classification rules (Rapp et al., ECML-PKDD 2020).
+
+The engine is free of any GUI toolkit.  Public entry points:
+
+- :class:`BoomerClassifier` - the scikit-learn estimator, with the streaming ``fit_iter``;
+- :class:`Rule`, :class:`Condition`, :class:`Schema` - the rule representation of every learner;
+- :class:`RuleRecord` - what ``fit_iter`` yields per rule;
+- :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
+"""
+from .boomer import BoomerClassifier
+from .learner import RuleLearner, RuleRecord
+from .model import RuleModel
+from .rules import Condition, Rule, Schema
+
+__all__ = ["BoomerClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema"]

@@ -1,0 +1,175 @@
+"""BOOMER: gradient boosting of multi-label classification rules (Rapp et al. 2020, Alg. 1)."""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Iterator
+
+import numpy as np
+
+from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows
+from .core.features import build_feature_index
+from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, update_statistics
+from .core.refinement import refine_rule
+from .learner import RuleLearner, RuleRecord, TrainingData
+from .model import RuleModel, rule_coverage
+from .rules import OPERATORS, Condition, Rule
+from .tracking import LossTracker
+from .validation import check_choice, check_float, check_int, check_random_state
+
+HEAD_TYPES = ("auto", "single", "complete")
+INSTANCE_SAMPLING = ("with-replacement", "none")
+FEATURE_SAMPLING = ("without-replacement", "none")
+_MAX_CONDITIONS_CAP = 256
+
+
+def sampled_feature_count(n_features: int) -> int:
+    """Alg. 3 line 2: floor(log2(L - 1) + 1) attributes per refinement step (at least 1)."""
+    if n_features <= 2:
+        return n_features
+    return max(1, min(n_features, int(math.floor(math.log2(n_features - 1) + 1))))
+
+
+class BoomerClassifier(RuleLearner):
+    """Gradient-boosted multi-label classification rules.
+
+    Parameters follow mlrl-boomer's names.  Defaults are the paper's experimental setting:
+    label-wise logistic loss, 1000 rules, shrinkage 0.3, L2 weight 1.0, bagging and
+    log2-sized attribute samples.  ``head_type='auto'`` means single-label heads for
+    decomposable and complete heads for non-decomposable losses.  ``max_conditions=None``
+    means no limit; ``min_coverage`` is the least number of (in-bag) training examples a
+    condition must cover.
+    """
+
+    LEARNER_NAME = "boomer"
+
+    def __init__(self, loss="logistic-decomposable", head_type="auto", max_rules=1000, shrinkage=0.3,
+                 l2_regularization_weight=1.0, l1_regularization_weight=0.0,
+                 instance_sampling="with-replacement", feature_sampling="without-replacement",
+                 max_conditions=None, min_coverage=1, random_state=1):
+        self.loss = loss
+        self.head_type = head_type
+        self.max_rules = max_rules
+        self.shrinkage = shrinkage
+        self.l2_regularization_weight = l2_regularization_weight
+        self.l1_regularization_weight = l1_regularization_weight
+        self.instance_sampling = instance_sampling
+        self.feature_sampling = feature_sampling
+        self.max_conditions = max_conditions
+        self.min_coverage = min_coverage
+        self.random_state = random_state
+
+    # -- parameters ------------------------------------------------------------------------
+    def _validate_params(self) -> None:
+        check_choice("loss", self.loss, LOSSES)
+        check_choice("head_type", self.head_type, HEAD_TYPES)
+        check_int("max_rules", self.max_rules, 1)
+        check_float("shrinkage", self.shrinkage, 0.0, 1.0, low_open=True)
+        check_float("l2_regularization_weight", self.l2_regularization_weight, 0.0)
+        check_float("l1_regularization_weight", self.l1_regularization_weight, 0.0)
+        check_choice("instance_sampling", self.instance_sampling, INSTANCE_SAMPLING)
+        check_choice("feature_sampling", self.feature_sampling, FEATURE_SAMPLING)
+        check_int("max_conditions", self.max_conditions, 1, allow_none=True)
+        check_int("min_coverage", self.min_coverage, 1)
+        check_random_state(self.random_state)
+
+    @property
+    def single_head(self) -> bool:
+        if self.head_type == "auto":
+            return is_decomposable(self.loss)
+        return self.head_type == "single"
+
+    @property
+    def prediction(self) -> str:
+        return "label-wise" if is_decomposable(self.loss) else "example-wise"
+
+    def _make_model(self, rules, data: TrainingData) -> RuleModel:
+        vectors = None
+        if self.prediction == "example-wise":
+            vectors = getattr(self, "label_vectors_", None)
+            if vectors is None:
+                vectors = np.unique(data.Y, axis=0)
+        return RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], self.prediction, self.loss,
+                         vectors, data.schema, data.nominal)
+
+    # -- Alg. 1 ----------------------------------------------------------------------------
+    def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
+        X, Y = data.X, data.Y
+        n, K = Y.shape
+        loss = LOSS_CODES[self.loss]
+        full_hessian = not is_decomposable(self.loss)
+        single = self.single_head
+        l2 = float(self.l2_regularization_weight)
+        l1 = float(self.l1_regularization_weight)
+        eta = float(self.shrinkage)
+        rng = np.random.default_rng(self.random_state)
+        self.label_vectors_ = np.unique(Y, axis=0) if self.prediction == "example-wise" else None
+
+        index = build_feature_index(X, data.nominal)
+        if index.constant_attributes().all():
+            warnings.warn("every attribute is constant on the training data: only the default rule is learned",
+                          RuntimeWarning, stacklevel=3)
+        Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
+        F = np.zeros((n, K))
+        G = np.empty((n, K))
+        H = np.empty((n, n_hessian_entries(K, not full_hessian)))
+        all_rows = np.arange(n, dtype=np.int64)
+        update_statistics(loss, Ysign, F, all_rows, n, G, H)
+        train = LossTracker(Y, self.prediction, self.loss, self.label_vectors_, F)
+        val = None
+        if data.X_val is not None:
+            val = LossTracker(data.Y_val, self.prediction, self.loss, self.label_vectors_)
+
+        # Default rule: covers everything, complete head, not shrunk.
+        head = np.empty(K)
+        head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
+        labels = np.arange(K, dtype=np.int64)
+        yield self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
+                        labels, head, train, val, data, math.nan)
+
+        n_sample = sampled_feature_count(index.n_features) if self.feature_sampling != "none" else 0
+        max_conditions = self.max_conditions or _MAX_CONDITIONS_CAP
+        perm = np.arange(index.n_features, dtype=np.int64)
+        covered = np.empty(n, dtype=np.uint8)
+        rows = np.empty(n, dtype=np.int64)
+        attrs = np.empty(max_conditions, dtype=np.int64)
+        ops = np.empty(max_conditions, dtype=np.int64)
+        thrs = np.empty(max_conditions, dtype=np.float64)
+        ones = np.ones(n, dtype=np.int64)
+        for t in range(1, self.max_rules):
+            seed = np.array([rng.integers(1, 2**63 - 1)], dtype=np.uint64)
+            if self.instance_sampling == "with-replacement":
+                weights = np.bincount(rng.integers(0, n, n), minlength=n).astype(np.int64)  # Alg. 1 line 5
+            else:
+                weights = ones
+            covered[:] = 1
+            n_cond, quality, label = refine_rule(
+                index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
+                G, H, full_hessian, single, weights, l2, l1, n_sample, max_conditions, int(self.min_coverage),
+                seed, perm, covered, attrs, ops, thrs)
+            if n_cond == 0:
+                break  # no condition improves the objective: nothing more to learn
+            n_rows = covered_rows(covered, rows)
+            if single:
+                labels = np.array([label], dtype=np.int64)
+                head = np.empty(1)
+            else:
+                labels = np.arange(K, dtype=np.int64)
+                head = np.empty(K)
+            head_on_rows(G, H, rows, n_rows, full_hessian, int(label) if single else -1, l2, l1, eta, head)
+            conditions = tuple(Condition(int(attrs[c]), OPERATORS[ops[c]], float(thrs[c])) for c in range(n_cond))
+            rule = Rule(conditions, labels, head.copy(), data.schema)
+            yield self._add(rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, -quality)
+
+    def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, improvement):
+        """Apply a rule to the training scores and statistics; update the tracked losses."""
+        apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
+        train.refresh(rows, n_rows)
+        record = dict(index=len(self.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
+                      train_hamming=train.hamming, train_subset=train.subset)
+        if val is not None:
+            vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
+            add_head_scores(val.F, vrows, len(vrows), labels, head, 1.0)
+            val.refresh(vrows)
+            record.update(val_hamming=val.hamming, val_subset=val.subset)
+        return RuleRecord(**record)

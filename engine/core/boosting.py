@@ -1,0 +1,136 @@
+"""Kernels of the boosting loop (Rapp et al. 2020, Alg. 1): heads on the full coverage,
+score and statistics updates for covered examples only, and incremental loss tracking."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .heads import complete_scores, label_score, diagonal_position
+from .losses import example_statistics, label_costs
+
+
+@njit(cache=True, nogil=True)
+def covered_rows(covered, out_rows):
+    n = 0
+    for i in range(covered.shape[0]):
+        if covered[i]:
+            out_rows[n] = i
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
+    """Alg. 1 line 7: the head re-computed from all covered training examples (unit weights).
+
+    ``label`` >= 0 gives a single-label head for that label (eq. 17); -1 a complete head
+    (eq. 16/17).  Scores are multiplied by the shrinkage ``scale``."""
+    K = G.shape[1]
+    g = np.zeros(K)
+    h = np.zeros(H.shape[1])
+    for r in range(n_rows):
+        i = rows[r]
+        for k in range(K):
+            g[k] += G[i, k]
+        for k in range(H.shape[1]):
+            h[k] += H[i, k]
+    if label >= 0:
+        out[0] = scale * label_score(g[label], h[diagonal_position(label, K, full_hessian)], l2, l1)
+        return
+    chol = np.zeros((K, K))
+    complete_scores(g, h, full_hessian, l2, l1, chol, out)
+    for k in range(K):
+        out[k] *= scale
+
+
+@njit(cache=True, nogil=True)
+def apply_head(loss, Ysign, F, G, H, rows, n_rows, head_labels, head_scores):
+    """Add the head to the covered examples' scores and refresh their statistics (eq. 12)."""
+    for r in range(n_rows):
+        i = rows[r]
+        for c in range(head_labels.shape[0]):
+            F[i, head_labels[c]] += head_scores[c]
+        example_statistics(loss, Ysign[i], F[i], G[i], H[i])
+
+
+@njit(cache=True, nogil=True)
+def add_head_scores(F, rows, n_rows, head_labels, head_scores, sign):
+    for r in range(n_rows):
+        i = rows[r]
+        for c in range(head_labels.shape[0]):
+            F[i, head_labels[c]] += sign * head_scores[c]
+
+
+@njit(cache=True, nogil=True)
+def label_wise_errors(F, Y, rows, n_rows, errors):
+    """Eq. (18) predictions sign(F) for ``rows``; updates per-example wrong-label counts and
+    returns the change of (wrong labels, wrong examples)."""
+    d_labels = 0
+    d_examples = 0
+    K = F.shape[1]
+    for r in range(n_rows):
+        i = rows[r]
+        e = 0
+        for k in range(K):
+            pred = 1 if F[i, k] > 0.0 else 0
+            if pred != Y[i, k]:
+                e += 1
+        d_labels += e - errors[i]
+        d_examples += (1 if e > 0 else 0) - (1 if errors[i] > 0 else 0)
+        errors[i] = e
+    return d_labels, d_examples
+
+
+@njit(cache=True, nogil=True)
+def best_label_vector(loss, f, vec_ptr, vec_idx, cost_pos, cost_neg):
+    """Eq. (19): index of the known label vector minimising the example-wise loss."""
+    label_costs(loss, f, cost_pos, cost_neg)
+    base = 0.0
+    for k in range(f.shape[0]):
+        base += cost_neg[k]
+    best = -1
+    best_cost = math.inf
+    for m in range(vec_ptr.shape[0] - 1):
+        c = base
+        for t in range(vec_ptr[m], vec_ptr[m + 1]):
+            k = vec_idx[t]
+            c += cost_pos[k] - cost_neg[k]
+        if c < best_cost:
+            best_cost = c
+            best = m
+    return best
+
+
+@njit(cache=True, nogil=True)
+def example_wise_errors(loss, F, Y, rows, n_rows, vectors, vec_ptr, vec_idx, errors):
+    """Like :func:`label_wise_errors` for eq. (19) predictions."""
+    K = F.shape[1]
+    cost_pos = np.empty(K)
+    cost_neg = np.empty(K)
+    d_labels = 0
+    d_examples = 0
+    for r in range(n_rows):
+        i = rows[r]
+        m = best_label_vector(loss, F[i], vec_ptr, vec_idx, cost_pos, cost_neg)
+        e = 0
+        for k in range(K):
+            if vectors[m, k] != Y[i, k]:
+                e += 1
+        d_labels += e - errors[i]
+        d_examples += (1 if e > 0 else 0) - (1 if errors[i] > 0 else 0)
+        errors[i] = e
+    return d_labels, d_examples
+
+
+@njit(cache=True, nogil=True)
+def example_wise_predict(loss, F, vectors, vec_ptr, vec_idx):
+    N, K = F.shape
+    out = np.empty((N, K), dtype=np.uint8)
+    cost_pos = np.empty(K)
+    cost_neg = np.empty(K)
+    for i in range(N):
+        m = best_label_vector(loss, F[i], vec_ptr, vec_idx, cost_pos, cost_neg)
+        out[i] = vectors[m]
+    return out

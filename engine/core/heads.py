@@ -1,0 +1,159 @@
+"""Optimal heads of the second-order objective (Rapp et al. 2020, eqs. 14-17).
+
+For summed gradients ``g`` and Hessians ``H`` of the covered examples, a head ``p``
+scores ``g.p + 1/2 p'Hp + lambda/2 |p|^2 + alpha |p|_1`` (eq. 14 with the L2 term of
+eq. 15 and an optional L1 term).  Lower is better; an empty head scores 0.
+
+- diagonal ``H`` (decomposable losses, eq. 17): p_k = -sign(g_k) max(|g_k| - alpha, 0) / (h_kk + lambda),
+  quality -1/2 max(|g_k| - alpha, 0)^2 / (h_kk + lambda) per label;
+- full ``H`` (non-decomposable losses, complete heads, eq. 16): (H + lambda I) p = -g', with
+  g' the soft-thresholded gradient, solved by a Cholesky factorisation; if the matrix is not
+  positive definite the diagonal solution (eq. 17) is used instead.
+- single-label heads take the label with the lowest eq. (17) quality, for every loss.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .losses import packed_index
+
+
+@njit(cache=True, nogil=True)
+def _soft(g, alpha):
+    if g > alpha:
+        return g - alpha
+    if g < -alpha:
+        return g + alpha
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def label_quality(g, h, l2, l1):
+    """Eq. (17) objective of the best score for one label (<= 0)."""
+    gs = _soft(g, l1)
+    d = h + l2
+    if d <= 0.0:
+        return 0.0
+    return -0.5 * gs * gs / d
+
+
+@njit(cache=True, nogil=True)
+def label_score(g, h, l2, l1):
+    """Eq. (17) optimal score for one label."""
+    d = h + l2
+    if d <= 0.0:
+        return 0.0
+    return -_soft(g, l1) / d
+
+
+@njit(cache=True, nogil=True)
+def diagonal_position(k, n_labels, full_hessian):
+    return packed_index(k, k, n_labels) if full_hessian else k
+
+
+@njit(cache=True, nogil=True)
+def single_quality(g, h, full_hessian, l2, l1):
+    """Best single-label head: returns (quality, label)."""
+    K = g.shape[0]
+    best = 0.0
+    best_k = -1
+    for k in range(K):
+        q = label_quality(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)
+        if q < best:
+            best = q
+            best_k = k
+    return best, best_k
+
+
+@njit(cache=True, nogil=True)
+def diagonal_complete_quality(g, h, full_hessian, l2, l1):
+    K = g.shape[0]
+    total = 0.0
+    for k in range(K):
+        total += label_quality(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def cholesky_quality(g, h, l2, l1, chol, z):
+    """Eq. (16) quality for a full Hessian: with L L' = H + lambda I and L z = g', the
+    optimum is -1/2 |z|^2 (no L1).  Returns +inf when H + lambda I is not positive definite.
+    ``chol`` is K x K scratch, ``z`` is K scratch."""
+    K = g.shape[0]
+    for j in range(K):
+        s = h[packed_index(j, j, K)] + l2
+        for m in range(j):
+            s -= chol[j, m] * chol[j, m]
+        if s <= 1e-12 * (1.0 + abs(h[packed_index(j, j, K)])):
+            return math.inf
+        d = math.sqrt(s)
+        chol[j, j] = d
+        for i in range(j + 1, K):
+            t = h[packed_index(j, i, K)]
+            for m in range(j):
+                t -= chol[i, m] * chol[j, m]
+            chol[i, j] = t / d
+    q = 0.0
+    for i in range(K):
+        t = _soft(g[i], l1)
+        for m in range(i):
+            t -= chol[i, m] * z[m]
+        z[i] = t / chol[i, i]
+        q += z[i] * z[i]
+    if l1 == 0.0:
+        return -0.5 * q
+    # With L1 the head is p = -(H + lambda I)^-1 g'; evaluate the full objective.
+    for i in range(K - 1, -1, -1):
+        t = z[i]
+        for m in range(i + 1, K):
+            t -= chol[m, i] * z[m]
+        z[i] = t / chol[i, i]
+    obj = 0.0
+    for k in range(K):
+        p = -z[k]
+        obj += g[k] * p + l1 * abs(p)
+        quad = h[packed_index(k, k, K)] * p * p * 0.5 + 0.5 * l2 * p * p
+        for l in range(k + 1, K):
+            quad += h[packed_index(k, l, K)] * p * (-z[l])
+        obj += quad
+    return obj
+
+
+@njit(cache=True, nogil=True)
+def complete_quality(g, h, full_hessian, l2, l1, chol, z):
+    if not full_hessian:
+        return diagonal_complete_quality(g, h, False, l2, l1)
+    q = cholesky_quality(g, h, l2, l1, chol, z)
+    if q == math.inf:
+        return diagonal_complete_quality(g, h, True, l2, l1)
+    return q
+
+
+@njit(cache=True, nogil=True)
+def head_quality(g, h, full_hessian, single, l2, l1, chol, z):
+    """Quality (eq. 14) of the optimal head and, for single heads, its label (else -1)."""
+    if single:
+        return single_quality(g, h, full_hessian, l2, l1)
+    return complete_quality(g, h, full_hessian, l2, l1, chol, z), -1
+
+
+@njit(cache=True, nogil=True)
+def complete_scores(g, h, full_hessian, l2, l1, chol, out):
+    """Optimal complete head (eq. 16 or 17) written into ``out``."""
+    K = g.shape[0]
+    if full_hessian:
+        q = cholesky_quality(g, h, l2, l1, chol, out)
+        if q != math.inf:
+            if l1 == 0.0:  # out holds z with L z = g; finish with L' p = -z
+                for i in range(K - 1, -1, -1):
+                    t = out[i]
+                    for m in range(i + 1, K):
+                        t -= chol[m, i] * out[m]
+                    out[i] = t / chol[i, i]
+            for k in range(K):
+                out[k] = -out[k]
+            return
+    for k in range(K):
+        out[k] = label_score(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)

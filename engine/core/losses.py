@@ -1,0 +1,202 @@
+"""Loss functions with exact gradients and Hessians (Rapp et al. 2020, eq. 12).
+
+Labels enter the kernels as signs ``y`` in {-1, +1} (int8, N x K), scores ``F`` as float64.
+Decomposable losses have a diagonal Hessian, stored as N x K.  Non-decomposable losses
+store the symmetric K x K Hessian packed row-wise as its upper triangle (N x K(K+1)/2,
+see :func:`packed_index`).
+
+Definitions (per example, f = scores, y = signs):
+
+- ``logistic-decomposable`` (eq. 6): sum_k log(1 + exp(-y_k f_k))
+- ``logistic-non-decomposable`` (eq. 7): log(1 + sum_k exp(-y_k f_k))
+- ``squared-error-decomposable``: sum_k (f_k - y_k)^2
+- ``squared-error-non-decomposable``: sqrt(sum_k (f_k - y_k)^2), the Euclidean norm
+- ``squared-hinge-decomposable``: sum_k max(0, 1 - y_k f_k)^2
+- ``squared-hinge-non-decomposable``: sqrt(sum_k max(0, 1 - y_k f_k)^2)
+
+Every example-wise loss is a monotone function of sum_k c(y_k, f_k) with per-label costs
+``c`` (:func:`label_costs`), which makes the eq. (19) prediction a cheap search.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+LOSSES = (
+    "logistic-decomposable",
+    "logistic-non-decomposable",
+    "squared-error-decomposable",
+    "squared-error-non-decomposable",
+    "squared-hinge-decomposable",
+    "squared-hinge-non-decomposable",
+)
+LOSS_CODES = {name: code for code, name in enumerate(LOSSES)}
+LOGISTIC_DEC, LOGISTIC_NONDEC, SQERR_DEC, SQERR_NONDEC, SQHINGE_DEC, SQHINGE_NONDEC = range(6)
+
+
+def is_decomposable(loss: str) -> bool:
+    return loss.endswith("-decomposable") and not loss.endswith("non-decomposable")
+
+
+def n_hessian_entries(n_labels: int, decomposable: bool) -> int:
+    return n_labels if decomposable else n_labels * (n_labels + 1) // 2
+
+
+@njit(cache=True, nogil=True)
+def packed_index(k, l, n_labels):
+    """Position of entry (k, l), k <= l, in the row-wise packed upper triangle."""
+    return k * n_labels - (k * (k - 1)) // 2 + (l - k)
+
+
+@njit(cache=True, nogil=True)
+def _sigmoid(x):
+    if x >= 0.0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+@njit(cache=True, nogil=True)
+def example_statistics(loss, y, f, g, h):
+    """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``."""
+    K = f.shape[0]
+    if loss == LOGISTIC_DEC:
+        for k in range(K):
+            yk = float(y[k])
+            s = _sigmoid(-yk * f[k])  # sigma(-y f)
+            g[k] = -yk * s
+            h[k] = s * (1.0 - s)
+    elif loss == SQERR_DEC:
+        for k in range(K):
+            g[k] = 2.0 * (f[k] - y[k])
+            h[k] = 2.0
+    elif loss == SQHINGE_DEC:
+        for k in range(K):
+            yk = float(y[k])
+            v = 1.0 - yk * f[k]
+            if v > 0.0:
+                g[k] = -2.0 * yk * v
+                h[k] = 2.0
+            else:
+                g[k] = 0.0
+                h[k] = 0.0
+    elif loss == LOGISTIC_NONDEC:
+        # z_k = exp(-y_k f_k); S = 1 + sum z; work with z_k / S computed stably.
+        m = 0.0
+        for k in range(K):
+            a = -y[k] * f[k]
+            if a > m:
+                m = a
+        total = math.exp(-m)
+        for k in range(K):
+            total += math.exp(-y[k] * f[k] - m)
+        log_s = m + math.log(total)
+        for k in range(K):
+            g[k] = -y[k] * math.exp(-y[k] * f[k] - log_s)  # temporarily -y_k * p_k
+        for k in range(K):
+            pk = -y[k] * g[k]
+            for l in range(k, K):
+                idx = packed_index(k, l, K)
+                if l == k:
+                    h[idx] = pk - pk * pk
+                else:
+                    pl = -y[l] * g[l]
+                    h[idx] = -y[k] * y[l] * pk * pl
+    else:
+        # Euclidean norm of residuals v: squared error v = f - y, squared hinge v = max(0, 1 - y f).
+        hinge = loss == SQHINGE_NONDEC
+        r2 = 0.0
+        for k in range(K):
+            if hinge:
+                v = max(0.0, 1.0 - y[k] * f[k])
+            else:
+                v = f[k] - y[k]
+            g[k] = v
+            r2 += v * v
+        if r2 <= 1e-24:
+            for k in range(K):
+                g[k] = 0.0
+            for i in range(h.shape[0]):
+                h[i] = 0.0
+            return
+        r = math.sqrt(r2)
+        r3 = r2 * r
+        for k in range(K):
+            vk = g[k]
+            dk = -float(y[k]) if hinge else 1.0  # dv_k/df_k
+            active_k = (vk > 0.0) if hinge else True
+            for l in range(k, K):
+                vl = g[l]
+                dl = -float(y[l]) if hinge else 1.0
+                val = -dk * dl * vk * vl / r3
+                if l == k and active_k:
+                    val += 1.0 / r
+                h[packed_index(k, l, K)] = val
+        for k in range(K):
+            dk = -float(y[k]) if hinge else 1.0
+            g[k] = dk * g[k] / r
+
+
+@njit(cache=True, nogil=True)
+def example_loss(loss, y, f):
+    """The loss of one example (used by tests and by the eq. (19) prediction)."""
+    K = f.shape[0]
+    if loss == LOGISTIC_DEC:
+        total = 0.0
+        for k in range(K):
+            a = -y[k] * f[k]
+            total += max(a, 0.0) + math.log1p(math.exp(-abs(a)))
+        return total
+    if loss == LOGISTIC_NONDEC:
+        m = 0.0
+        for k in range(K):
+            m = max(m, -y[k] * f[k])
+        total = math.exp(-m)
+        for k in range(K):
+            total += math.exp(-y[k] * f[k] - m)
+        return m + math.log(total)
+    total = 0.0
+    for k in range(K):
+        if loss == SQERR_DEC or loss == SQERR_NONDEC:
+            v = f[k] - y[k]
+        else:
+            v = max(0.0, 1.0 - y[k] * f[k])
+        total += v * v
+    if loss == SQERR_NONDEC or loss == SQHINGE_NONDEC:
+        return math.sqrt(total)
+    return total
+
+
+@njit(cache=True, nogil=True)
+def update_statistics(loss, Ysign, F, rows, n_rows, G, H):
+    """Recompute gradients and Hessians of ``rows[:n_rows]`` after their scores changed."""
+    for r in range(n_rows):
+        i = rows[r]
+        example_statistics(loss, Ysign[i], F[i], G[i], H[i])
+
+
+@njit(cache=True, nogil=True)
+def label_costs(loss, f, cost_pos, cost_neg):
+    """Per-label costs c(+1, f_k), c(-1, f_k) whose sum the example-wise loss increases with.
+
+    Logistic costs are scaled by a common factor exp(-max|f|) to avoid overflow; the
+    arg-min over label vectors is unchanged by it.
+    """
+    K = f.shape[0]
+    if loss == LOGISTIC_NONDEC or loss == LOGISTIC_DEC:
+        m = 0.0
+        for k in range(K):
+            m = max(m, abs(f[k]))
+        for k in range(K):
+            cost_pos[k] = math.exp(-f[k] - m)
+            cost_neg[k] = math.exp(f[k] - m)
+    elif loss == SQERR_NONDEC or loss == SQERR_DEC:
+        for k in range(K):
+            cost_pos[k] = (f[k] - 1.0) ** 2
+            cost_neg[k] = (f[k] + 1.0) ** 2
+    else:
+        for k in range(K):
+            cost_pos[k] = max(0.0, 1.0 - f[k]) ** 2
+            cost_neg[k] = max(0.0, 1.0 + f[k]) ** 2

@@ -1,0 +1,414 @@
+"""ARFF reader for Mulan (labels named in an XML file) and MEKA (``-C n`` in the relation name) data.
+
+Supported: case-insensitive ``@relation``/``@attribute``/``@data``; whole-line ``%`` comments; types
+``numeric``/``real``/``integer`` and nominal ``{a, b, 'c d'}``; quoted names and values with backslash
+escapes (``'it\\'s'``, ``"a b"``); ``?`` for missing values; dense rows and sparse rows ``{i v, j w}``,
+where an omitted value is 0 for numeric attributes and the first declared value (code 0) for nominal
+ones.  ``string``, ``date`` and ``relational`` attributes are rejected.  Nominal attributes become
+codes 0..m-1 in declaration order.  Label attributes must be nominal with values from {0, 1} or
+numeric with only 0/1 values; labels keep the order of the attributes in the ARFF file.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from xml.parsers import expat
+
+import numpy as np
+
+from .dataset import Dataset
+from .errors import DatasetFormatError
+
+_NUMERIC_TYPES = {"numeric", "real", "integer"}
+_UNSUPPORTED_TYPES = {"string", "date", "relational"}
+_MEKA_C = re.compile(r"-C\s*(-?\d+)")
+_UNQUOTED_NAME = re.compile(r"[^\s{]+")
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
+
+
+@dataclass
+class Attribute:
+    """One ``@attribute`` declaration; ``values`` is None for numeric attributes."""
+
+    name: str
+    values: list[str] | None
+    line: int
+
+    def __post_init__(self):
+        self.codes = None if self.values is None else {v: float(i) for i, v in enumerate(self.values)}
+        if self.codes is not None:
+            self.codes.setdefault("?", np.nan)
+
+
+class _BadValue(Exception):
+    def __init__(self, position: int, problem: str):
+        super().__init__(problem)
+        self.position, self.problem = position, problem
+
+
+# ----------------------------------------------------------------------------------------- tokens
+def split_quoted(text: str) -> list[str]:
+    """Split ``text`` at commas outside quotes; drop the quotes, resolve backslash escapes inside them,
+    strip unquoted surrounding whitespace.  Raises ValueError on an unterminated quote."""
+    tokens: list[str] = []
+    chars: list[str] = []
+    keep = 0  # chars[:keep] end inside a quoted part and survive the right-strip
+    quote, started, i, n = None, False, 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\" and i + 1 < n:
+                i += 1
+                chars.append(_ESCAPES.get(text[i], text[i]))
+            elif c == quote:
+                quote, keep = None, len(chars)
+            else:
+                chars.append(c)
+        elif c == ",":
+            tokens.append(_finish(chars, keep))
+            chars, keep, started = [], 0, False
+        elif c in "'\"":
+            quote, started = c, True
+        elif not (c.isspace() and not started):
+            chars.append(c)
+            started = True
+        i += 1
+    if quote:
+        raise ValueError(f"unterminated quote {quote}")
+    tokens.append(_finish(chars, keep))
+    return tokens
+
+
+def _finish(chars: list[str], keep: int) -> str:
+    text = "".join(chars)
+    return text[:keep] + text[keep:].rstrip()
+
+
+def _read_name(text: str) -> tuple[str, str]:
+    """The leading (possibly quoted) name of ``text`` and the rest; ValueError if there is none."""
+    text = text.lstrip()
+    if text[:1] in ("'", '"'):
+        quote, chars, i = text[0], [], 1
+        while i < len(text):
+            c = text[i]
+            if c == "\\" and i + 1 < len(text):
+                i += 1
+                chars.append(_ESCAPES.get(text[i], text[i]))
+            elif c == quote:
+                return "".join(chars), text[i + 1:]
+            else:
+                chars.append(c)
+            i += 1
+        raise ValueError(f"unterminated quote {quote}")
+    match = _UNQUOTED_NAME.match(text)
+    if not match:
+        raise ValueError("missing name")
+    return match.group(), text[match.end():]
+
+
+# ----------------------------------------------------------------------------------------- header
+def _parse_attribute(path, text: str, line: int) -> Attribute:
+    try:
+        name, rest = _read_name(text)
+    except ValueError as exc:
+        raise DatasetFormatError(path, f"bad @attribute declaration: {exc}", line) from None
+    spec = rest.strip()
+    if not spec:
+        raise DatasetFormatError(path, f"attribute '{name}' has no type", line)
+    if spec.startswith("{"):
+        if not spec.endswith("}"):
+            raise DatasetFormatError(path, f"nominal values of attribute '{name}' lack a closing '}}'", line)
+        try:
+            values = split_quoted(spec[1:-1])
+        except ValueError as exc:
+            raise DatasetFormatError(path, f"nominal values of attribute '{name}': {exc}", line) from None
+        if values == [""]:
+            raise DatasetFormatError(path, f"attribute '{name}' declares no nominal values", line)
+        if "" in values:
+            raise DatasetFormatError(path, f"attribute '{name}' declares an empty nominal value", line)
+        if len(set(values)) != len(values):
+            raise DatasetFormatError(path, f"attribute '{name}' declares a nominal value twice", line)
+        return Attribute(name, values, line)
+    kind = spec.split()[0]
+    if kind.lower() in _NUMERIC_TYPES:
+        return Attribute(name, None, line)
+    if kind.lower() in _UNSUPPORTED_TYPES:
+        raise DatasetFormatError(path, f"attribute '{name}' has type '{kind}', which is not supported "
+                                       "(only numeric and nominal attributes are)", line)
+    raise DatasetFormatError(path, f"unknown type '{kind}' of attribute '{name}' "
+                                   "(expected numeric, real, integer or {...})", line)
+
+
+@dataclass
+class ArffContent:
+    """Everything read from an ARFF file: values as float64 (nominal as codes, NaN = missing)."""
+
+    relation: str
+    relation_line: int | None
+    attributes: list[Attribute]
+    values: np.ndarray
+    row_lines: np.ndarray  # line number of every data row
+
+
+def read_arff(path) -> ArffContent:
+    """Parse an ARFF file; raises DatasetFormatError naming the line of any problem."""
+    path = Path(path)
+    lines = _read_text(path).splitlines()
+    if not any(line.strip() for line in lines):
+        raise DatasetFormatError(path, "the file is empty")
+    relation, relation_line, attributes, names = "", None, [], set()
+    for index, raw in enumerate(lines):
+        line_no, line = index + 1, raw.strip()
+        if not line or line.startswith("%"):
+            continue
+        keyword = line.split(None, 1)[0].lower()
+        if keyword == "@relation":
+            relation_line = line_no
+            try:
+                name, rest = _read_name(line[len(keyword):])
+            except ValueError as exc:
+                raise DatasetFormatError(path, f"bad @relation: {exc}", line_no) from None
+            relation = (name + " " + rest.strip()).strip()
+        elif keyword == "@attribute":
+            attribute = _parse_attribute(path, line[len(keyword):], line_no)
+            if attribute.name in names:
+                raise DatasetFormatError(path, f"attribute '{attribute.name}' is declared twice", line_no)
+            names.add(attribute.name)
+            attributes.append(attribute)
+        elif keyword == "@data":
+            if not attributes:
+                raise DatasetFormatError(path, "@data before any @attribute declaration", line_no)
+            values, row_lines = _parse_data(path, attributes, lines, index + 1)
+            return ArffContent(relation, relation_line, attributes, values, row_lines)
+        else:
+            raise DatasetFormatError(path, f"expected @relation, @attribute or @data, found '{line[:40]}'",
+                                     line_no)
+    raise DatasetFormatError(path, "the file ends without a @data section", len(lines))
+
+
+def _read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+# ----------------------------------------------------------------------------------------- data
+def _parse_data(path, attributes, lines, start):
+    n_attributes = len(attributes)
+    row_lines: list[int] = []
+    dense_rows: list[list[str]] = []
+    dense_index: list[int] = []
+    sparse_counts: list[int] = []  # entries per row (0 for dense rows)
+    sparse_index: list[str] = []
+    sparse_vals: list[str] = []
+    for index in range(start, len(lines)):
+        line = lines[index].strip()
+        if not line or line[0] == "%":
+            continue
+        line_no = index + 1
+        quoted = "'" in line or '"' in line
+        try:
+            if line[0] == "{":
+                if line[-1] != "}":
+                    raise ValueError("sparse row lacks its closing '}'")
+                body = line[1:-1]
+                if not body.strip():
+                    pairs = []
+                elif quoted:
+                    pairs = [entry.split(None, 1) for entry in split_quoted(body)]
+                else:
+                    pairs = [entry.split() for entry in body.split(",")]
+                if not all(len(pair) == 2 for pair in pairs):
+                    bad = next(",".join(pair) for pair in pairs if len(pair) != 2)
+                    raise ValueError(f"bad sparse entry '{bad}' (expected '<index> <value>')")
+                sparse_index.extend([pair[0] for pair in pairs])
+                sparse_vals.extend([pair[1] for pair in pairs])
+                sparse_counts.append(len(pairs))
+            else:
+                tokens = split_quoted(line) if quoted else [t.strip() for t in line.split(",")]
+                if len(tokens) != n_attributes:
+                    raise ValueError(f"expected {n_attributes} values, found {len(tokens)}")
+                dense_index.append(len(row_lines))
+                dense_rows.append(tokens)
+                sparse_counts.append(0)
+        except ValueError as exc:
+            raise DatasetFormatError(path, str(exc), line_no) from None
+        row_lines.append(line_no)
+    values = np.zeros((len(row_lines), n_attributes), dtype=np.float64)
+    if dense_rows:
+        rows = np.asarray(dense_index)
+        for j, column in enumerate(zip(*dense_rows)):
+            values[rows, j] = _convert_checked(path, column, attributes[j], rows, row_lines)
+    if sparse_index:
+        rows = np.repeat(np.arange(len(row_lines)), sparse_counts)
+        cols = _sparse_columns(path, sparse_index, n_attributes, rows, row_lines)
+        _fill_sparse(path, values, attributes, rows, cols, sparse_vals, row_lines)
+    return values, np.asarray(row_lines, dtype=np.int64)
+
+
+def _sparse_columns(path, tokens, n_attributes, rows, row_lines) -> np.ndarray:
+    try:
+        cols = np.array(tokens, dtype=np.int64)
+        bad = np.flatnonzero((cols < 0) | (cols >= n_attributes))
+    except ValueError:
+        cols, bad = None, [next((i for i, t in enumerate(tokens) if not (t.isascii() and t.isdigit())), 0)]
+    if len(bad):
+        i = int(bad[0])
+        problem = (f"attribute index {tokens[i]} out of range 0..{n_attributes - 1}" if cols is not None
+                   else f"bad attribute index '{tokens[i]}' in sparse row")
+        raise DatasetFormatError(path, problem, row_lines[int(rows[i])])
+    return cols
+
+
+def _fill_sparse(path, values, attributes, rows, cols, vals, row_lines):
+    order = np.lexsort((rows, cols))  # by column, rows ascending within a column
+    rows, cols = rows[order], cols[order]
+    vals = [vals[i] for i in order]
+    bounds = np.flatnonzero(np.diff(cols)) + 1
+    for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cols)]):
+        j = int(cols[lo])
+        values[rows[lo:hi], j] = _convert_checked(path, vals[lo:hi], attributes[j], rows[lo:hi], row_lines)
+
+
+def _convert_checked(path, tokens, attribute, rows, row_lines) -> np.ndarray:
+    try:
+        return _convert(tokens, attribute)
+    except _BadValue as bad:
+        raise DatasetFormatError(path, bad.problem, row_lines[int(rows[bad.position])]) from None
+
+
+def _convert(tokens, attribute: Attribute) -> np.ndarray:
+    """Float values of one attribute's tokens; raises _BadValue at the first invalid token."""
+    if attribute.codes is None:
+        try:
+            return np.array(tokens, dtype=np.float64)
+        except ValueError:
+            out = np.empty(len(tokens))
+            for i, token in enumerate(tokens):
+                try:
+                    out[i] = np.nan if token == "?" else float(token)
+                except ValueError:
+                    raise _BadValue(i, f"non-numeric value '{token}' for numeric attribute "
+                                       f"'{attribute.name}'") from None
+            return out
+    codes = attribute.codes
+    try:
+        return np.array([codes[token] for token in tokens], dtype=np.float64)
+    except KeyError:
+        for i, token in enumerate(tokens):
+            if token not in codes:
+                raise _BadValue(i, f"value '{token}' is not a declared value of nominal attribute "
+                                   f"'{attribute.name}' {_show_values(attribute.values)}") from None
+        raise
+
+
+def _show_values(values: list[str], limit: int = 8) -> str:
+    shown = ", ".join(values[:limit]) + (", ..." if len(values) > limit else "")
+    return "{" + shown + "}"
+
+
+# ----------------------------------------------------------------------------------------- labels
+def read_mulan_labels(xml_path) -> list[tuple[str, int]]:
+    """(name, line) of every ``<label name=...>`` element of a Mulan XML file, nested ones included."""
+    xml_path = Path(xml_path)
+    data = xml_path.read_bytes()
+    if not data.strip():
+        raise DatasetFormatError(xml_path, "the file is empty")
+    parser = expat.ParserCreate(namespace_separator=" ")
+    labels: list[tuple[str, int]] = []
+
+    def start(tag, attrs):
+        if tag.rsplit(" ", 1)[-1] == "label":
+            if "name" not in attrs:
+                raise DatasetFormatError(xml_path, "<label> element without a name attribute",
+                                         parser.CurrentLineNumber)
+            labels.append((attrs["name"], parser.CurrentLineNumber))
+
+    parser.StartElementHandler = start
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise DatasetFormatError(xml_path, f"malformed XML: {expat.ErrorString(exc.code)}", exc.lineno) from None
+    return labels
+
+
+def _meka_label_indices(path, content: ArffContent) -> list[int]:
+    n = len(content.attributes)
+    match = _MEKA_C.search(content.relation)
+    if not match:
+        raise DatasetFormatError(path, f"no labels: the relation name '{content.relation}' has no '-C <n>' "
+                                       f"and there is no Mulan label file {Path(path).with_suffix('.xml').name}",
+                                 content.relation_line)
+    c = int(match.group(1))
+    if c == 0 or abs(c) >= n:
+        raise DatasetFormatError(path, f"'-C {c}' in the relation name must leave at least one label and one "
+                                       f"attribute among {n} attributes", content.relation_line)
+    return list(range(c)) if c > 0 else list(range(n + c, n))
+
+
+def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
+    labels = read_mulan_labels(xml_path)
+    if not labels:
+        raise DatasetFormatError(xml_path, "no labels: the file has no <label name=...> element")
+    positions = {a.name: j for j, a in enumerate(content.attributes)}
+    seen = set()
+    for name, line in labels:
+        if name not in positions:
+            raise DatasetFormatError(xml_path, f"label '{name}' is not an attribute of {Path(path).name}", line)
+        if name in seen:
+            raise DatasetFormatError(xml_path, f"label '{name}' is listed twice", line)
+        seen.add(name)
+    if len(seen) == len(positions):
+        raise DatasetFormatError(xml_path, f"every attribute of {Path(path).name} is a label; no features left")
+    return sorted(positions[name] for name in seen)
+
+
+def _label_column(path, content: ArffContent, j: int) -> np.ndarray:
+    attribute, column = content.attributes[j], content.values[:, j]
+    missing = np.flatnonzero(np.isnan(column))
+    if missing.size:
+        raise DatasetFormatError(path, f"missing value '?' for label '{attribute.name}'",
+                                 int(content.row_lines[missing[0]]))
+    if attribute.values is not None:
+        if not set(attribute.values) <= {"0", "1"}:
+            raise DatasetFormatError(path, f"label attribute '{attribute.name}' must be binary {{0,1}}, but is "
+                                           f"declared as {_show_values(attribute.values)}", attribute.line)
+        one = attribute.values.index("1") if "1" in attribute.values else -1
+        return (column == one).astype(np.uint8)
+    bad = np.flatnonzero((column != 0) & (column != 1))
+    if bad.size:
+        raise DatasetFormatError(path, f"label '{attribute.name}' has value {column[bad[0]]:g}; "
+                                       "labels must be 0 or 1", int(content.row_lines[bad[0]]))
+    return column.astype(np.uint8)
+
+
+def load_arff(path, xml=None) -> Dataset:
+    """Load a Mulan ARFF (if ``xml`` is given or ``<stem>.xml`` exists beside it) or a MEKA ARFF."""
+    path = Path(path)
+    xml_path = Path(xml) if xml is not None else path.with_suffix(".xml")
+    if xml is not None and not xml_path.is_file():
+        raise FileNotFoundError(2, "Mulan label file not found", str(xml_path))
+    content = read_arff(path)
+    if xml_path.is_file():
+        label_idx = _mulan_label_indices(path, xml_path, content)
+    else:
+        label_idx = _meka_label_indices(path, content)
+    Y = np.empty((content.values.shape[0], len(label_idx)), dtype=np.uint8)
+    for k, j in enumerate(label_idx):
+        Y[:, k] = _label_column(path, content, j)
+    is_label = np.zeros(len(content.attributes), dtype=bool)
+    is_label[label_idx] = True
+    feature_idx = np.flatnonzero(~is_label)
+    features = [content.attributes[j] for j in feature_idx]
+    return Dataset(
+        X=np.ascontiguousarray(content.values[:, feature_idx], dtype=np.float32),
+        Y=Y,
+        feature_names=[a.name for a in features],
+        label_names=[content.attributes[j].name for j in label_idx],
+        nominal_values={i: list(a.values) for i, a in enumerate(features) if a.values is not None},
+        name=path.stem,
+        source=str(path),
+    )

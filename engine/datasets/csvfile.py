@@ -1,0 +1,116 @@
+"""CSV reader: a header row of column names, one example per row, label columns named by the caller.
+
+The delimiter is ``,`` unless the header contains none and has ``;`` or a tab.  Empty cells, ``?`` and
+``NaN`` (any case) are missing values.  A column whose present cells all parse as numbers is numeric;
+any other column is nominal, with codes 0..m-1 given to its values in order of first appearance.
+Label columns must hold only 0 and 1.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+
+from .dataset import Dataset
+from .errors import DatasetFormatError
+
+_MISSING = {"", "?", "nan"}
+
+
+def load_csv(path, label_columns) -> Dataset:
+    """Load a CSV file; ``label_columns`` lists the label columns by name or index (negative allowed)."""
+    path = Path(path)
+    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    if not text.strip():
+        raise DatasetFormatError(path, "the file is empty")
+    first = text.lstrip("\r\n").split("\n", 1)[0]
+    delimiter = "," if "," in first else ";" if ";" in first else "\t" if "\t" in first else ","
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    header, header_line, rows, row_lines = None, 0, [], []
+    try:
+        for row in reader:
+            if not any(cell.strip() for cell in row):
+                continue
+            if header is None:
+                header, header_line = [cell.strip() for cell in row], reader.line_num
+                continue
+            if len(row) != len(header):
+                raise DatasetFormatError(path, f"expected {len(header)} values, found {len(row)}", reader.line_num)
+            rows.append([cell.strip() for cell in row])
+            row_lines.append(reader.line_num)
+    except csv.Error as exc:
+        raise DatasetFormatError(path, f"malformed CSV: {exc}", reader.line_num) from None
+    label_idx = _label_indices(path, header, header_line, label_columns)
+    columns = list(zip(*rows)) if rows else [()] * len(header)
+    Y = np.empty((len(rows), len(label_idx)), dtype=np.uint8)
+    for k, j in enumerate(label_idx):
+        Y[:, k] = _label_column(path, header[j], columns[j], row_lines)
+    feature_idx = [j for j in range(len(header)) if j not in set(label_idx)]
+    X = np.empty((len(rows), len(feature_idx)), dtype=np.float32)
+    nominal_values = {}
+    for i, j in enumerate(feature_idx):
+        X[:, i], values = _feature_column(columns[j])
+        if values is not None:
+            nominal_values[i] = values
+    return Dataset(X=X, Y=Y, feature_names=[header[j] for j in feature_idx],
+                   label_names=[header[j] for j in label_idx], nominal_values=nominal_values,
+                   name=path.stem, source=str(path))
+
+
+def _label_indices(path, header, header_line, label_columns) -> list[int]:
+    names = ", ".join(header[:20]) + (", ..." if len(header) > 20 else "")
+    if label_columns is None or (not isinstance(label_columns, (str, int)) and len(label_columns) == 0):
+        raise DatasetFormatError(path, f"label_columns must name the label columns of a CSV file; "
+                                       f"its columns are: {names}")
+    if isinstance(label_columns, (str, int)):
+        label_columns = [label_columns]
+    duplicated = sorted({name for name in header if header.count(name) > 1})
+    if duplicated:
+        raise DatasetFormatError(path, f"column name '{duplicated[0]}' occurs twice in the header", header_line)
+    indices = []
+    for column in label_columns:
+        if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
+            if not -len(header) <= column < len(header):
+                raise DatasetFormatError(path, f"label column index {column} out of range for "
+                                               f"{len(header)} columns")
+            indices.append(int(column) % len(header))
+        elif str(column) in header:
+            indices.append(header.index(str(column)))
+        else:
+            raise DatasetFormatError(path, f"label column '{column}' not found; the columns are: {names}")
+    if len(set(indices)) != len(indices):
+        raise DatasetFormatError(path, "label_columns names a column twice")
+    if len(indices) == len(header):
+        raise DatasetFormatError(path, "every column is a label column; no features left")
+    return sorted(indices)
+
+
+def _label_column(path, name, cells, row_lines) -> np.ndarray:
+    for i, cell in enumerate(cells):
+        if cell not in ("0", "1"):
+            try:
+                value = float(cell)
+            except ValueError:
+                value = None
+            if value is None or value not in (0.0, 1.0):
+                problem = (f"missing value for label '{name}'" if cell.lower() in _MISSING
+                           else f"label '{name}' has value '{cell}'; labels must be 0 or 1")
+                raise DatasetFormatError(path, problem, row_lines[i])
+    return np.array([float(cell) for cell in cells], dtype=np.uint8)
+
+
+def _feature_column(cells) -> tuple[np.ndarray, list[str] | None]:
+    """Numeric values with NaN for missing cells, or nominal codes and the value names."""
+    missing = [cell.lower() in _MISSING for cell in cells]
+    present = ["nan" if gone else cell for cell, gone in zip(cells, missing)]
+    try:
+        return np.array(present, dtype=np.float64), None
+    except ValueError:
+        pass
+    codes: dict[str, int] = {}
+    out = np.empty(len(cells), dtype=np.float64)
+    for i, (cell, gone) in enumerate(zip(cells, missing)):
+        out[i] = np.nan if gone else codes.setdefault(cell, len(codes))
+    return out, list(codes)

@@ -1,0 +1,80 @@
+"""The multi-label data set object returned by every loader and generator."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..rules import Schema
+
+
+@dataclass
+class Dataset:
+    """Features ``X`` (float32, NaN = missing, nominal attributes as value codes 0..m-1),
+    labels ``Y`` (uint8 0/1, N x K), names, and which attributes are nominal."""
+
+    X: np.ndarray | sp.spmatrix
+    Y: np.ndarray
+    feature_names: list[str]
+    label_names: list[str]
+    nominal_values: dict[int, list[str]] = field(default_factory=dict)
+    name: str = "data"
+    source: str | None = None
+    bayes_Y: np.ndarray | None = None  # Bayes-optimal predictions (synthetic data only)
+
+    @property
+    def n_examples(self) -> int:
+        return int(self.Y.shape[0])
+
+    @property
+    def n_features(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def n_labels(self) -> int:
+        return int(self.Y.shape[1])
+
+    @property
+    def nominal_mask(self) -> np.ndarray:
+        mask = np.zeros(self.n_features, dtype=bool)
+        mask[list(self.nominal_values)] = True
+        return mask
+
+    @property
+    def schema(self) -> Schema:
+        return Schema(tuple(self.feature_names), tuple(self.label_names), dict(self.nominal_values))
+
+    @property
+    def label_frequencies(self) -> np.ndarray:
+        return np.asarray(self.Y, dtype=np.float64).mean(axis=0)
+
+    @property
+    def label_cardinality(self) -> float:
+        return float(np.asarray(self.Y, dtype=np.float64).sum(axis=1).mean()) if self.n_examples else 0.0
+
+    @property
+    def n_distinct_label_sets(self) -> int:
+        return int(np.unique(np.asarray(self.Y, dtype=np.uint8), axis=0).shape[0]) if self.n_examples else 0
+
+    def subset(self, indices) -> "Dataset":
+        indices = np.asarray(indices)
+        bayes = None if self.bayes_Y is None else self.bayes_Y[indices]
+        return replace(self, X=self.X[indices], Y=self.Y[indices], bayes_Y=bayes)
+
+    def train_test_split(self, test_size: float = 0.33, seed: int = 0) -> tuple["Dataset", "Dataset"]:
+        """Random split; ``test_size`` is the fraction of examples held out (0 < test_size < 1)."""
+        if not 0.0 < float(test_size) < 1.0:
+            raise ValueError(f"test_size must lie strictly between 0 and 1, got {test_size}")
+        n = self.n_examples
+        n_test = int(round(n * float(test_size)))
+        if n_test < 1 or n_test >= n:
+            raise ValueError(f"test_size={test_size} leaves no training or no test example of {n}")
+        order = np.random.default_rng(seed).permutation(n)
+        return self.subset(np.sort(order[n_test:])), self.subset(np.sort(order[:n_test]))
+
+    def summary(self) -> str:
+        n_nominal = len(self.nominal_values)
+        return (f"{self.name}: {self.n_examples} examples, {self.n_features} attributes "
+                f"({self.n_features - n_nominal} numeric, {n_nominal} nominal), {self.n_labels} labels, "
+                f"cardinality {self.label_cardinality:.2f}, {self.n_distinct_label_sets} distinct label sets")

@@ -1,0 +1,47 @@
+"""Incremental Hamming and subset 0/1 losses of a growing additive rule model.
+
+After a rule is added only the covered examples' scores change, so only their predictions
+are recomputed (eq. 18 or eq. 19) and the error totals are updated by the difference."""
+from __future__ import annotations
+
+import numpy as np
+
+from .core.boosting import example_wise_errors, label_wise_errors
+from .core.losses import LOSS_CODES
+from .model import label_vector_index
+
+
+class LossTracker:
+    def __init__(self, Y: np.ndarray, prediction: str, loss: str | None = None,
+                 label_vectors: np.ndarray | None = None, F: np.ndarray | None = None):
+        self.Y = np.ascontiguousarray(Y, dtype=np.uint8)
+        n, k = self.Y.shape
+        self.F = np.zeros((n, k)) if F is None else F
+        self.example_wise = prediction == "example-wise"
+        self.loss_code = LOSS_CODES.get(loss, 0)
+        if self.example_wise:
+            self.vectors = np.ascontiguousarray(label_vectors, dtype=np.uint8)
+            self.vec_ptr, self.vec_idx = label_vector_index(self.vectors)
+        self.errors = np.zeros(n, dtype=np.int64)
+        self.wrong_labels = 0
+        self.wrong_examples = 0
+        self.refresh(np.arange(n, dtype=np.int64))
+
+    def refresh(self, rows: np.ndarray, n_rows: int | None = None) -> None:
+        """Recompute predictions of ``rows[:n_rows]`` from the current scores ``F``."""
+        n_rows = len(rows) if n_rows is None else n_rows
+        if self.example_wise:
+            dl, de = example_wise_errors(self.loss_code, self.F, self.Y, rows, n_rows, self.vectors,
+                                         self.vec_ptr, self.vec_idx, self.errors)
+        else:
+            dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors)
+        self.wrong_labels += dl
+        self.wrong_examples += de
+
+    @property
+    def hamming(self) -> float:
+        return self.wrong_labels / self.Y.size
+
+    @property
+    def subset(self) -> float:
+        return self.wrong_examples / self.Y.shape[0]

@@ -1,0 +1,104 @@
+"""Input checks shared by every learner: one clear ValueError before any work starts."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def check_features(X, name: str = "X"):
+    """Dense float32 (C-contiguous) or CSC float32; NaN means missing, inf is rejected."""
+    if X is None:
+        raise ValueError(f"{name} is missing")
+    if sp.issparse(X):
+        Xs = sp.csc_matrix(X, dtype=np.float32)
+        if Xs.ndim != 2:
+            raise ValueError(f"{name} must be two-dimensional")
+        data = Xs.data
+    else:
+        try:
+            Xs = np.asarray(X, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be numeric (nominal values encoded as codes): {exc}") from None
+        if Xs.ndim != 2:
+            raise ValueError(f"{name} must be two-dimensional (examples x attributes), got shape {Xs.shape}")
+        Xs = np.ascontiguousarray(Xs)
+        data = Xs
+    if Xs.shape[0] == 0:
+        raise ValueError(f"{name} has zero examples")
+    if Xs.shape[1] == 0:
+        raise ValueError(f"{name} has zero attributes")
+    if np.isinf(data).any():
+        raise ValueError(f"{name} contains infinite values; use NaN for missing values")
+    return Xs
+
+
+def check_labels(Y, n_examples: int | None = None, name: str = "Y") -> np.ndarray:
+    """Binary labels (0/1 or -1/+1, dense or sparse, 1-D for a single label) as uint8 N x K."""
+    if Y is None:
+        raise ValueError(f"{name} is missing")
+    Ya = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+    if Ya.ndim == 1:
+        Ya = Ya[:, None]
+    if Ya.ndim != 2:
+        raise ValueError(f"{name} must be two-dimensional (examples x labels), got shape {Ya.shape}")
+    if Ya.shape[1] == 0:
+        raise ValueError(f"{name} has zero labels")
+    if n_examples is not None and Ya.shape[0] != n_examples:
+        raise ValueError(f"X has {n_examples} examples but {name} has {Ya.shape[0]}")
+    try:
+        Yf = Ya.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric 0/1 or -1/+1") from None
+    if np.isnan(Yf).any():
+        raise ValueError(f"{name} contains NaN; labels must be 0/1 or -1/+1")
+    values = np.unique(Yf)
+    if np.isin(values, (0.0, 1.0)).all():
+        return np.ascontiguousarray(Yf, dtype=np.uint8)
+    if np.isin(values, (-1.0, 1.0)).all():
+        return np.ascontiguousarray(Yf > 0, dtype=np.uint8)
+    bad = [v for v in values if v not in (0.0, 1.0, -1.0)][:3]
+    raise ValueError(f"{name} must contain only 0/1 or -1/+1, found {', '.join(f'{v:g}' for v in bad)}")
+
+
+def check_nominal(nominal, n_features: int) -> np.ndarray:
+    """Nominal attributes given as a boolean mask or a list of indices -> boolean mask."""
+    mask = np.zeros(n_features, dtype=bool)
+    if nominal is None:
+        return mask
+    arr = np.asarray(nominal)
+    if arr.dtype == bool:
+        if arr.shape != (n_features,):
+            raise ValueError(f"nominal_attributes mask has length {arr.size}, expected {n_features}")
+        return arr.copy()
+    idx = arr.astype(np.int64).ravel()
+    if idx.size and (idx.min() < 0 or idx.max() >= n_features):
+        raise ValueError(f"nominal_attributes contains an index outside 0..{n_features - 1}")
+    mask[idx] = True
+    return mask
+
+
+def check_choice(name: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{name}={value!r} is not supported; choose one of {', '.join(map(repr, choices))}")
+
+
+def check_int(name: str, value, minimum: int, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}{' or None' if allow_none else ''}, got {value!r}")
+
+
+def check_float(name: str, value, low: float, high: float = np.inf, low_open: bool = False) -> None:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g}]"
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+
+
+def check_random_state(value) -> None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0):
+        raise ValueError(f"random_state must be a non-negative integer or None, got {value!r}")
