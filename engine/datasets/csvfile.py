@@ -88,6 +88,9 @@ def _label_indices(path, header, header_line, label_columns) -> list[int]:
 
 
 def _label_column(path, name, cells, row_lines) -> np.ndarray:
+    text = np.array(cells, dtype=str)
+    if np.all((text == "0") | (text == "1")):
+        return (text == "1").astype(np.uint8)
     for i, cell in enumerate(cells):
         if cell not in ("0", "1"):
             try:

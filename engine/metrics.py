@@ -1,0 +1,166 @@
+"""Multi-label evaluation measures, vectorised over examples.
+
+Every function takes ``(Y_true, Y_pred)`` or ``(Y_true, scores)``: N x K dense arrays or scipy sparse
+matrices.  Truth and binary predictions may be 0/1, -1/+1 or boolean; scores are real, higher meaning
+more relevant (NaN is rejected).  Losses are in [0, 1] (coverage in [0, K-1]); lower is better for
+losses, higher for F1 and average precision.
+
+Conventions
+-----------
+* ``example_f1``: an example with no relevant and no predicted label scores 1.
+* ``micro_f1``: 1 if there is no relevant and no predicted label at all.
+* ``macro_f1``: a label never relevant and never predicted scores 1 (scikit-learn's ``zero_division=1``).
+* Ranking measures (``rank_loss``, ``one_error``, ``coverage``, ``average_precision``) skip examples
+  without relevant labels; ``rank_loss`` also skips examples whose labels are all relevant (no pairs).
+  With no example left they return NaN.
+* Ties: ``rank_loss`` counts a tied (relevant, irrelevant) pair as half an error.  The others are
+  pessimistic: a label's rank is the number of labels scored at least as high (so ties rank a relevant
+  label below its tied rivals), and ``one_error`` counts an error if any top-scored label is irrelevant.
+* ``coverage`` follows Mulan: the rank of the lowest-ranked relevant label minus 1 (scikit-learn's
+  ``coverage_error`` is 1 larger).
+"""
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.stats import rankdata
+
+__all__ = ["hamming_loss", "subset_zero_one_loss", "example_f1", "micro_f1", "macro_f1",
+           "rank_loss", "one_error", "coverage", "average_precision"]
+
+
+# ------------------------------------------------------------------------------------ validation
+def _dense(A, what: str) -> np.ndarray:
+    A = A.toarray() if sp.issparse(A) else np.asarray(A)
+    if A.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D array (examples x labels), got shape {A.shape}")
+    return A
+
+
+def _binary(A, what: str) -> np.ndarray:
+    """Boolean version of a 0/1, -1/+1 or boolean matrix."""
+    A = _dense(A, what)
+    if A.dtype == bool:
+        return A
+    if not np.issubdtype(A.dtype, np.number):
+        raise ValueError(f"{what} must be numeric or boolean, got dtype {A.dtype}")
+    positive = A == 1
+    if np.all(positive | (A == 0)):
+        return positive
+    if np.all(positive | (A == -1)):
+        return positive
+    bad = np.unique(A[~(positive | (A == 0) | (A == -1))])[:5]
+    raise ValueError(f"{what} must hold 0/1 or -1/+1 values, found {bad.tolist() or 'both 0 and -1'}")
+
+
+def _pair(Y_true, other, what: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
+    Y = _binary(Y_true, "Y_true")
+    if binary:
+        P = _binary(other, what)
+    else:
+        P = _dense(other, what).astype(np.float64)
+        if np.isnan(P).any():
+            raise ValueError(f"{what} contain NaN")
+    if Y.shape != P.shape:
+        raise ValueError(f"Y_true has shape {Y.shape} but {what} have shape {P.shape}")
+    return Y, P
+
+
+# ------------------------------------------------------------------------------ bipartition losses
+def hamming_loss(Y_true, Y_pred) -> float:
+    """Fraction of wrongly predicted label entries."""
+    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
+    return float(np.mean(Y != P)) if Y.size else 0.0
+
+
+def subset_zero_one_loss(Y_true, Y_pred) -> float:
+    """Fraction of examples whose predicted label set is not exactly right."""
+    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
+    return float(np.mean(np.any(Y != P, axis=1))) if Y.shape[0] else 0.0
+
+
+def _f1(tp, fp, fn) -> np.ndarray:
+    """2TP / (2TP + FP + FN), 1 where the denominator is 0."""
+    denominator = 2 * tp + fp + fn
+    return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 1.0)
+
+
+def example_f1(Y_true, Y_pred) -> float:
+    """Mean over examples of the F1 between true and predicted label sets."""
+    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
+    tp = np.sum(Y & P, axis=1)
+    return float(np.mean(_f1(tp, np.sum(P & ~Y, axis=1), np.sum(Y & ~P, axis=1)))) if Y.shape[0] else 1.0
+
+
+def micro_f1(Y_true, Y_pred) -> float:
+    """F1 over all label entries pooled."""
+    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
+    return float(_f1(np.sum(Y & P), np.sum(P & ~Y), np.sum(Y & ~P)))
+
+
+def macro_f1(Y_true, Y_pred) -> float:
+    """Mean over labels of each label's F1."""
+    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
+    tp = np.sum(Y & P, axis=0)
+    return float(np.mean(_f1(tp, np.sum(P & ~Y, axis=0), np.sum(Y & ~P, axis=0)))) if Y.shape[1] else 1.0
+
+
+# --------------------------------------------------------------------------------- ranking losses
+def _ranks(Y: np.ndarray, S: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks (1 = highest score) of every label among all labels and among the relevant labels only."""
+    dense = rankdata(S, method="dense", axis=1)  # finite stand-ins for the scores, >= 1
+    among_all = rankdata(-dense, method=method, axis=1)
+    among_relevant = rankdata(-np.where(Y, dense, 0), method=method, axis=1)  # irrelevant sink to the bottom
+    return among_all, among_relevant
+
+
+def _with_relevant(Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The examples with at least one relevant label."""
+    keep = Y.any(axis=1)
+    return Y[keep], S[keep]
+
+
+def _mean_or_nan(values: np.ndarray) -> float:
+    return float(np.mean(values)) if values.size else float("nan")
+
+
+def rank_loss(Y_true, scores) -> float:
+    """Mean fraction of (relevant, irrelevant) label pairs ranked the wrong way; ties count half."""
+    Y, S = _pair(Y_true, scores, "scores", binary=False)
+    n_relevant = Y.sum(axis=1)
+    keep = (n_relevant > 0) & (n_relevant < Y.shape[1])
+    Y, S, n_relevant = Y[keep], S[keep], n_relevant[keep]
+    if not Y.shape[0]:
+        return float("nan")
+    among_all, among_relevant = _ranks(Y, S, "average")
+    # for a relevant label: (#irrelevant scored higher) + (#irrelevant tied) / 2
+    wrong = np.sum(np.where(Y, among_all - among_relevant, 0.0), axis=1)
+    return _mean_or_nan(wrong / (n_relevant * (Y.shape[1] - n_relevant)))
+
+
+def one_error(Y_true, scores) -> float:
+    """Fraction of examples whose top-scored label is irrelevant (any irrelevant label tied at the top)."""
+    Y, S = _with_relevant(*_pair(Y_true, scores, "scores", binary=False))
+    if not Y.shape[0]:
+        return float("nan")
+    top = S == S.max(axis=1, keepdims=True)
+    return _mean_or_nan(np.any(top & ~Y, axis=1))
+
+
+def coverage(Y_true, scores) -> float:
+    """Mean number of steps down the ranking needed to cover all relevant labels (Mulan: max rank - 1)."""
+    Y, S = _with_relevant(*_pair(Y_true, scores, "scores", binary=False))
+    if not Y.shape[0]:
+        return float("nan")
+    among_all, _ = _ranks(Y, S, "max")
+    return _mean_or_nan(np.max(np.where(Y, among_all, 0), axis=1) - 1.0)
+
+
+def average_precision(Y_true, scores) -> float:
+    """Mean over examples and their relevant labels of the fraction of relevant labels ranked at or above."""
+    Y, S = _with_relevant(*_pair(Y_true, scores, "scores", binary=False))
+    if not Y.shape[0]:
+        return float("nan")
+    among_all, among_relevant = _ranks(Y, S, "max")
+    precision = np.where(Y, among_relevant / among_all, 0.0).sum(axis=1) / Y.sum(axis=1)
+    return _mean_or_nan(precision)

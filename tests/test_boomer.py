@@ -1,0 +1,239 @@
+"""The estimator: scikit-learn conformance, determinism, streaming, prediction rules, bad input."""
+import json
+import math
+import time
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+
+from engine import BoomerClassifier, Condition, Rule, RuleModel
+from engine.core.losses import LOSS_CODES, LOSSES, example_loss
+
+
+def _data(n=300, d=8, K=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    Y = (X[:, :K] + 0.4 * rng.normal(size=(n, K)) > 0).astype(np.uint8)
+    return X, Y
+
+
+def _losses(Y, P):
+    return float((Y != P).mean()), float((Y != P).any(axis=1).mean())
+
+
+def test_get_params_clone_round_trip():
+    est = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", max_rules=17, shrinkage=0.5)
+    params = est.get_params()
+    assert params["loss"] == "logistic-non-decomposable" and params["max_rules"] == 17
+    twin = clone(est)
+    assert twin.get_params() == params
+    twin.set_params(max_rules=3)
+    assert twin.max_rules == 3 and est.max_rules == 17
+
+
+def test_defaults_are_the_papers_setting():
+    p = BoomerClassifier().get_params()
+    assert p["loss"] == "logistic-decomposable" and p["max_rules"] == 1000
+    assert p["shrinkage"] == 0.3 and p["l2_regularization_weight"] == 1.0
+    assert p["instance_sampling"] == "with-replacement" and p["feature_sampling"] == "without-replacement"
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("head", ["single", "complete"])
+def test_every_variant_learns_and_tracks_losses_exactly(loss, head):
+    X, Y = _data()
+    Xtr, Ytr, Xte, Yte = X[:200], Y[:200], X[200:], Y[200:]
+    est = BoomerClassifier(loss=loss, head_type=head, max_rules=40, random_state=3)
+    records = list(est.fit_iter(Xtr, Ytr, Xte, Yte))
+    assert len(records) == 40 and records[0].rule.is_default
+    # the incrementally tracked losses equal a prediction from scratch
+    assert (records[-1].train_hamming, records[-1].train_subset) == pytest.approx(_losses(Ytr, est.predict(Xtr)))
+    assert (records[-1].val_hamming, records[-1].val_subset) == pytest.approx(_losses(Yte, est.predict(Xte)))
+    # the model learns something: better than predicting all labels absent
+    assert records[-1].train_hamming < Ytr.mean()
+    if head == "single":
+        assert all(len(r.rule.head_labels) == 1 for r in records[1:])
+    else:
+        assert all(len(r.rule.head_labels) == Y.shape[1] for r in records)
+    assert all(r.coverage >= 1 and r.improvement > 0 for r in records[1:])
+
+
+def test_scores_are_the_sum_of_covering_heads():
+    X, Y = _data()
+    est = BoomerClassifier(max_rules=30, head_type="complete").fit(X, Y)
+    F = np.zeros(Y.shape)
+    for rule in est.rules_:
+        F[rule.covers(X)] += rule.dense_head(Y.shape[1])
+    np.testing.assert_allclose(est.decision_function(X), F, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(est.predict_proba(X), 1 / (1 + np.exp(-F)))
+
+
+def test_same_seed_same_rules_bit_for_bit():
+    X, Y = _data()
+    a = BoomerClassifier(max_rules=50, random_state=7).fit(X, Y)
+    b = BoomerClassifier(max_rules=50, random_state=7).fit(X, Y)
+    c = BoomerClassifier(max_rules=50, random_state=8).fit(X, Y)
+    assert a.rules_ == b.rules_
+    assert a.rules_ != c.rules_
+
+
+def test_sparse_input_gives_the_same_model():
+    rng = np.random.default_rng(2)
+    X = (rng.random((200, 30)) < 0.1) * rng.integers(1, 4, (200, 30))
+    X = X.astype(np.float32)
+    Y = (rng.random((200, 3)) < 0.3).astype(np.uint8)
+    Y[:, 0] = X[:, 0] > 0
+    dense = BoomerClassifier(max_rules=30, random_state=1).fit(X, Y)
+    sparse = BoomerClassifier(max_rules=30, random_state=1).fit(sp.csr_matrix(X), sp.csr_matrix(Y))
+    assert dense.rules_ == sparse.rules_
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(X)), dense.predict(X))
+
+
+def test_label_wise_prediction_is_the_sign_of_scores():
+    rule = Rule((), np.array([0, 1]), np.array([0.5, -0.2]))
+    model = RuleModel([rule, Rule((Condition(0, ">", 0.0),), np.array([1]), np.array([1.0]))], 1, 2)
+    X = np.array([[-1.0], [1.0]], dtype=np.float32)
+    np.testing.assert_array_equal(model.predict(X), [[1, 0], [1, 1]])
+
+
+def test_example_wise_prediction_picks_the_best_known_label_vector():
+    vectors = np.array([[0, 0, 0], [1, 1, 0], [0, 0, 1]], dtype=np.uint8)
+    scores = np.array([[0.4, 0.3, 0.2],  # sign would give (1,1,1), which was never seen
+                       [-1.0, -1.0, 0.1],
+                       [2.0, -0.1, -3.0]])
+    loss = "logistic-non-decomposable"
+    model = RuleModel([], 1, 3, "example-wise", loss, vectors)
+    pred = model.predict_from_scores(scores)
+    for i, f in enumerate(scores):
+        losses = [example_loss(LOSS_CODES[loss], np.where(v > 0, 1, -1).astype(np.int8), f) for v in vectors]
+        np.testing.assert_array_equal(pred[i], vectors[int(np.argmin(losses))])
+    np.testing.assert_array_equal(pred, [[1, 1, 0], [0, 0, 1], [1, 1, 0]])
+
+
+def test_closing_the_stream_cancels_quickly_and_keeps_the_rules():
+    X, Y = _data(n=2000, d=20)
+    est = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", max_rules=100000)
+    stream = est.fit_iter(X, Y)
+    for record in stream:
+        if record.index == 25:
+            break
+    start = time.perf_counter()
+    stream.close()
+    assert time.perf_counter() - start < 0.2
+    assert len(est.rules_) == 26
+    assert est.predict(X).shape == Y.shape
+
+
+def test_save_and_load_reproduce_predictions(tmp_path):
+    X, Y = _data()
+    names = [f"a{j}" for j in range(X.shape[1])]
+    from engine import Schema
+    est = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", max_rules=25)
+    est.fit(X, Y, schema=Schema(tuple(names), ("p", "q", "r", "s")))
+    path = tmp_path / "model.json"
+    est.save(path)
+    doc = json.loads(path.read_text())
+    assert doc["learner"] == "boomer" and "pickle" not in path.read_text()
+    again = BoomerClassifier.from_model_dict(doc)
+    assert again.rules_ == est.rules_ and again.get_params() == est.get_params()
+    np.testing.assert_array_equal(again.predict(X), est.predict(X))
+    assert "a" in str(again.rules_[1]) and "->" in str(again.rules_[1])
+
+
+def test_rule_text_and_dict_round_trip():
+    from engine import Schema
+    schema = Schema(("f0", "f1", "f2", "f3", "mood"), ("happy", "sad"), {4: ["calm", "angry"]})
+    rule = Rule((Condition(3, "<=", 0.42), Condition(4, "==", 0.0)), np.array([0, 1]), np.array([0.83, -0.21]), schema)
+    assert str(rule) == "{f3 <= 0.42, mood == calm} -> (happy: +0.83, sad: -0.21)"
+    again = Rule.from_dict(json.loads(json.dumps(rule.to_dict())), schema)
+    assert again == rule and str(again) == str(rule)
+    with pytest.raises(ValueError, match="rule"):
+        Rule.from_dict({"conditions": []})
+
+
+def test_nominal_attributes_get_equality_conditions():
+    rng = np.random.default_rng(5)
+    X = np.column_stack([rng.integers(0, 4, 400), rng.normal(size=400)]).astype(np.float32)
+    Y = np.column_stack([X[:, 0] == 2, X[:, 0] == 3]).astype(np.uint8)
+    est = BoomerClassifier(max_rules=20, feature_sampling="none", instance_sampling="none")
+    est.fit(X, Y, nominal_attributes=[0])
+    ops = {c.operator for r in est.rules_ for c in r.conditions if c.attribute == 0}
+    assert ops <= {"==", "!="} and ops
+    assert (est.predict(X) == Y).mean() > 0.99
+
+
+def test_missing_values_are_never_covered():
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(300, 3)).astype(np.float32)
+    Y = (X[:, :2] > 0).astype(np.uint8)
+    X[::3, 0] = np.nan
+    est = BoomerClassifier(max_rules=30, random_state=2).fit(X, Y)
+    for rule in est.rules_[1:]:
+        if any(c.attribute == 0 for c in rule.conditions):
+            assert not rule.covers(X)[::3].any()
+
+
+def test_max_conditions_and_min_coverage_are_respected():
+    X, Y = _data()
+    est = BoomerClassifier(max_rules=30, max_conditions=2, min_coverage=20, instance_sampling="none").fit(X, Y)
+    for r, rec in zip(est.rules_[1:], est.records_[1:]):
+        assert 1 <= len(r.conditions) <= 2 and rec.coverage >= 20
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"loss": "hinge"}, "loss='hinge' is not supported"),
+    ({"head_type": "partial"}, "head_type"),
+    ({"max_rules": 0}, "max_rules must be an integer >= 1"),
+    ({"shrinkage": 0.0}, "shrinkage must be a number in"),
+    ({"shrinkage": float("nan")}, "shrinkage"),
+    ({"l2_regularization_weight": -1.0}, "l2_regularization_weight"),
+    ({"instance_sampling": "bagging"}, "instance_sampling"),
+    ({"feature_sampling": "all"}, "feature_sampling"),
+    ({"min_coverage": 0}, "min_coverage"),
+    ({"random_state": -3}, "random_state"),
+])
+def test_unknown_parameter_values_are_rejected_before_work(params, message):
+    X, Y = _data(n=20)
+    with pytest.raises(ValueError, match=message):
+        BoomerClassifier(**params).fit_iter(X, Y)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda X, Y: (X, np.where(Y > 0, np.nan, 0.0)), "NaN"),
+    (lambda X, Y: (X, Y * 2), "only 0/1 or -1/\\+1"),
+    (lambda X, Y: (X[:10], Y), "X has 10 examples but Y has"),
+    (lambda X, Y: (X[:0], Y[:0]), "zero examples"),
+    (lambda X, Y: (X[:, :0], Y), "zero attributes"),
+    (lambda X, Y: (np.where(X > 2, np.inf, X), Y), "infinite"),
+    (lambda X, Y: (X[:, 0], Y), "two-dimensional"),
+])
+def test_bad_data_gets_one_clear_error(make, message):
+    X, Y = _data(n=40)
+    X, Y = make(X, Y)
+    with pytest.raises(ValueError, match=message):
+        BoomerClassifier().fit_iter(X, Y)
+
+
+def test_documented_behaviour_for_degenerate_data():
+    X, Y = _data(n=60)
+    # -1/+1 labels are the same as 0/1
+    a = BoomerClassifier(max_rules=10).fit(X, Y)
+    b = BoomerClassifier(max_rules=10).fit(X, np.where(Y > 0, 1, -1))
+    assert a.rules_ == b.rules_
+    # a single label (K = 1) and a constant label column work
+    assert BoomerClassifier(max_rules=10).fit(X, Y[:, 0]).predict(X).shape == (60, 1)
+    Yc = Y.copy()
+    Yc[:, 1] = 1
+    assert (BoomerClassifier(max_rules=10).fit(X, Yc).predict(X)[:, 1] == 1).all()
+    # every attribute constant: a warning and only the default rule
+    with pytest.warns(RuntimeWarning, match="constant"):
+        est = BoomerClassifier(max_rules=10).fit(np.ones_like(X), Y)
+    assert len(est.rules_) == 1
+
+
+def test_unfitted_estimator_says_so():
+    with pytest.raises(ValueError, match="not fitted"):
+        BoomerClassifier().predict(np.zeros((2, 2)))

@@ -1,0 +1,119 @@
+"""The refinement sweep against a brute-force search over all (attribute, threshold) candidates."""
+import numpy as np
+import pytest
+
+from engine.core.features import build_feature_index
+from engine.core.heads import head_quality
+from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
+from engine.core.refinement import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute, apply_condition, refine_rule
+
+
+def _stats(loss, F, Y):
+    n, K = Y.shape
+    full = loss.endswith("non-decomposable")
+    G = np.empty((n, K))
+    H = np.empty((n, n_hessian_entries(K, not full)))
+    update_statistics(LOSS_CODES[loss], np.where(Y > 0, 1, -1).astype(np.int8), F, np.arange(n), n, G, H)
+    return G, H, full
+
+
+def _quality(mask, w, G, H, full, single, l2):
+    g = (w[mask, None] * G[mask]).sum(0)
+    h = (w[mask, None] * H[mask]).sum(0)
+    K = G.shape[1]
+    return head_quality(g, h, full, single, l2, 0.0, np.zeros((K, K)), np.zeros(K))[0]
+
+
+def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):
+    T_cnt = active.sum()
+    valid = active & ~np.isnan(x)
+    vals = np.unique(x[valid])
+    candidates = []
+    if nominal:
+        for v in vals:
+            candidates += [(OP_EQ, v, valid & (x == v)), (OP_NEQ, v, valid & (x != v))]
+    else:
+        for a, b in zip(vals[:-1], vals[1:]):
+            t = 0.5 * (float(a) + float(b))
+            candidates += [(OP_LEQ, t, valid & (x <= t)), (OP_GT, t, valid & (x > t))]
+    best = np.inf
+    for op, t, mask in candidates:
+        c = mask.sum()
+        if c == 0 or c >= T_cnt or c < min_cov:
+            continue
+        best = min(best, _quality(mask, w, G, H, full, single, l2))
+    return best
+
+
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable", "squared-hinge-decomposable"])
+@pytest.mark.parametrize("single", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_sweep_matches_brute_force(loss, single, seed):
+    rng = np.random.default_rng(seed)
+    n, d, K = 40, 5, 3
+    X = rng.integers(-3, 4, size=(n, d)).astype(np.float32)  # negatives, zeros, positives, ties
+    X[:, 1] = rng.normal(size=n)
+    X[rng.random((n, d)) < 0.1] = np.nan  # missing values
+    X[:, 4] = rng.integers(0, 3, n)  # nominal codes
+    nominal = np.array([0, 0, 0, 0, 1], dtype=np.uint8)
+    Y = (rng.random((n, K)) < 0.4).astype(np.uint8)
+    F = rng.normal(scale=0.5, size=(n, K))
+    G, H, full = _stats(loss, F, Y)
+    index = build_feature_index(X, nominal)
+    w = rng.integers(0, 3, n).astype(np.float64)  # bagging weights, zeros are out of bag
+    covered = rng.random(n) < 0.8
+    active = covered & (w > 0)
+    cw = np.where(active, w, 0.0)
+    T_g = (cw[:, None] * G).sum(0)
+    T_h = (cw[:, None] * H).sum(0)
+    for min_cov in (1, 5):
+        for j in range(d):
+            q, op, thr, lab = _sweep_attribute(j, index.ptr, index.rows, index.values, index.missing_ptr,
+                                               index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
+                                               int(active.sum()), full, single, 1.0, 0.0, min_cov)
+            expected = _brute_force(X[:, j], nominal[j], active, w, G, H, full, single, 1.0, min_cov)
+            if np.isinf(expected):
+                assert op == -1
+                continue
+            assert q == pytest.approx(expected, rel=1e-9, abs=1e-12)
+            # the returned condition really has that quality
+            x = X[:, j]
+            with np.errstate(invalid="ignore"):
+                mask = {OP_LEQ: x <= thr, OP_GT: x > thr, OP_EQ: x == thr, OP_NEQ: (x != thr) & ~np.isnan(x)}[op]
+            assert _quality(active & mask, w, G, H, full, single, 1.0) == pytest.approx(q, rel=1e-9, abs=1e-12)
+
+
+def test_apply_condition_matches_direct_evaluation():
+    rng = np.random.default_rng(7)
+    X = rng.integers(-2, 3, size=(50, 2)).astype(np.float32)
+    X[rng.random((50, 2)) < 0.2] = np.nan
+    index = build_feature_index(X, np.array([0, 1], np.uint8))
+    for j, op, t in [(0, OP_LEQ, 0.5), (0, OP_LEQ, -0.5), (0, OP_GT, -1.5), (0, OP_GT, 0.5),
+                     (1, OP_EQ, 0.0), (1, OP_EQ, 2.0), (1, OP_NEQ, 0.0), (1, OP_NEQ, 1.0)]:
+        covered = (rng.random(50) < 0.7).astype(np.uint8)
+        expected = covered.astype(bool).copy()
+        x = X[:, j]
+        with np.errstate(invalid="ignore"):
+            expected &= {OP_LEQ: x <= t, OP_GT: x > t, OP_EQ: x == t, OP_NEQ: (x != t) & ~np.isnan(x)}[op]
+        apply_condition(j, op, t, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows,
+                        covered)
+        np.testing.assert_array_equal(covered.astype(bool), expected)
+
+
+def test_refine_rule_improves_monotonically_and_respects_limits():
+    rng = np.random.default_rng(11)
+    n, d, K = 200, 6, 3
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    Y = (X[:, :K] > 0).astype(np.uint8)
+    G, H, full = _stats("logistic-decomposable", np.zeros((n, K)), Y)
+    index = build_feature_index(X, np.zeros(d, np.uint8))
+    covered = np.ones(n, np.uint8)
+    attrs, ops, thrs = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
+    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows,
+                                         index.nominal, G, H, full, True, np.ones(n, np.int64), 1.0, 0.0, 0, 2, 10,
+                                         np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
+                                         thrs)
+    assert 1 <= n_cond <= 2 and quality < 0 and 0 <= label < K
+    assert covered.sum() >= 10
+    w = np.ones(n)
+    assert _quality(covered.astype(bool), w, G, H, full, True, 1.0) == pytest.approx(quality)
