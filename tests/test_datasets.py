@@ -303,6 +303,7 @@ def shared(name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, shape, n_labels, cardinality, n_nominal", [
     ("emotions.arff", (593, 72), 6, 1.87, 0),
     ("enron.arff", (1702, 1001), 53, 3.38, 1001),
@@ -317,12 +318,14 @@ def test_real_data_shapes_and_label_cardinality(name, shape, n_labels, cardinali
     assert not np.isnan(data.X).any()
 
 
+@pytest.mark.slow
 def test_emotions_label_names_come_from_the_xml():
     data = load(shared("emotions.arff"))
     assert data.label_names[0] == "amazed-suprised" and data.label_names[-1] == "angry-aggresive"
     assert data.feature_names[0] == "Mean_Acc1298_Mean_Mem40_Centroid"
 
 
+@pytest.mark.slow
 def test_enron_loads_fast():
     path = shared("enron.arff")
     start = time.perf_counter()
@@ -332,6 +335,7 @@ def test_enron_loads_fast():
     assert elapsed < 3.0, f"enron took {elapsed:.2f} s"  # about 0.15 s on an idle machine
 
 
+@pytest.mark.slow
 def test_weather_meka():
     data = load(shared("weather-meka.arff"))
     assert data.label_names == ["play", "dontplay", "playmaybe"]

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from .heads import complete_scores, label_score, diagonal_position
-from .losses import example_statistics, label_costs
+from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_statistics, label_costs, label_statistics
 
 
 @njit(cache=True, nogil=True)
@@ -47,12 +47,19 @@ def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
 
 @njit(cache=True, nogil=True)
 def apply_head(loss, Ysign, F, G, H, rows, n_rows, head_labels, head_scores):
-    """Add the head to the covered examples' scores and refresh their statistics (eq. 12)."""
+    """Add the head to the covered examples' scores and refresh their statistics (eq. 12).
+
+    For decomposable losses only the head's labels change, so only they are recomputed."""
+    decomposable = not (loss == LOGISTIC_NONDEC or loss == SQERR_NONDEC or loss == SQHINGE_NONDEC)
     for r in range(n_rows):
         i = rows[r]
         for c in range(head_labels.shape[0]):
-            F[i, head_labels[c]] += head_scores[c]
-        example_statistics(loss, Ysign[i], F[i], G[i], H[i])
+            k = head_labels[c]
+            F[i, k] += head_scores[c]
+            if decomposable:
+                G[i, k], H[i, k] = label_statistics(loss, float(Ysign[i, k]), F[i, k])
+        if not decomposable:
+            example_statistics(loss, Ysign[i], F[i], G[i], H[i])
 
 
 @njit(cache=True, nogil=True)

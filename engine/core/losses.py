@@ -59,29 +59,26 @@ def _sigmoid(x):
 
 
 @njit(cache=True, nogil=True)
+def label_statistics(loss, yk, fk):
+    """Gradient and Hessian of one label's term of a decomposable loss."""
+    if loss == LOGISTIC_DEC:
+        s = _sigmoid(-yk * fk)
+        return -yk * s, s * (1.0 - s)
+    if loss == SQERR_DEC:
+        return 2.0 * (fk - yk), 2.0
+    v = 1.0 - yk * fk
+    if v > 0.0:
+        return -2.0 * yk * v, 2.0
+    return 0.0, 0.0
+
+
+@njit(cache=True, nogil=True)
 def example_statistics(loss, y, f, g, h):
     """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``."""
     K = f.shape[0]
-    if loss == LOGISTIC_DEC:
+    if loss == LOGISTIC_DEC or loss == SQERR_DEC or loss == SQHINGE_DEC:
         for k in range(K):
-            yk = float(y[k])
-            s = _sigmoid(-yk * f[k])  # sigma(-y f)
-            g[k] = -yk * s
-            h[k] = s * (1.0 - s)
-    elif loss == SQERR_DEC:
-        for k in range(K):
-            g[k] = 2.0 * (f[k] - y[k])
-            h[k] = 2.0
-    elif loss == SQHINGE_DEC:
-        for k in range(K):
-            yk = float(y[k])
-            v = 1.0 - yk * f[k]
-            if v > 0.0:
-                g[k] = -2.0 * yk * v
-                h[k] = 2.0
-            else:
-                g[k] = 0.0
-                h[k] = 0.0
+            g[k], h[k] = label_statistics(loss, float(y[k]), f[k])
     elif loss == LOGISTIC_NONDEC:
         # z_k = exp(-y_k f_k); S = 1 + sum z; work with z_k / S computed stably.
         m = 0.0
