@@ -26,8 +26,8 @@ _MAX_CONDITIONS_CAP = 256
 def sampled_feature_count(n_features: int) -> int:
     """Alg. 3 line 2: floor(log2(L - 1) + 1) attributes per refinement step (at least 1)."""
     if n_features <= 2:
-        return n_features
-    return max(1, min(n_features, int(math.floor(math.log2(n_features - 1) + 1))))
+        return 1
+    return min(n_features, int(math.floor(math.log2(n_features - 1) + 1)))
 
 
 class BoomerClassifier(RuleLearner):

@@ -1,0 +1,253 @@
+"""The rule inspector: a selected rule's conditions, its full head, the training examples it
+covers and how often each label occurs among them compared with the whole training data."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidget, QSplitter, QTableView,
+                               QVBoxLayout, QWidget)
+
+from engine.model import rule_coverage
+from engine.rules import Schema
+
+POS, NEG = "#2e8b57", "#c83737"
+MAX_TICK_LABELS = 30
+
+
+def _dense_rows(X, rows: np.ndarray) -> np.ndarray:
+    block = X[rows]
+    if sp.issparse(block):
+        block = block.toarray()
+    return np.asarray(block, dtype=np.float32)
+
+
+class CoveredExamplesModel(QAbstractTableModel):
+    """Training examples covered by a rule: example number, relevant labels, attribute values
+    (the rule's own attributes first)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.values = np.zeros((0, 0), dtype=np.float32)
+        self.labels = np.zeros((0, 0), dtype=np.uint8)
+        self.columns: list[int] = []  # attribute index per value column
+        self.schema = Schema()
+        self._label_text: dict[int, str] = {}
+
+    def set_examples(self, X, Y, rows, schema: Schema, first_attributes=()) -> None:
+        self.beginResetModel()
+        self.rows = np.asarray(rows, dtype=np.int64)
+        n_features = X.shape[1]
+        first = [j for j in dict.fromkeys(int(a) for a in first_attributes) if 0 <= j < n_features]
+        rest = [j for j in range(n_features) if j not in set(first)]
+        self.columns = first + rest
+        self.values = _dense_rows(X, self.rows) if len(self.rows) else np.zeros((0, n_features), np.float32)
+        self.labels = np.asarray(Y[self.rows], dtype=np.uint8) if len(self.rows) else np.zeros((0, Y.shape[1]), np.uint8)
+        self.schema = schema or Schema()
+        self.n_first = len(first)
+        self._label_text = {}
+        self.endResetModel()
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.rows = np.zeros(0, dtype=np.int64)
+        self.values = np.zeros((0, 0), dtype=np.float32)
+        self.labels = np.zeros((0, 0), dtype=np.uint8)
+        self.columns = []
+        self._label_text = {}
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else (2 + len(self.columns) if len(self.rows) or self.columns else 0)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal or role not in (Qt.DisplayRole, Qt.ToolTipRole):
+            return None
+        if section == 0:
+            return "example"
+        if section == 1:
+            return "labels"
+        if 2 <= section < 2 + len(self.columns):
+            j = self.columns[section - 2]
+            name = self.schema.feature(j)
+            if role == Qt.ToolTipRole:
+                return f"{name} (attribute {j}{', used by the rule' if section - 2 < self.n_first else ''})"
+            return ("• " + name) if section - 2 < self.n_first else name
+        return None
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or role not in (Qt.DisplayRole, Qt.TextAlignmentRole):
+            return None
+        r, c = index.row(), index.column()
+        if r >= len(self.rows) or c >= 2 + len(self.columns):
+            return None
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignLeft | Qt.AlignVCenter) if c == 1 else int(Qt.AlignRight | Qt.AlignVCenter)
+        if c == 0:
+            return str(int(self.rows[r]))
+        if c == 1:
+            text = self._label_text.get(r)
+            if text is None:
+                text = ", ".join(self.schema.label(int(k)) for k in np.flatnonzero(self.labels[r])) or "∅"
+                self._label_text[r] = text
+            return text
+        j = self.columns[c - 2]
+        v = float(self.values[r, j])
+        if math.isnan(v):
+            return "?"
+        if j in self.schema.nominal_values:
+            return self.schema.value(j, v)
+        return f"{v:.4g}"
+
+
+class RuleInspector(QWidget):
+    """Shows one rule of the table in detail."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.train = None
+        self.schema = Schema()
+        self.record = None
+        self.mask = None
+        self._bars_for = None
+
+        self.title = QLabel("Select a rule in the table to inspect it.")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.conditions = QListWidget()
+        self.conditions.setToolTip("The rule's conditions (all must hold)")
+        self.figure = Figure(figsize=(4, 3.4), dpi=100)
+        self.figure.subplots_adjust(left=0.14, right=0.98, top=0.93, bottom=0.12, hspace=0.55)
+        self.head_ax = self.figure.add_subplot(2, 1, 1)
+        self.freq_ax = self.figure.add_subplot(2, 1, 2)
+        self.canvas = FigureCanvasQTAgg(self.figure)
+        self.canvas.setMinimumHeight(200)
+        self.examples_model = CoveredExamplesModel(self)
+        self.examples = QTableView()
+        self.examples.setModel(self.examples_model)
+        self.examples.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.examples.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.examples.verticalHeader().setDefaultSectionSize(20)
+        self.examples.verticalHeader().hide()
+        self.examples.horizontalHeader().setDefaultSectionSize(72)
+        self.examples.setWordWrap(False)
+        self.examples_label = QLabel("Covered training examples")
+
+        top = QWidget()
+        tl = QVBoxLayout(top)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addWidget(self.title)
+        tl.addWidget(self.conditions)
+        bottom = QWidget()
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addWidget(self.examples_label)
+        bl.addWidget(self.examples)
+        splitter = QSplitter(Qt.Vertical)
+        splitter.addWidget(top)
+        splitter.addWidget(self.canvas)
+        splitter.addWidget(bottom)
+        splitter.setSizes([120, 300, 220])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+        self._setup_axes(0)
+
+    def set_data(self, train, schema: Schema | None = None) -> None:
+        """The training data whose covered examples are shown."""
+        self.train = train
+        self.schema = schema or (train.schema if train is not None else Schema())
+        self.clear()
+
+    def clear(self) -> None:
+        self.record = None
+        self.mask = None
+        self.title.setText("Select a rule in the table to inspect it.")
+        self.conditions.clear()
+        self.examples_model.clear()
+        self.examples_label.setText("Covered training examples")
+        K = self.train.n_labels if self.train is not None else 0
+        self._setup_axes(K)
+        self.canvas.draw_idle()
+
+    def _setup_axes(self, K: int) -> None:
+        """Create the bars once per number of labels; rules only change their heights."""
+        self._bars_for = K
+        for ax in (self.head_ax, self.freq_ax):
+            ax.clear()
+            ax.tick_params(labelsize=7)
+            ax.grid(True, axis="y", alpha=0.3, lw=0.5)
+        self.head_ax.set_title("head: score per label", fontsize=9)
+        self.freq_ax.set_title("label frequency: covered vs all training examples", fontsize=9)
+        x = np.arange(K)
+        self.head_bars = self.head_ax.bar(x, np.zeros(K), color=POS, width=0.8)
+        self.head_ax.axhline(0, color="0.4", lw=0.6)
+        self.cov_bars = self.freq_ax.bar(x - 0.2, np.zeros(K), width=0.4, color="#1f77b4", label="covered")
+        self.all_bars = self.freq_ax.bar(x + 0.2, np.zeros(K), width=0.4, color="0.7", label="all")
+        self.freq_ax.set_ylim(0, 1.05)
+        if K:
+            self.freq_ax.legend(fontsize=7, loc="upper right", ncols=2)
+            names = [self.schema.label(k) for k in range(K)]
+            step = max(1, int(math.ceil(K / MAX_TICK_LABELS)))
+            for ax in (self.head_ax, self.freq_ax):
+                ax.set_xticks(x[::step])
+                ax.set_xticklabels(names[::step], rotation=90 if K > 8 else 0, fontsize=7)
+                ax.set_xlim(-0.6, K - 0.4)
+
+    def show_record(self, record) -> None:
+        if record is None:
+            self.clear()
+            return
+        self.record = record
+        rule = record.rule
+        schema = self.schema
+        if not rule.conditions:
+            self.title.setText(f"Rule #{record.index} – the default rule (covers every example)")
+        self.conditions.clear()
+        for c in rule.conditions:
+            self.conditions.addItem(c.to_text(schema))
+        if not rule.conditions:
+            self.conditions.addItem("(no conditions)")
+        K = self.train.n_labels if self.train is not None else int(rule.head_labels.max(initial=-1)) + 1
+        if self._bars_for != K:
+            self._setup_axes(K)
+        head = rule.dense_head(K)
+        for bar, v in zip(self.head_bars, head):
+            bar.set_height(v)
+            bar.set_color(POS if v >= 0 else NEG)
+        lo, hi = float(min(0.0, head.min(initial=0.0))), float(max(0.0, head.max(initial=0.0)))
+        pad = 0.08 * max(hi - lo, 1e-3)
+        self.head_ax.set_ylim(lo - pad, hi + pad)
+        if self.train is not None:
+            self.mask = rule_coverage(rule, self.train.X)
+            rows = np.flatnonzero(self.mask)
+            Y = np.asarray(self.train.Y, dtype=np.float64)
+            covered = Y[rows].mean(axis=0) if len(rows) else np.zeros(K)
+            overall = Y.mean(axis=0)
+            for bar, v in zip(self.cov_bars, covered):
+                bar.set_height(v)
+            for bar, v in zip(self.all_bars, overall):
+                bar.set_height(v)
+            self.examples_model.set_examples(self.train.X, self.train.Y, rows, schema,
+                                             [c.attribute for c in rule.conditions])
+            n, N = len(rows), self.train.n_examples
+            self.examples_label.setText(f"Covered training examples: {n} of {N} ({n / max(N, 1):.1%})")
+            if rule.conditions:
+                self.title.setText(f"Rule #{record.index}: {len(rule.conditions)} condition(s), "
+                                   f"covers {n} of {N} training examples; head with {len(rule.head_labels)} label(s)")
+        self.canvas.draw_idle()
+
+    # -- for tests --------------------------------------------------------------------------
+    def head_heights(self) -> np.ndarray:
+        return np.array([b.get_height() for b in self.head_bars])
+
+    def frequency_heights(self) -> tuple[np.ndarray, np.ndarray]:
+        return (np.array([b.get_height() for b in self.cov_bars]), np.array([b.get_height() for b in self.all_bars]))

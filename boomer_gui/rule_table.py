@@ -1,0 +1,410 @@
+"""The rule table: a model of rule records, a filtering proxy, a head delegate and the view.
+
+Rows are appended in batches (one ``beginInsertRows`` per batch); texts are formatted lazily
+and cached, so tens of thousands of rules stream without lag.  Column 0 is the "on" checkbox
+of the what-if analysis; it is checkable only while a finished model is attached."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRect, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtGui import QColor, QPen
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QTableView
+
+from engine.rules import Schema
+
+COLUMNS = ("on", "#", "body", "head", "coverage", "improvement", "train Hamming", "train subset 0/1",
+           "test Hamming", "test subset 0/1")
+COL_ON, COL_INDEX, COL_BODY, COL_HEAD, COL_COVERAGE, COL_IMPROVEMENT, COL_TRH, COL_TRS, COL_TEH, COL_TES = range(10)
+_LOSS_FIELDS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "val_hamming", COL_TES: "val_subset"}
+_TOOLTIPS = {
+    COL_ON: "Switch the rule off to see the losses without it (what-if; needs a finished run)",
+    COL_HEAD: "Strongest labels of the head; the bars show the score of every label",
+    COL_COVERAGE: "Training examples covered by the rule",
+    COL_IMPROVEMENT: "Decrease of the training objective achieved by the rule",
+}
+RecordRole = Qt.UserRole + 1
+HeadRole = Qt.UserRole + 2
+SortRole = Qt.UserRole + 3
+HEAD_LABELS_SHOWN = 3
+ROW_HEIGHT = 22
+
+
+def _fmt(x, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+class RuleTableModel(QAbstractTableModel):
+    """Rule records in learning order."""
+
+    activeToggled = Signal(int, bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.records: list = []
+        self.schema = Schema()
+        self.n_labels = 0
+        self.active = np.ones(0, dtype=bool)
+        self.checkable = False
+        self._body: list = []  # cached texts, None until shown
+        self._head: list = []
+        self._dense: list = []
+        self._attrs: list = []
+        self._strong: list = []
+        self._search: list = []
+        self._max_abs = 0.0
+
+    # -- filling ------------------------------------------------------------------------------
+    def set_schema(self, schema: Schema | None, n_labels: int) -> None:
+        self.schema = schema or Schema()
+        self.n_labels = int(n_labels)
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.records = []
+        self.active = np.ones(0, dtype=bool)
+        self.checkable = False
+        self._body, self._head, self._dense, self._attrs, self._strong, self._search = [], [], [], [], [], []
+        self._max_abs = 0.0
+        self.endResetModel()
+
+    def append(self, records: list) -> None:
+        if not records:
+            return
+        first = len(self.records)
+        self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)
+        self.records.extend(records)
+        n = len(records)
+        for cache in (self._body, self._head, self._dense, self._attrs, self._strong, self._search):
+            cache.extend([None] * n)
+        self.active = np.concatenate([self.active, np.ones(n, dtype=bool)])
+        for r in records:
+            if r.rule.conditions and len(r.rule.head_scores):  # the default rule would flatten the others
+                self._max_abs = max(self._max_abs, float(np.max(np.abs(r.rule.head_scores))))
+        self.endInsertRows()
+
+    def set_records(self, records: list) -> None:
+        self.clear()
+        self.append(list(records))
+
+    def set_checkable(self, checkable: bool) -> None:
+        self.checkable = bool(checkable)
+        if self.records:
+            self.dataChanged.emit(self.index(0, COL_ON), self.index(len(self.records) - 1, COL_ON))
+
+    def reset_active(self) -> None:
+        self.active[:] = True
+        if self.records:
+            self.dataChanged.emit(self.index(0, COL_ON), self.index(len(self.records) - 1, COL_ON))
+
+    @property
+    def head_scale(self) -> float:
+        """Largest absolute head score of the rules other than the default rule (bar scale)."""
+        return self._max_abs or 1.0
+
+    # -- cached per-row facts ---------------------------------------------------------------
+    def body_text(self, row: int) -> str:
+        t = self._body[row]
+        if t is None:
+            t = self.records[row].rule.body_text(self.schema)
+            self._body[row] = t
+        return t
+
+    def head_text(self, row: int) -> str:
+        t = self._head[row]
+        if t is None:
+            t = self.records[row].rule.head_text(self.schema, max_labels=HEAD_LABELS_SHOWN)
+            self._head[row] = t
+        return t
+
+    def dense_head(self, row: int) -> np.ndarray:
+        h = self._dense[row]
+        if h is None:
+            h = self.records[row].rule.dense_head(self.n_labels)
+            self._dense[row] = h
+        return h
+
+    def attributes(self, row: int) -> frozenset:
+        a = self._attrs[row]
+        if a is None:
+            a = frozenset(c.attribute for c in self.records[row].rule.conditions)
+            self._attrs[row] = a
+        return a
+
+    def strongest_labels(self, row: int) -> frozenset:
+        """The head's labels shown in the head column (its strongest ``HEAD_LABELS_SHOWN``)."""
+        s = self._strong[row]
+        if s is None:
+            rule = self.records[row].rule
+            order = np.argsort(-np.abs(rule.head_scores), kind="stable")[:HEAD_LABELS_SHOWN]
+            s = frozenset(int(rule.head_labels[i]) for i in order if rule.head_scores[i] != 0)
+            self._strong[row] = s
+        return s
+
+    def search_text(self, row: int) -> str:
+        t = self._search[row]
+        if t is None:
+            rule = self.records[row].rule
+            t = (self.body_text(row) + " " + rule.head_text(self.schema)).lower()
+            self._search[row] = t
+        return t
+
+    # -- Qt model interface ---------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.records)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
+            if role == Qt.DisplayRole:
+                return COLUMNS[section]
+            if role == Qt.ToolTipRole:
+                return _TOOLTIPS.get(section)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if index.column() == COL_ON and self.checkable:
+            f |= Qt.ItemIsUserCheckable
+        return f
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if row >= len(self.records):
+            return None
+        rec = self.records[row]
+        if role == Qt.DisplayRole:
+            if col == COL_INDEX:
+                return str(rec.index)
+            if col == COL_BODY:
+                return self.body_text(row) if rec.rule.conditions else "{} (default rule)"
+            if col == COL_HEAD:
+                return self.head_text(row)
+            if col == COL_COVERAGE:
+                return str(rec.coverage)
+            if col == COL_IMPROVEMENT:
+                return _fmt(rec.improvement, 3)
+            if col in _LOSS_FIELDS:
+                return _fmt(getattr(rec, _LOSS_FIELDS[col]))
+            return None
+        if role == Qt.CheckStateRole and col == COL_ON:
+            return Qt.Checked if self.active[row] else Qt.Unchecked
+        if role == SortRole:
+            if col in (COL_ON, COL_INDEX):
+                return float(rec.index) if col == COL_INDEX else float(self.active[row])
+            if col == COL_BODY:
+                return self.body_text(row)
+            if col == COL_HEAD:
+                return float(np.max(np.abs(rec.rule.head_scores))) if len(rec.rule.head_scores) else 0.0
+            if col == COL_COVERAGE:
+                return float(rec.coverage)
+            value = rec.improvement if col == COL_IMPROVEMENT else getattr(rec, _LOSS_FIELDS[col])
+            return -math.inf if value is None or math.isnan(value) else float(value)
+        if role == Qt.TextAlignmentRole and col not in (COL_BODY, COL_HEAD):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.ToolTipRole and col in (COL_BODY, COL_HEAD):
+            return rec.rule.to_text(self.schema)
+        if role == RecordRole:
+            return rec
+        if role == HeadRole and col == COL_HEAD:
+            return self.dense_head(row)
+        return None
+
+    def setData(self, index, value, role=Qt.EditRole):
+        if not (index.isValid() and index.column() == COL_ON and role == Qt.CheckStateRole and self.checkable):
+            return False
+        on = value in (Qt.Checked, Qt.Checked.value, 2, True)
+        row = index.row()
+        if bool(self.active[row]) == on:
+            return True
+        self.active[row] = on
+        self.dataChanged.emit(index, index, [Qt.CheckStateRole])
+        self.activeToggled.emit(row, on)
+        return True
+
+
+class RuleFilterProxy(QSortFilterProxyModel):
+    """Filter rules by a label in their head, an attribute in their body and free text."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.label: int | None = None
+        self.attribute: int | None = None
+        self.text = ""
+        self.setSortRole(SortRole)
+        self.setDynamicSortFilter(True)
+
+    def set_filters(self, label: int | None = None, attribute: int | None = None, text: str = "") -> None:
+        self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
+        self.invalidateFilter()
+
+    def set_label(self, label):
+        self.set_filters(label, self.attribute, self.text)
+
+    def set_attribute(self, attribute):
+        self.set_filters(self.label, attribute, self.text)
+
+    def set_text(self, text):
+        self.set_filters(self.label, self.attribute, text)
+
+    @property
+    def filtering(self) -> bool:
+        return self.label is not None or self.attribute is not None or bool(self.text)
+
+    def filterAcceptsRow(self, row, parent):
+        if not self.filtering:
+            return True
+        m = self.sourceModel()
+        if self.label is not None and self.label not in m.strongest_labels(row):
+            return False
+        if self.attribute is not None and self.attribute not in m.attributes(row):
+            return False
+        if self.text and self.text not in m.search_text(row):
+            return False
+        return True
+
+
+class HeadDelegate(QStyledItemDelegate):
+    """Draws one small bar per label (green up for positive, red down for negative scores)
+    to the left of the text of the strongest labels."""
+
+    POS = QColor(46, 139, 87)
+    NEG = QColor(200, 55, 55)
+    AXIS = QColor(160, 160, 160)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.bar_width = 3
+
+    def strip_width(self, n_labels: int) -> int:
+        return min(160, max(1, n_labels) * (self.bar_width + 1)) + 6
+
+    def paint(self, painter, option, index):
+        model = index.model()
+        source = model.sourceModel() if isinstance(model, QSortFilterProxyModel) else model
+        head = index.data(HeadRole)
+        if option.state & QStyle.State_Selected:
+            painter.fillRect(option.rect, option.palette.highlight())
+        if head is None or not len(head):
+            return super().paint(painter, option, index)
+        K = len(head)
+        rect: QRect = option.rect
+        strip = self.strip_width(K)
+        width = max(1, (strip - 6) // K - 1) if K * (self.bar_width + 1) > 160 else self.bar_width
+        scale = getattr(source, "head_scale", 1.0) or 1.0
+        mid = rect.top() + rect.height() // 2
+        half = rect.height() // 2 - 3
+        painter.save()
+        painter.setPen(QPen(self.AXIS, 1))
+        painter.drawLine(rect.left() + 3, mid, rect.left() + strip - 3, mid)
+        painter.setPen(Qt.NoPen)
+        x = rect.left() + 3
+        for v in head:
+            if v != 0:
+                h = int(round(min(1.0, abs(v) / scale) * half)) or 1
+                painter.setBrush(self.POS if v > 0 else self.NEG)
+                if v > 0:
+                    painter.drawRect(x, mid - h, width, h)
+                else:
+                    painter.drawRect(x, mid + 1, width, h)
+            x += width + 1
+        painter.restore()
+        text_opt = option.__class__(option)
+        text_opt.rect = QRect(rect.left() + strip, rect.top(), max(0, rect.width() - strip), rect.height())
+        self.initStyleOption(text_opt, index)
+        text_opt.rect = QRect(rect.left() + strip, rect.top(), max(0, rect.width() - strip), rect.height())
+        text_opt.state &= ~QStyle.State_HasFocus
+        style = option.widget.style() if option.widget else None
+        if style is not None:
+            style.drawControl(QStyle.CE_ItemViewItem, text_opt, painter, option.widget)
+        else:  # pragma: no cover
+            super().paint(painter, text_opt, index)
+
+
+class RuleTableView(QTableView):
+    """Fixed row heights; follows the newest rule unless the user scrolled away or selected one."""
+
+    ruleSelected = Signal(object)  # a RuleRecord, or None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.setTextElideMode(Qt.ElideRight)
+        self.setHorizontalScrollMode(QAbstractItemView.ScrollPerPixel)
+        vh = self.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.Fixed)
+        vh.setDefaultSectionSize(ROW_HEIGHT)
+        vh.setMinimumSectionSize(ROW_HEIGHT)
+        vh.hide()
+        hh = self.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.Interactive)
+        hh.setStretchLastSection(False)
+        hh.setHighlightSections(False)
+        self.head_delegate = HeadDelegate(self)
+        self.setItemDelegateForColumn(COL_HEAD, self.head_delegate)
+        self.follow = True
+        self._was_at_bottom = True
+
+    def setModel(self, model):
+        super().setModel(model)
+        hh = self.horizontalHeader()
+        widths = {COL_ON: 34, COL_INDEX: 52, COL_BODY: 330, COL_HEAD: 260, COL_COVERAGE: 70,
+                  COL_IMPROVEMENT: 86, COL_TRH: 92, COL_TRS: 102, COL_TEH: 92, COL_TES: 102}
+        for c, w in widths.items():
+            hh.resizeSection(c, w)
+        hh.setSectionResizeMode(COL_BODY, QHeaderView.Stretch)
+        model.rowsAboutToBeInserted.connect(self._before_insert)
+        model.rowsInserted.connect(self._after_insert)
+        self.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.setSortingEnabled(True)
+        hh.setSortIndicator(-1, Qt.AscendingOrder)
+        model.sort(-1)
+
+    def _before_insert(self, *args):
+        sb = self.verticalScrollBar()
+        self._was_at_bottom = sb.value() >= sb.maximum() - 2
+
+    def _after_insert(self, parent, first, last):
+        if self.follow and self._was_at_bottom and not self.selectionModel().hasSelection():
+            self.scroll_to_newest()
+
+    def scroll_to_newest(self):
+        model = self.model()
+        if model is None or model.rowCount() == 0:
+            return
+        if isinstance(model, QSortFilterProxyModel) and model.sortColumn() >= 0:
+            src = model.sourceModel()
+            idx = model.mapFromSource(src.index(src.rowCount() - 1, COL_INDEX))
+            if idx.isValid():
+                self.scrollTo(idx, QAbstractItemView.EnsureVisible)
+            return
+        self.scrollToBottom()
+
+    def _selection_changed(self, *args):
+        rows = self.selectionModel().selectedRows()
+        self.ruleSelected.emit(rows[0].data(RecordRole) if rows else None)
+
+    def selected_record(self):
+        rows = self.selectionModel().selectedRows()
+        return rows[0].data(RecordRole) if rows else None
+
+    def select_source_row(self, row: int) -> None:
+        model = self.model()
+        src_index = model.sourceModel().index(row, COL_INDEX) if isinstance(model, QSortFilterProxyModel) else \
+            model.index(row, COL_INDEX)
+        idx = model.mapFromSource(src_index) if isinstance(model, QSortFilterProxyModel) else src_index
+        if idx.isValid():
+            self.selectRow(idx.row())
+            self.scrollTo(idx)

@@ -1,0 +1,272 @@
+"""Qt-free application state: where the data come from, and the history of training runs.
+
+Nothing here imports Qt, so it is easy to test and to serialise into a session file.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Iterable, Mapping
+
+import numpy as np
+
+from engine.datasets import SYNTHETIC_KINDS, Dataset, load, make_synthetic
+from engine.metrics import hamming_loss, subset_zero_one_loss
+
+TEST_MODES = ("split", "file", "generated")
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22")
+# Marker positions on the trajectories: after 1, 2, 4, ..., 512 and 1000 rules.
+MARKED_RULE_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000)
+
+
+# --------------------------------------------------------------------------------------- data
+@dataclass
+class DataSpec:
+    """Where the training and test data come from; enough to rebuild them exactly."""
+
+    kind: str = "synthetic"  # 'synthetic' | 'file'
+    path: str | None = None
+    label_columns: list | None = None  # CSV only
+    synthetic: str = "conditional-dependence"
+    n_examples: int = 2000
+    n_labels: int = 6
+    seed: int = 0
+    test_mode: str = "generated"  # 'split' | 'file' | 'generated' (synthetic only)
+    test_fraction: float = 0.3
+    split_seed: int = 0
+    test_path: str | None = None
+    n_test: int = 2000
+
+    def __post_init__(self):
+        if self.kind not in ("synthetic", "file"):
+            raise ValueError(f"unknown data source kind {self.kind!r}")
+        if self.test_mode not in TEST_MODES:
+            raise ValueError(f"unknown test mode {self.test_mode!r}; expected one of {TEST_MODES}")
+        if self.kind == "file" and not self.path:
+            raise ValueError("a file data source needs a path")
+        if self.kind == "synthetic" and self.synthetic not in SYNTHETIC_KINDS:
+            raise ValueError(f"unknown synthetic data set {self.synthetic!r}; known: {', '.join(SYNTHETIC_KINDS)}")
+        if self.test_mode == "generated" and self.kind != "synthetic":
+            self.test_mode = "split"
+        if self.test_mode == "file" and not self.test_path:
+            raise ValueError("the test mode 'file' needs a test file")
+
+    @property
+    def test_seed(self) -> int:
+        """Seed of a generated synthetic test set: always different from the training seed."""
+        return self.seed + 1
+
+    def describe(self) -> str:
+        if self.kind == "synthetic":
+            src = f"synthetic {self.synthetic} ({self.n_examples} examples, seed {self.seed})"
+        else:
+            src = str(self.path)
+        if self.test_mode == "generated":
+            test = f"test: fresh sample of {self.n_test} (seed {self.test_seed})"
+        elif self.test_mode == "file":
+            test = f"test: {self.test_path}"
+        else:
+            test = f"test: {self.test_fraction:.0%} split (seed {self.split_seed})"
+        return f"{src}; {test}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "DataSpec":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+@dataclass
+class LoadedData:
+    spec: DataSpec
+    full: Dataset  # what the data panel describes (the whole file, or the training sample)
+    train: Dataset
+    test: Dataset
+
+    @property
+    def bayes_point(self) -> tuple[float, float] | None:
+        """(Hamming, subset 0/1) of the Bayes-optimal predictions on the test data (synthetic only)."""
+        if self.test.bayes_Y is None:
+            return None
+        return (hamming_loss(self.test.Y, self.test.bayes_Y), subset_zero_one_loss(self.test.Y, self.test.bayes_Y))
+
+
+def load_data(spec: DataSpec) -> LoadedData:
+    """Load or generate the data a spec describes; raises ValueError/OSError with a clear message."""
+    if spec.kind == "synthetic":
+        full = make_synthetic(spec.synthetic, int(spec.n_examples), int(spec.n_labels), int(spec.seed))
+    else:
+        full = load(spec.path, label_columns=spec.label_columns or None)
+    if spec.test_mode == "generated":
+        train = full
+        test = make_synthetic(spec.synthetic, int(spec.n_test), int(spec.n_labels), spec.test_seed)
+    elif spec.test_mode == "file":
+        train = full
+        test = load(spec.test_path, label_columns=spec.label_columns or None)
+        check_compatible(train, test)
+    else:
+        train, test = full.train_test_split(float(spec.test_fraction), int(spec.split_seed))
+    return LoadedData(spec, full, train, test)
+
+
+def check_compatible(train: Dataset, test: Dataset) -> None:
+    if test.n_features != train.n_features:
+        raise ValueError(f"the test data have {test.n_features} attributes, the training data {train.n_features}")
+    if test.n_labels != train.n_labels:
+        raise ValueError(f"the test data have {test.n_labels} labels, the training data {train.n_labels}")
+
+
+def csv_header(path) -> list[str]:
+    """Column names of a CSV file (first non-empty line), for choosing its label columns."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig", errors="replace") as fh:
+        for line in fh:
+            if line.strip():
+                delimiter = "," if "," in line else ";" if ";" in line else "\t" if "\t" in line else ","
+                return [c.strip() for c in next(csv.reader([line], delimiter=delimiter))]
+    return []
+
+
+# ---------------------------------------------------------------------------------------- runs
+_SERIES = ("coverage", "improvement", "train_hamming", "train_subset", "test_hamming", "test_subset")
+
+
+def _num(x) -> float:
+    return math.nan if x is None else float(x)
+
+
+@dataclass
+class Run:
+    """One training run: its learner and the losses after every rule (its trajectory)."""
+
+    name: str
+    color: str
+    learner: str = ""
+    params: dict = field(default_factory=dict)
+    visible: bool = True
+    status: str = "running"  # running | paused | finished | stopped | failed | loaded
+    series: dict = field(default_factory=lambda: {k: [] for k in _SERIES})
+    whatif: dict | None = None  # losses with some rules switched off
+    _arrays: dict | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.series["train_hamming"])
+
+    def append(self, records: Iterable) -> None:
+        s = self.series
+        for r in records:
+            s["coverage"].append(int(r.coverage))
+            s["improvement"].append(_num(r.improvement))
+            s["train_hamming"].append(_num(r.train_hamming))
+            s["train_subset"].append(_num(r.train_subset))
+            s["test_hamming"].append(_num(r.val_hamming))
+            s["test_subset"].append(_num(r.val_subset))
+        self._arrays = None
+
+    def array(self, key: str) -> np.ndarray:
+        if self._arrays is None:
+            self._arrays = {}
+        a = self._arrays.get(key)
+        if a is None:
+            a = np.asarray(self.series[key], dtype=np.float64)
+            self._arrays[key] = a
+        return a
+
+    @property
+    def n_rules(self) -> np.ndarray:
+        """1, 2, ... (the number of rules, default rule included, after each record)."""
+        return np.arange(1, len(self) + 1)
+
+    def has_test(self) -> bool:
+        return len(self) > 0 and not np.isnan(self.array("test_hamming")).all()
+
+    def final_losses(self) -> dict:
+        if not len(self):
+            return {}
+        out = {"train_hamming": self.series["train_hamming"][-1], "train_subset": self.series["train_subset"][-1]}
+        if self.has_test():
+            out["test_hamming"] = self.series["test_hamming"][-1]
+            out["test_subset"] = self.series["test_subset"][-1]
+        return out
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "color": self.color, "learner": self.learner, "params": dict(self.params),
+                "visible": self.visible, "status": self.status, "whatif": self.whatif,
+                "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
+                           for k, vals in self.series.items()}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Run":
+        series = {k: [] for k in _SERIES}
+        for k, vals in (d.get("series") or {}).items():
+            if k in series:
+                series[k] = [int(v) if k == "coverage" else _num(v) for v in vals]
+        n = {len(v) for v in series.values()}
+        if len(n) > 1:
+            raise ValueError(f"run {d.get('name')!r}: its series have different lengths")
+        status = d.get("status", "finished")
+        return cls(name=str(d.get("name", "run")), color=str(d.get("color", PALETTE[0])),
+                   learner=str(d.get("learner", "")), params=dict(d.get("params") or {}),
+                   visible=bool(d.get("visible", True)), status="stopped" if status in ("running", "paused") else status,
+                   series=series, whatif=d.get("whatif"))
+
+
+class RunHistory:
+    """The runs of a session, in order; the last one may still be running."""
+
+    def __init__(self):
+        self.runs: list[Run] = []
+        self._counter = 0
+
+    def __len__(self) -> int:
+        return len(self.runs)
+
+    def __iter__(self):
+        return iter(self.runs)
+
+    def new_run(self, title: str, learner: str, params: Mapping[str, Any]) -> Run:
+        self._counter += 1
+        used = {r.color for r in self.runs}
+        color = next((c for c in PALETTE if c not in used), PALETTE[self._counter % len(PALETTE)])
+        run = Run(name=f"{self._counter}: {title}", color=color, learner=learner, params=dict(params))
+        self.runs.append(run)
+        return run
+
+    def add(self, run: Run) -> Run:
+        self._counter += 1
+        self.runs.append(run)
+        return run
+
+    def remove(self, run: Run) -> None:
+        self.runs.remove(run)
+
+    def clear(self) -> None:
+        self.runs.clear()
+        self._counter = 0
+
+    def to_list(self) -> list[dict]:
+        return [r.to_dict() for r in self.runs]
+
+    @classmethod
+    def from_list(cls, items: Iterable[Mapping]) -> "RunHistory":
+        history = cls()
+        for d in items:
+            history.add(Run.from_dict(d))
+        return history
+
+
+def preset_name(presets: Mapping[str, Mapping], params: Mapping) -> str | None:
+    """The name of the preset whose settings all match ``params``, if any."""
+    for name, values in presets.items():
+        if all(params.get(k) == v for k, v in values.items()):
+            return name
+    return None
+
+
+def marker_positions(n: int) -> np.ndarray:
+    """Indices (0-based records) of the marked rule counts among ``n`` records."""
+    return np.array([c - 1 for c in MARKED_RULE_COUNTS if c <= n], dtype=np.int64)

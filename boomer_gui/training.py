@@ -1,0 +1,291 @@
+"""Training in a worker thread, and the coalescing of streamed rule records.
+
+The engine's ``fit_iter`` is validated in the GUI thread (so a bad parameter raises at once)
+and then consumed in a superqt worker of the global thread pool.  Every record crosses to the
+GUI thread through the worker's queued ``yielded`` signal; a :class:`RecordBatcher` there
+coalesces them into batches at most every ~50 ms, so the rule table does one insertion per
+batch however fast the engine is.
+
+Closing the generator (on stop, on error or at its end) happens in the worker thread before
+``finished`` is emitted, so the estimator's ``model_`` holds the learned rules by then.
+"""
+from __future__ import annotations
+
+import time
+import weakref
+from collections import deque
+
+from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
+from superqt.utils import WorkerBase
+from superqt.utils._qthreading import GeneratorWorkerSignals
+
+BATCH_INTERVAL_MS = 50
+PAUSE_POLL_S = 0.01
+
+_LIVE: "weakref.WeakSet[TrainingWorker]" = weakref.WeakSet()
+
+
+def running_workers() -> list["TrainingWorker"]:
+    """Training workers that were started and have not finished yet."""
+    return [w for w in list(_LIVE) if not w.done]
+
+
+class TrainingWorker(WorkerBase):
+    """Runs a generator of rule records in a pool thread; pause, resume and quit between rules.
+
+    Unlike a plain superqt ``GeneratorWorker`` it always closes the generator in the worker
+    thread (so ``finally`` blocks of the engine run there) and reports every exception,
+    RuntimeError included, through ``errored``."""
+
+    def __init__(self, generator):
+        super().__init__(SignalsClass=GeneratorWorkerSignals)
+        self._gen = generator
+        self._pause_requested = False
+        self._resume_requested = False
+        self._paused = False
+        self.done = False
+        self.count = 0
+        self.setAutoDelete(False)  # the Python wrapper owns it; avoids double deletion
+        self.signals.finished.connect(self._mark_done, Qt.DirectConnection)
+        _LIVE.add(self)
+
+    def _mark_done(self):
+        self.done = True
+
+    # -- control (any thread) ----------------------------------------------------------------
+    @property
+    def is_paused(self) -> bool:
+        return self._paused
+
+    def pause(self) -> None:
+        if not self._paused:
+            self._pause_requested = True
+
+    def resume(self) -> None:
+        if self._paused or self._pause_requested:
+            self._pause_requested = False
+            self._resume_requested = True
+
+    # -- worker thread ---------------------------------------------------------------------
+    def work(self):
+        try:
+            while True:
+                if self.abort_requested:
+                    self.aborted.emit()
+                    break
+                if self._paused:
+                    if self._resume_requested:
+                        self._paused = self._resume_requested = False
+                        self.resumed.emit()
+                    else:
+                        time.sleep(PAUSE_POLL_S)
+                    continue
+                if self._pause_requested:
+                    self._paused, self._pause_requested = True, False
+                    self.paused.emit()
+                    continue
+                try:
+                    record = next(self._gen)
+                except StopIteration:
+                    break
+                self.count += 1
+                self.yielded.emit(record)
+        except RuntimeError as exc:  # WorkerBase.run would swallow a *returned* RuntimeError
+            raise _Wrapped(exc) from exc
+        finally:
+            self._gen.close()
+        return self.count
+
+
+class _Wrapped(Exception):
+    """Carries a RuntimeError of the engine through superqt's error path unchanged."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(str(exc))
+        self.original = exc
+
+
+def unwrap(exc: BaseException) -> BaseException:
+    return exc.original if isinstance(exc, _Wrapped) else exc
+
+
+class RecordBatcher(QObject):
+    """Collects single records; emits them as one list at most every ``interval_ms``."""
+
+    batchReady = Signal(list)
+
+    def __init__(self, interval_ms: int = BATCH_INTERVAL_MS, parent=None):
+        super().__init__(parent)
+        self._pending: list = []
+        self._interval = interval_ms
+        self._last = -1e9
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.flush)
+
+    def push(self, record) -> None:
+        self._pending.append(record)
+        if self._timer.isActive():
+            return
+        wait = self._interval - (time.perf_counter() - self._last) * 1000.0
+        self._timer.start(max(0, int(wait)))
+
+    def flush(self) -> None:
+        self._timer.stop()
+        if not self._pending:
+            return
+        batch, self._pending = self._pending, []
+        self._last = time.perf_counter()
+        self.batchReady.emit(batch)
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+
+class RateMeter:
+    """Rules per second over a sliding window, and the time left for a given budget."""
+
+    def __init__(self, window_s: float = 3.0):
+        self.window = window_s
+        self._samples: deque = deque()
+        self.start = time.perf_counter()
+
+    def add(self, total: int, now: float | None = None) -> None:
+        now = time.perf_counter() if now is None else now
+        self._samples.append((now, total))
+        while len(self._samples) > 2 and now - self._samples[0][0] > self.window:
+            self._samples.popleft()
+
+    def rate(self) -> float:
+        if len(self._samples) < 2:
+            if self._samples:
+                t, n = self._samples[-1]
+                return n / max(t - self.start, 1e-6)
+            return 0.0
+        (t0, n0), (t1, n1) = self._samples[0], self._samples[-1]
+        return (n1 - n0) / max(t1 - t0, 1e-6)
+
+    def eta(self, total: int, budget: int | None) -> float | None:
+        rate = self.rate()
+        if budget is None or rate <= 0:
+            return None
+        return max(0, budget - total) / rate
+
+
+class TrainingRun(QObject):
+    """One training run: the estimator, its worker, the batching and its state.
+
+    ``start`` calls ``fit_iter`` in the calling (GUI) thread: invalid parameters or data raise
+    there, before any thread is started."""
+
+    batch = Signal(list)
+    stateChanged = Signal(str)  # running | paused | finished | stopped | failed
+    failed = Signal(object)
+    warned = Signal(str)
+    done = Signal(str)
+
+    def __init__(self, estimator, train, test=None, parent=None):
+        super().__init__(parent)
+        self.estimator = estimator
+        self.train = train
+        self.test = test
+        self.worker: TrainingWorker | None = None
+        self.state = "idle"
+        self.received = 0
+        self.meter = RateMeter()
+        self._stop_requested = False
+        self._error: BaseException | None = None
+        self.batcher = RecordBatcher(parent=self)
+        self.batcher.batchReady.connect(self._on_batch)
+
+    def start(self) -> None:
+        kw = {}
+        if self.test is not None:
+            kw = {"X_val": self.test.X, "Y_val": self.test.Y}
+        gen = self.estimator.fit_iter(self.train.X, self.train.Y, nominal_attributes=self.train.nominal_mask,
+                                      schema=self.train.schema, **kw)
+        self.worker = TrainingWorker(gen)
+        w = self.worker
+        w.yielded.connect(self.batcher.push, Qt.QueuedConnection)
+        w.paused.connect(self._on_paused, Qt.QueuedConnection)
+        w.resumed.connect(self._on_resumed, Qt.QueuedConnection)
+        w.errored.connect(self._on_error, Qt.QueuedConnection)
+        w.warned.connect(self._on_warning, Qt.QueuedConnection)
+        w.finished.connect(self._on_finished, Qt.QueuedConnection)
+        self.meter = RateMeter()
+        self._set_state("running")
+        w.start()
+
+    # -- control ---------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        return self.state in ("running", "paused")
+
+    def pause(self) -> None:
+        if self.worker is not None and self.state == "running":
+            self.worker.pause()
+
+    def resume(self) -> None:
+        if self.worker is not None and self.state == "paused":
+            self.worker.resume()
+
+    def stop(self) -> None:
+        if self.worker is not None and self.active:
+            self._stop_requested = True
+            self.worker.quit()
+
+    def wait(self, timeout_ms: int = 3000) -> bool:
+        """Process events until the worker has finished (at most ``timeout_ms``)."""
+        if self.worker is None or self.worker.done and not self.active:
+            return True
+        loop = QEventLoop()
+        self.done.connect(loop.quit)
+        QTimer.singleShot(timeout_ms, loop.quit)
+        if self.active:
+            loop.exec()
+        return not self.active
+
+    # -- worker signals (GUI thread) -----------------------------------------------------
+    def _on_batch(self, records: list) -> None:
+        self.received += len(records)
+        self.meter.add(self.received)
+        self.batch.emit(records)
+
+    def _on_paused(self):
+        if self.state == "running":
+            self._set_state("paused")
+
+    def _on_resumed(self):
+        if self.state == "paused":
+            self._set_state("running")
+
+    def _on_error(self, exc):
+        self._error = unwrap(exc)
+
+    def _on_warning(self, args):
+        try:
+            message = str(args[0])
+        except Exception:  # pragma: no cover - defensive
+            message = str(args)
+        self.warned.emit(message)
+
+    def _on_finished(self):
+        self.batcher.flush()  # every record emitted before 'finished' has arrived by now
+        if self._error is not None:
+            state = "failed"
+        elif self._stop_requested:
+            state = "stopped"
+        else:
+            state = "finished"
+        self._set_state(state)
+        if self._error is not None:
+            self.failed.emit(self._error)
+        self.done.emit(state)
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self.stateChanged.emit(state)

@@ -1,0 +1,481 @@
+"""The trajectory plot: Hamming vs subset 0/1 loss after every rule, for every run.
+
+Two tabs of matplotlib figures (no pyplot): the trajectories (x = Hamming loss, y = subset 0/1
+loss, training dashed and test solid, markers after 1, 2, 4, ..., 512 and 1000 rules, grey
+isometrics of slope 1 and the Bayes-optimal point of synthetic data), and each loss against
+the number of rules.  Lines are created once per run and updated with ``set_data``; updates
+are throttled.  While a run streams, its lines are drawn by blitting over a cached background
+as long as they stay inside the axes; a full ``draw_idle`` happens only when the limits must
+grow, when the tab is shown or when runs change.  Finished runs stay as named coloured curves
+that can be hidden or removed in the run list beside the plot.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from .state import Run, RunHistory, marker_positions
+
+UPDATE_INTERVAL_MS = 100
+ISOMETRIC_STEP = 0.05
+EXPORT_FILTER = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
+
+
+def _finite(a: np.ndarray) -> np.ndarray:
+    return a[np.isfinite(a)]
+
+
+class LiveCanvas(FigureCanvasQTAgg):
+    """A canvas that can redraw a few 'animated' artists quickly over a cached background."""
+
+    def __init__(self, figure: Figure):
+        super().__init__(figure)
+        self.animated: list = []
+        self._background = None
+        self.full_draws = 0
+        self.mpl_connect("draw_event", self._on_draw)
+
+    def _on_draw(self, event):
+        self.full_draws += 1
+        self._background = self.copy_from_bbox(self.figure.bbox)
+        self._draw_animated()
+
+    def _draw_animated(self):
+        for artist in self.animated:
+            if artist.get_visible() and artist.axes is not None:
+                artist.axes.draw_artist(artist)
+
+    def invalidate(self):
+        self._background = None
+
+    def fast_update(self) -> bool:
+        """Blit the animated artists; False (and a full draw is scheduled) without a background."""
+        if self._background is None or self.figure.bbox.width < 2:
+            self.draw_idle()
+            return False
+        self.restore_region(self._background)
+        self._draw_animated()
+        self.blit(self.figure.bbox)
+        return True
+
+
+class _RunArtists:
+    def __init__(self, run: Run, traj_ax, hamming_ax, subset_ax):
+        c = run.color
+        self.train, = traj_ax.plot([], [], "--", color=c, lw=1.2, alpha=0.8)
+        self.test, = traj_ax.plot([], [], "-", color=c, lw=1.8)
+        self.train_marks, = traj_ax.plot([], [], "o", ls="none", color=c, ms=3.5, alpha=0.8)
+        self.test_marks, = traj_ax.plot([], [], "o", ls="none", color=c, ms=5, mec="white", mew=0.6)
+        self.whatif, = traj_ax.plot([], [], "D", ls="none", mfc="none", mec=c, ms=9, mew=1.8)
+        self.whatif_link, = traj_ax.plot([], [], ":", color=c, lw=1.2)
+        self.h_train, = hamming_ax.plot([], [], "--", color=c, lw=1.0, alpha=0.8)
+        self.h_test, = hamming_ax.plot([], [], "-", color=c, lw=1.6)
+        self.s_train, = subset_ax.plot([], [], "--", color=c, lw=1.0, alpha=0.8)
+        self.s_test, = subset_ax.plot([], [], "-", color=c, lw=1.6)
+        self.traj = [self.train, self.test, self.train_marks, self.test_marks]
+        self.losses = [self.h_train, self.h_test, self.s_train, self.s_test]
+        self.extra = [self.whatif, self.whatif_link]
+
+    def all(self):
+        return self.traj + self.losses + self.extra
+
+    def set_animated(self, on: bool):
+        for a in self.traj + self.losses:
+            a.set_animated(on)
+
+    def remove(self):
+        for a in self.all():
+            a.remove()
+
+
+class TrajectoryPlot(QWidget):
+    """Tabs with the two figures, the run list and the throttled live updates."""
+
+    runVisibilityChanged = Signal(object, bool)
+    runRemoved = Signal(object)
+
+    def __init__(self, history: RunHistory | None = None, parent=None):
+        super().__init__(parent)
+        self.history = history or RunHistory()
+        self.bayes: tuple[float, float] | None = None
+        self.budget: int | None = None
+        self._artists: dict[int, _RunArtists] = {}
+        self._live: Run | None = None
+        self._checked = 0  # records of the live run already checked against the axes limits
+        self._dirty_full = {0: True, 1: True}
+
+        self.traj_fig = Figure(figsize=(6, 4), dpi=100)
+        self.traj_fig.subplots_adjust(left=0.11, right=0.98, bottom=0.13, top=0.97)
+        self.traj_ax = self.traj_fig.add_subplot()
+        self.loss_fig = Figure(figsize=(6, 4), dpi=100)
+        self.loss_fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.92, wspace=0.25)
+        self.hamming_ax = self.loss_fig.add_subplot(1, 2, 1)
+        self.subset_ax = self.loss_fig.add_subplot(1, 2, 2)
+        self._setup_axes()
+        self.traj_canvas = LiveCanvas(self.traj_fig)
+        self.loss_canvas = LiveCanvas(self.loss_fig)
+        for canvas in (self.traj_canvas, self.loss_canvas):
+            canvas.setMinimumSize(QSize(200, 150))
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.traj_canvas, "Hamming vs subset 0/1")
+        self.tabs.addTab(self.loss_canvas, "Losses vs rules")
+        self.tabs.currentChanged.connect(self._tab_changed)
+
+        self.run_list = QListWidget()
+        self.run_list.setToolTip("Runs: untick to hide, select and press Remove to delete")
+        self.run_list.itemChanged.connect(self._item_changed)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self._remove_selected)
+        side = QWidget()
+        sl = QVBoxLayout(side)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.run_list, 1)
+        bl = QHBoxLayout()
+        bl.addWidget(self.remove_button)
+        self.export_button = QPushButton("Export…")
+        bl.addWidget(self.export_button)
+        sl.addLayout(bl)
+        splitter = QSplitter(Qt.Horizontal)
+        splitter.addWidget(self.tabs)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 4)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([700, 200])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._flush)
+        self._pending_live = False
+
+    # -- axes -----------------------------------------------------------------------------
+    def _setup_axes(self):
+        ax = self.traj_ax
+        ax.set_xlabel("Hamming loss")
+        ax.set_ylabel("subset 0/1 loss")
+        ax.grid(True, alpha=0.25, lw=0.5)
+        segments = [[(0.0, c), (1.0, 1.0 + c)] for c in np.arange(-1.0, 1.0 + 1e-9, ISOMETRIC_STEP)]
+        self._isometrics = LineCollection(segments, colors="0.82", linewidths=0.6, linestyles=":", zorder=0)
+        ax.add_collection(self._isometrics, autolim=False)
+        self._bayes_artist, = ax.plot([], [], "*", ls="none", color="black", ms=13, zorder=5)
+        ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
+                           Line2D([], [], color="0.3", ls="--", lw=1.2, label="training"),
+                           Line2D([], [], color="0.3", ls="none", marker="o", ms=4, label="1, 2, 4, …, 512, 1000 rules"),
+                           Line2D([], [], color="0.82", ls=":", label="isometrics (slope 1)"),
+                           Line2D([], [], color="black", ls="none", marker="*", ms=10, label="Bayes-optimal (test)")],
+                  loc="upper left", fontsize=8, framealpha=0.85)
+        ax.set_xlim(0, 0.3)
+        ax.set_ylim(0, 1)
+        for a, title in ((self.hamming_ax, "Hamming loss"), (self.subset_ax, "subset 0/1 loss")):
+            a.set_title(title, fontsize=10)
+            a.set_xlabel("rules")
+            a.set_xscale("log")
+            a.grid(True, alpha=0.25, lw=0.5, which="both")
+            a.set_xlim(1, 1000)
+
+    # -- runs ------------------------------------------------------------------------------
+    def set_history(self, history: RunHistory) -> None:
+        for art in self._artists.values():
+            art.remove()
+        self._artists.clear()
+        self._live = None
+        self.history = history
+        self.run_list.blockSignals(True)
+        self.run_list.clear()
+        self.run_list.blockSignals(False)
+        for run in history:
+            self._add_artists(run)
+            self._refresh_run(run)
+        self.redraw()
+
+    def add_run(self, run: Run, live: bool = True) -> None:
+        self._add_artists(run)
+        if live:
+            self._live = run
+            self._checked = 0
+            self._artists[id(run)].set_animated(True)
+            self.traj_canvas.animated = self._artists[id(run)].traj
+            self.loss_canvas.animated = self._artists[id(run)].losses
+        self._refresh_run(run)
+        self.redraw()
+
+    def _add_artists(self, run: Run) -> None:
+        self._artists[id(run)] = _RunArtists(run, self.traj_ax, self.hamming_ax, self.subset_ax)
+        item = QListWidgetItem(run.name)
+        item.setFlags(item.flags() | Qt.ItemIsUserCheckable | Qt.ItemIsSelectable | Qt.ItemIsEnabled)
+        item.setCheckState(Qt.Checked if run.visible else Qt.Unchecked)
+        pix = QPixmap(12, 12)
+        pix.fill(QColor(run.color))
+        item.setIcon(QIcon(pix))
+        item.setData(Qt.UserRole, id(run))
+        item.setToolTip(f"{run.name}\n{run.learner} {run.params}")
+        self.run_list.blockSignals(True)
+        self.run_list.addItem(item)
+        self.run_list.blockSignals(False)
+        self._apply_visibility(run)
+
+    def finish_run(self, run: Run) -> None:
+        """The run is no longer live: its lines join the static background."""
+        art = self._artists.get(id(run))
+        if art is not None:
+            art.set_animated(False)
+        if self._live is run:
+            self._live = None
+            self.traj_canvas.animated = []
+            self.loss_canvas.animated = []
+        self._refresh_item(run)
+        self._refresh_run(run)
+        self.redraw()
+
+    def remove_run(self, run: Run) -> None:
+        if self._live is run:
+            return  # a running run cannot be removed
+        art = self._artists.pop(id(run), None)
+        if art is not None:
+            art.remove()
+        if run in self.history.runs:
+            self.history.remove(run)
+        for i in range(self.run_list.count()):
+            if self.run_list.item(i).data(Qt.UserRole) == id(run):
+                self.run_list.takeItem(i)
+                break
+        self.runRemoved.emit(run)
+        self.redraw()
+
+    def set_run_visible(self, run: Run, visible: bool) -> None:
+        run.visible = bool(visible)
+        self._apply_visibility(run)
+        for i in range(self.run_list.count()):
+            item = self.run_list.item(i)
+            if item.data(Qt.UserRole) == id(run):
+                self.run_list.blockSignals(True)
+                item.setCheckState(Qt.Checked if visible else Qt.Unchecked)
+                self.run_list.blockSignals(False)
+        self.redraw()
+
+    def _apply_visibility(self, run: Run):
+        art = self._artists.get(id(run))
+        if art is not None:
+            for a in art.all():
+                a.set_visible(run.visible)
+
+    def _refresh_item(self, run: Run):
+        for i in range(self.run_list.count()):
+            item = self.run_list.item(i)
+            if item.data(Qt.UserRole) == id(run):
+                self.run_list.blockSignals(True)
+                item.setText(f"{run.name} ({len(run)} rules, {run.status})")
+                self.run_list.blockSignals(False)
+
+    def run_by_id(self, key):
+        return next((r for r in self.history if id(r) == key), None)
+
+    def _item_changed(self, item: QListWidgetItem):
+        run = self.run_by_id(item.data(Qt.UserRole))
+        if run is not None:
+            visible = item.checkState() == Qt.Checked
+            if visible != run.visible:
+                run.visible = visible
+                self._apply_visibility(run)
+                self.runVisibilityChanged.emit(run, visible)
+                self.redraw()
+
+    def _remove_selected(self):
+        for item in self.run_list.selectedItems():
+            run = self.run_by_id(item.data(Qt.UserRole))
+            if run is not None:
+                self.remove_run(run)
+
+    # -- data -------------------------------------------------------------------------------
+    def set_bayes_point(self, point: tuple[float, float] | None) -> None:
+        self.bayes = point
+        if point is None:
+            self._bayes_artist.set_data([], [])
+        else:
+            self._bayes_artist.set_data([point[0]], [point[1]])
+        self.redraw()
+
+    def set_budget(self, budget: int | None) -> None:
+        self.budget = budget
+
+    def _refresh_run(self, run: Run) -> None:
+        """set_data on the run's lines from its series (no new artists)."""
+        art = self._artists.get(id(run))
+        if art is None:
+            return
+        n = run.n_rules
+        th, ts = run.array("train_hamming"), run.array("train_subset")
+        vh, vs = run.array("test_hamming"), run.array("test_subset")
+        marks = marker_positions(len(run))
+        art.train.set_data(th, ts)
+        art.train_marks.set_data(th[marks], ts[marks])
+        has_test = run.has_test()
+        art.test.set_data(vh if has_test else [], vs if has_test else [])
+        art.test_marks.set_data(vh[marks] if has_test else [], vs[marks] if has_test else [])
+        art.h_train.set_data(n, th)
+        art.s_train.set_data(n, ts)
+        art.h_test.set_data(n if has_test else [], vh if has_test else [])
+        art.s_test.set_data(n if has_test else [], vs if has_test else [])
+        self._set_whatif(run, art)
+
+    def _set_whatif(self, run: Run, art: _RunArtists):
+        w = run.whatif
+        if not w or not len(run):
+            art.whatif.set_data([], [])
+            art.whatif_link.set_data([], [])
+            return
+        key = "test" if "test_hamming" in w else "train"
+        end_series = ("test_hamming", "test_subset") if key == "test" else ("train_hamming", "train_subset")
+        x0, y0 = run.series[end_series[0]][-1], run.series[end_series[1]][-1]
+        x1, y1 = w[f"{key}_hamming"], w[f"{key}_subset"]
+        art.whatif.set_data([x1], [y1])
+        art.whatif_link.set_data([x0, x1], [y0, y1])
+
+    def update_whatif(self, run: Run) -> None:
+        """Show the end point of the run with some rules switched off (``run.whatif``)."""
+        art = self._artists.get(id(run))
+        if art is not None:
+            self._set_whatif(run, art)
+            self.redraw()
+
+    def run_updated(self, run: Run) -> None:
+        """New records were appended to ``run``; update its lines at the next tick."""
+        self._refresh_run(run)
+        self._refresh_item(run)
+        if run is self._live:
+            self._pending_live = True
+            if self._needs_new_limits(run, self._checked):
+                self._dirty_full = {0: True, 1: True}
+            self._checked = len(run)
+        else:
+            self._dirty_full = {0: True, 1: True}
+        self._schedule()
+
+    # -- drawing ----------------------------------------------------------------------------
+    def redraw(self) -> None:
+        """Full redraw (limits recomputed) of the visible tab at the next tick."""
+        self._dirty_full = {0: True, 1: True}
+        self._schedule()
+
+    def _schedule(self):
+        if not self._timer.isActive():
+            self._timer.start(UPDATE_INTERVAL_MS)
+
+    def _flush(self):
+        tab = self.tabs.currentIndex()
+        canvas = self.traj_canvas if tab == 0 else self.loss_canvas
+        if self._dirty_full.get(tab):
+            self._dirty_full[tab] = False
+            self._autoscale(tab)
+            canvas.invalidate()
+            canvas.draw_idle()
+        elif self._pending_live:
+            canvas.fast_update()
+        self._pending_live = False
+
+    def draw_now(self) -> None:
+        """Synchronous full draw of the visible tab (exports, tests, benchmarks)."""
+        self._timer.stop()
+        tab = self.tabs.currentIndex()
+        self._dirty_full[tab] = False
+        self._autoscale(tab)
+        (self.traj_canvas if tab == 0 else self.loss_canvas).draw()
+        self._pending_live = False
+
+    def _tab_changed(self, tab: int):
+        self._dirty_full[tab] = True
+        self._schedule()
+
+    def _visible_runs(self):
+        return [r for r in self.history if r.visible and len(r)]
+
+    def _needs_new_limits(self, run: Run, start: int) -> bool:
+        """Do the live run's records from ``start`` on leave the current axes of the visible tab?"""
+        if start >= len(run):
+            return False
+
+        def outside(ax, values: np.ndarray, axis: str) -> bool:
+            v = _finite(values[start:])
+            if not v.size:
+                return False
+            lo, hi = ax.get_xlim() if axis == "x" else ax.get_ylim()
+            return bool(v.min() < lo or v.max() > hi)
+
+        if self.tabs.currentIndex() == 0:
+            return any(outside(self.traj_ax, run.array(k), "x") for k in ("train_hamming", "test_hamming")) or \
+                any(outside(self.traj_ax, run.array(k), "y") for k in ("train_subset", "test_subset"))
+        if len(run) > self.hamming_ax.get_xlim()[1]:
+            return True
+        return any(outside(self.hamming_ax, run.array(k), "y") for k in ("train_hamming", "test_hamming")) or \
+            any(outside(self.subset_ax, run.array(k), "y") for k in ("train_subset", "test_subset"))
+
+    def _autoscale(self, tab: int):
+        runs = self._visible_runs()
+        live = self._live
+        if tab == 0:
+            xs = [np.array([self.bayes[0]])] if self.bayes else []
+            ys = [np.array([self.bayes[1]])] if self.bayes else []
+            for r in runs:
+                pairs = [("train_hamming", "train_subset")]
+                if r.has_test():
+                    pairs.append(("test_hamming", "test_subset"))
+                for kx, ky in pairs:
+                    xs.append(_finite(r.array(kx)))
+                    ys.append(_finite(r.array(ky)))
+                if r.whatif:
+                    xs.append(np.array([v for k, v in r.whatif.items() if k.endswith("hamming")], dtype=float))
+                    ys.append(np.array([v for k, v in r.whatif.items() if k.endswith("subset")], dtype=float))
+            x = np.concatenate(xs) if xs else np.zeros(0)
+            y = np.concatenate(ys) if ys else np.zeros(0)
+            if x.size and y.size:
+                lo_x, hi_x, lo_y, hi_y = float(x.min()), float(x.max()), float(y.min()), float(y.max())
+                grow = 0.25 if live is not None else 0.05  # room for a live run that still improves
+                wx, wy = max(hi_x - lo_x, 0.01), max(hi_y - lo_y, 0.02)
+                self.traj_ax.set_xlim(max(0.0, lo_x - grow * wx), hi_x + 0.05 * wx)
+                self.traj_ax.set_ylim(max(0.0, lo_y - grow * wy), hi_y + 0.05 * wy)
+            return
+        n_max = max([len(r) for r in runs] + [self.budget or 0, 10])
+        if live is not None and self.budget:
+            n_max = max(n_max, self.budget)
+        for ax in (self.hamming_ax, self.subset_ax):
+            ax.set_xlim(1, n_max * 1.05)
+        for ax, keys in ((self.hamming_ax, ("train_hamming", "test_hamming")),
+                         (self.subset_ax, ("train_subset", "test_subset"))):
+            vals = np.concatenate([_finite(r.array(k)) for r in runs for k in keys] or [np.zeros(0)])
+            if vals.size:
+                lo, hi = float(vals.min()), float(vals.max())
+                w = max(hi - lo, 0.01)
+                grow = 0.25 if live is not None else 0.05
+                ax.set_ylim(max(0.0, lo - grow * w), hi + 0.05 * w)
+
+    # -- export -----------------------------------------------------------------------------
+    def export(self, path: str, which: str | None = None) -> None:
+        """Save the trajectory figure (or ``which='losses'``) as PNG, SVG or PDF (by suffix)."""
+        fig = self.loss_fig if which == "losses" else self.traj_fig
+        ax_tab = 1 if which == "losses" else 0
+        self._autoscale(ax_tab)
+        animated = [a for a in fig.findobj() if hasattr(a, "get_animated") and a.get_animated()]
+        for a in animated:
+            a.set_animated(False)
+        try:
+            fig.savefig(path, dpi=150)
+        finally:
+            for a in animated:
+                a.set_animated(True)
+        (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()
+
+    # -- introspection (tests) --------------------------------------------------------------
+    def lines_of(self, run: Run) -> _RunArtists | None:
+        return self._artists.get(id(run))

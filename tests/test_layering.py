@@ -1,0 +1,39 @@
+"""The engine knows nothing of Qt or the GUI; the GUI does no learning math of its own."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FORBIDDEN_IN_ENGINE = ("PySide6", "PyQt5", "PyQt6", "superqt", "qtpy", "boomer_gui")
+
+
+def _imports(package: str):
+    for path in (ROOT / package).rglob("*.py"):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield path, alias.name
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                yield path, node.module
+
+
+def test_engine_source_never_imports_qt_or_the_gui():
+    bad = [(str(p.relative_to(ROOT)), m) for p, m in _imports("engine") if m.split(".")[0] in FORBIDDEN_IN_ENGINE]
+    assert not bad, f"engine modules import GUI toolkits: {bad}"
+
+
+def test_importing_the_engine_loads_no_qt():
+    code = ("import sys, engine, engine.datasets, engine.metrics, engine.registry, engine.inspection, engine.cli; "
+            "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'superqt', 'boomer_gui')])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+
+
+def test_gui_does_not_use_numba_kernels_directly():
+    if not (ROOT / "boomer_gui").is_dir():
+        return
+    bad = [(str(p.relative_to(ROOT)), m) for p, m in _imports("boomer_gui")
+           if m.startswith(("numba", "engine.core"))]
+    assert not bad, f"GUI modules reach into the learning kernels: {bad}"
