@@ -115,8 +115,8 @@ def draw(results: list[PanelResult], path) -> None:
 class _Progress:
     """One terminal line: data set, variant, rules done, rules per second."""
 
-    def __init__(self, stream=sys.stderr):
-        self.stream = stream
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
         self.start = time.perf_counter()
         self.key = None
 
