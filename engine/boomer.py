@@ -9,7 +9,7 @@ import numpy as np
 
 from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows
 from .core.features import build_feature_index
-from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, update_statistics
+from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .core.refinement import refine_rule
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
@@ -127,6 +127,13 @@ class BoomerClassifier(RuleLearner):
         yield self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
                         labels, head, train, val, data, math.nan)
 
+        # Single-label heads use only the Hessian's diagonal (eq. 17): refine on a compact copy.
+        diagonal = None
+        H_refine, full_refine = H, full_hessian
+        if single and full_hessian:
+            diagonal = np.array([packed_index(k, k, K) for k in range(K)], dtype=np.int64)
+            H_refine, full_refine = np.ascontiguousarray(H[:, diagonal]), False
+
         n_sample = sampled_feature_count(index.n_features) if self.feature_sampling != "none" else 0
         max_conditions = self.max_conditions or _MAX_CONDITIONS_CAP
         perm = np.arange(index.n_features, dtype=np.int64)
@@ -145,7 +152,7 @@ class BoomerClassifier(RuleLearner):
             covered[:] = 1
             n_cond, quality, label = refine_rule(
                 index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
-                G, H, full_hessian, single, weights, l2, l1, n_sample, max_conditions, int(self.min_coverage),
+                G, H_refine, full_refine, single, weights, l2, l1, n_sample, max_conditions, int(self.min_coverage),
                 seed, perm, covered, attrs, ops, thrs)
             if n_cond == 0:
                 break  # no condition improves the objective: nothing more to learn
@@ -156,10 +163,14 @@ class BoomerClassifier(RuleLearner):
             else:
                 labels = np.arange(K, dtype=np.int64)
                 head = np.empty(K)
-            head_on_rows(G, H, rows, n_rows, full_hessian, int(label) if single else -1, l2, l1, eta, head)
+            head_on_rows(G, H_refine, rows, n_rows, full_refine, int(label) if single else -1, l2, l1, eta, head)
             conditions = tuple(Condition(int(attrs[c]), OPERATORS[ops[c]], float(thrs[c])) for c in range(n_cond))
             rule = Rule(conditions, labels, head.copy(), data.schema)
-            yield self._add(rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, -quality)
+            record = self._add(rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, -quality)
+            if diagonal is not None:
+                covered_now = rows[:n_rows]
+                H_refine[covered_now] = H[covered_now][:, diagonal]
+            yield record
 
     def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, improvement):
         """Apply a rule to the training scores and statistics; update the tracked losses."""

@@ -59,12 +59,61 @@ def _accumulate(i, w, G, H, acc_g, acc_h):
 
 
 @njit(cache=True, nogil=True)
-def _rest(T_g, T_h, M_g, M_h, P_g, P_h, out_g, out_h):
-    """out = T - M - P (statistics of the complement among non-missing covered examples)."""
-    for k in range(T_g.shape[0]):
-        out_g[k] = T_g[k] - M_g[k] - P_g[k]
-    for k in range(T_h.shape[0]):
-        out_h[k] = T_h[k] - M_h[k] - P_h[k]
+def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2, l1, min_coverage,
+                   R_g, R_h, chol, z):
+    """Eq. (14) qualities of the examples with statistics X and of their complement V - X
+    among the non-missing covered examples; +inf where a side's coverage is not allowed.
+    Returns (quality X, label X, quality rest, label rest)."""
+    cnt_r = n_valid - cnt_x
+    ok_x = cnt_x > 0 and cnt_x >= min_coverage and cnt_x < T_cnt
+    ok_r = cnt_r > 0 and cnt_r >= min_coverage and cnt_r < T_cnt
+    qx = math.inf
+    qr = math.inf
+    lx = -1
+    lr = -1
+    if not full_hessian and l1 == 0.0 and l2 > 0.0:
+        # Fast path for diagonal Hessians (eq. 17): both sides in one branch-free pass.
+        K = X_g.shape[0]
+        if single:
+            bx = 0.0
+            br = 0.0
+            for k in range(K):
+                gx = X_g[k]
+                gr = V_g[k] - gx
+                vx = gx * gx / (X_h[k] + l2)
+                vr = gr * gr / (V_h[k] - X_h[k] + l2)
+                if vx > bx:
+                    bx = vx
+                    lx = k
+                if vr > br:
+                    br = vr
+                    lr = k
+            if ok_x and lx >= 0:
+                qx = -0.5 * bx
+            if ok_r and lr >= 0:
+                qr = -0.5 * br
+        else:
+            sx = 0.0
+            sr = 0.0
+            for k in range(K):
+                gx = X_g[k]
+                gr = V_g[k] - gx
+                sx += gx * gx / (X_h[k] + l2)
+                sr += gr * gr / (V_h[k] - X_h[k] + l2)
+            if ok_x:
+                qx = -0.5 * sx
+            if ok_r:
+                qr = -0.5 * sr
+        return qx, lx, qr, lr
+    if ok_x:
+        qx, lx = head_quality(X_g, X_h, full_hessian, single, l2, l1, chol, z)
+    if ok_r:
+        for k in range(V_g.shape[0]):
+            R_g[k] = V_g[k] - X_g[k]
+        for k in range(V_h.shape[0]):
+            R_h[k] = V_h[k] - X_h[k]
+        qr, lr = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
+    return qx, lx, qr, lr
 
 
 @njit(cache=True, nogil=True)
@@ -73,8 +122,8 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     """Best condition on attribute ``j``: returns (quality, operator, threshold, head label)."""
     K = G.shape[1]
     S = H.shape[1]
-    M_g = np.zeros(K)
-    M_h = np.zeros(S)
+    V_g = T_g.copy()  # statistics of the covered examples with a value for attribute j
+    V_h = T_h.copy()
     P_g = np.zeros(K)
     P_h = np.zeros(S)
     Q_g = np.zeros(K)
@@ -92,7 +141,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     for r in range(miss_ptr[j], miss_ptr[j + 1]):
         i = miss_rows[r]
         if cw[i] > 0.0:
-            _accumulate(i, cw[i], G, H, M_g, M_h)
+            _accumulate(i, -cw[i], G, H, V_g, V_h)
             M_cnt += 1
     n_valid = T_cnt - M_cnt
     start = ptr[j]
@@ -104,41 +153,36 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
         idx = start
         while idx < end:
             v = values[idx]
-            for k in range(K):
-                P_g[k] = 0.0
-            for k in range(S):
-                P_h[k] = 0.0
+            P_g[:] = 0.0
+            P_h[:] = 0.0
             cnt = 0
             while idx < end and values[idx] == v:
                 i = rows[idx]
                 if cw[i] > 0.0:
                     _accumulate(i, cw[i], G, H, P_g, P_h)
-                    _accumulate(i, cw[i], G, H, Q_g, Q_h)
                     cnt += 1
                 idx += 1
             if cnt == 0:
                 continue
+            for k in range(K):
+                Q_g[k] += P_g[k]
+            for k in range(S):
+                Q_h[k] += P_h[k]
             NZ_cnt += cnt
-            if min_coverage <= cnt < T_cnt:
-                q, lab = head_quality(P_g, P_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_EQ, v, lab
-            if min_coverage <= n_valid - cnt < T_cnt and n_valid - cnt > 0:
-                _rest(T_g, T_h, M_g, M_h, P_g, P_h, R_g, R_h)
-                q, lab = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_NEQ, v, lab
-        Z_cnt = n_valid - NZ_cnt
-        if Z_cnt > 0:
-            if min_coverage <= Z_cnt < T_cnt:
-                _rest(T_g, T_h, M_g, M_h, Q_g, Q_h, R_g, R_h)
-                q, lab = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_EQ, 0.0, lab
-            if NZ_cnt > 0 and min_coverage <= NZ_cnt < T_cnt:
-                q, lab = head_quality(Q_g, Q_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_NEQ, 0.0, lab
+            qx, lx, qr, lr = _split_quality(P_g, P_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+                                            l1, min_coverage, R_g, R_h, chol, z)
+            if qx < best_q:
+                best_q, best_op, best_thr, best_label = qx, OP_EQ, v, lx
+            if qr < best_q:
+                best_q, best_op, best_thr, best_label = qr, OP_NEQ, v, lr
+        if n_valid - NZ_cnt > 0:
+            # the implicit zeros: '== 0' covers V - Q, '!= 0' covers Q
+            qx, lx, qr, lr = _split_quality(Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single,
+                                            l2, l1, min_coverage, R_g, R_h, chol, z)
+            if qr < best_q:
+                best_q, best_op, best_thr, best_label = qr, OP_EQ, 0.0, lr
+            if qx < best_q:
+                best_q, best_op, best_thr, best_label = qx, OP_NEQ, 0.0, lx
         return best_q, best_op, best_thr, best_label
 
     # Numeric: negatives ascending (prefix sums P), positives descending (suffix sums Q),
@@ -154,15 +198,12 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
             continue
         if P_cnt > 0 and v != prev:
             thr = 0.5 * (prev + v)
-            if min_coverage <= P_cnt:
-                q, lab = head_quality(P_g, P_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_LEQ, thr, lab
-            if min_coverage <= n_valid - P_cnt:
-                _rest(T_g, T_h, M_g, M_h, P_g, P_h, R_g, R_h)
-                q, lab = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_GT, thr, lab
+            qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+                                            l1, min_coverage, R_g, R_h, chol, z)
+            if qx < best_q:
+                best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
+            if qr < best_q:
+                best_q, best_op, best_thr, best_label = qr, OP_GT, thr, lr
         _accumulate(i, cw[i], G, H, P_g, P_h)
         P_cnt += 1
         prev = v
@@ -180,15 +221,12 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
             continue
         if Q_cnt > 0 and v != prev:
             thr = 0.5 * (prev + v)
-            if min_coverage <= Q_cnt:
-                q, lab = head_quality(Q_g, Q_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_GT, thr, lab
-            if min_coverage <= n_valid - Q_cnt:
-                _rest(T_g, T_h, M_g, M_h, Q_g, Q_h, R_g, R_h)
-                q, lab = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
-                if q < best_q:
-                    best_q, best_op, best_thr, best_label = q, OP_LEQ, thr, lab
+            qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+                                            l1, min_coverage, R_g, R_h, chol, z)
+            if qx < best_q:
+                best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
+            if qr < best_q:
+                best_q, best_op, best_thr, best_label = qr, OP_LEQ, thr, lr
         _accumulate(i, cw[i], G, H, Q_g, Q_h)
         Q_cnt += 1
         prev = v
@@ -198,26 +236,20 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     # Boundaries next to the zero block (or between negatives and positives without zeros).
     if P_cnt > 0 and (Z_cnt > 0 or Q_cnt > 0):
         thr = 0.5 * last_negative if Z_cnt > 0 else 0.5 * (last_negative + first_positive)
-        if min_coverage <= P_cnt:
-            q, lab = head_quality(P_g, P_h, full_hessian, single, l2, l1, chol, z)
-            if q < best_q:
-                best_q, best_op, best_thr, best_label = q, OP_LEQ, thr, lab
-        if min_coverage <= n_valid - P_cnt:
-            _rest(T_g, T_h, M_g, M_h, P_g, P_h, R_g, R_h)
-            q, lab = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
-            if q < best_q:
-                best_q, best_op, best_thr, best_label = q, OP_GT, thr, lab
+        qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+                                        l1, min_coverage, R_g, R_h, chol, z)
+        if qx < best_q:
+            best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
+        if qr < best_q:
+            best_q, best_op, best_thr, best_label = qr, OP_GT, thr, lr
     if Q_cnt > 0 and Z_cnt > 0:
         thr = 0.5 * first_positive
-        if min_coverage <= Q_cnt:
-            q, lab = head_quality(Q_g, Q_h, full_hessian, single, l2, l1, chol, z)
-            if q < best_q:
-                best_q, best_op, best_thr, best_label = q, OP_GT, thr, lab
-        if min_coverage <= n_valid - Q_cnt:
-            _rest(T_g, T_h, M_g, M_h, Q_g, Q_h, R_g, R_h)
-            q, lab = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
-            if q < best_q:
-                best_q, best_op, best_thr, best_label = q, OP_LEQ, thr, lab
+        qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+                                        l1, min_coverage, R_g, R_h, chol, z)
+        if qx < best_q:
+            best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
+        if qr < best_q:
+            best_q, best_op, best_thr, best_label = qr, OP_LEQ, thr, lr
     return best_q, best_op, best_thr, best_label
 
 

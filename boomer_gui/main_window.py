@@ -1,0 +1,666 @@
+"""The main window: wires the panels, the training run, the rule table, the plot, the
+inspector, the explanation and the what-if analysis together.
+
+Policy on threads: only one run at a time, and while it is active the GUI thread calls no
+parallel engine kernel (model predictions, explanations, what-if need a finished model);
+the inspector only computes rule coverage, which is single-threaded."""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
+                               QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget)
+
+from engine.inspection import WhatIf
+from engine.learner import RuleRecord
+from engine.model import rule_coverage
+
+from . import exports
+from .data_panel import DATA_FILTER, DataPanel
+from .explanation import ExplanationPanel
+from .inspector import RuleInspector
+from .learner_panel import LearnerPanel
+from .rule_table import COL_ON, RuleFilterProxy, RuleTableModel, RuleTableView
+from .run_controls import RunControls
+from .session import Session, load_session, save_session
+from .state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
+from .trajectory_plot import EXPORT_FILTER, TrajectoryPlot
+from .training import TrainingRun
+
+APP_TITLE = "BOOMER – multi-label rule learning"
+CLOSE_WAIT_MS = 3000
+FILTER_DELAY_MS = 200
+SESSION_FILTER = "Sessions (*.json);;All files (*)"
+MODEL_FILTER = "Models (*.json);;All files (*)"
+
+
+def _fmt_losses(d: dict) -> str:
+    parts = []
+    for split in ("train", "test"):
+        h, s = d.get(f"{split}_hamming"), d.get(f"{split}_subset")
+        if h is None or (isinstance(h, float) and math.isnan(h)):
+            continue
+        parts.append(f"{split}: Hamming {h:.4f} · subset 0/1 {s:.4f}")
+    return "   |   ".join(parts)
+
+
+def rule_budget(spec, params: dict) -> int | None:
+    """The number of rules a run will learn at most, if the learner declares it."""
+    for p in spec.parameters:
+        if p.name == "max_rules" and params.get(p.name):
+            return int(params[p.name])
+    return None
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(APP_TITLE)
+        self.resize(1500, 940)
+        self.data: LoadedData | None = None
+        self.history = RunHistory()
+        self.training: TrainingRun | None = None
+        self.run: Run | None = None  # the run whose rules are in the table
+        self.estimator = None
+        self.model = None
+        self.whatif: WhatIf | None = None
+        self._message_boxes: list[QMessageBox] = []
+        self._closing = False
+        self._started_at = 0.0
+
+        # -- panels
+        self.data_panel = DataPanel()
+        self.learner_panel = LearnerPanel()
+        self.run_controls = RunControls()
+        self.table_model = RuleTableModel(self)
+        self.proxy = RuleFilterProxy(self)
+        self.proxy.setSourceModel(self.table_model)
+        self.table = RuleTableView()
+        self.table.setModel(self.proxy)
+        self.plot = TrajectoryPlot(self.history)
+        self.inspector = RuleInspector()
+        self.explanation = ExplanationPanel()
+
+        # -- layout: setup on the left, table over plot in the centre, inspection on the right
+        setup = QWidget()
+        sl = QVBoxLayout(setup)
+        for title, widget in (("Data", self.data_panel), ("Learner", self.learner_panel),
+                              ("Training", self.run_controls)):
+            box = QGroupBox(title)
+            bl = QVBoxLayout(box)
+            bl.setContentsMargins(6, 6, 6, 6)
+            bl.addWidget(widget)
+            sl.addWidget(box)
+        sl.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidget(setup)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        scroll.setMinimumWidth(330)
+        self.setup_dock = QDockWidget("Setup", self)
+        self.setup_dock.setObjectName("setup")
+        self.setup_dock.setWidget(scroll)
+        self.setup_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(Qt.LeftDockWidgetArea, self.setup_dock)
+
+        self.inspector_dock = QDockWidget("Rule inspector", self)
+        self.inspector_dock.setObjectName("inspector")
+        self.inspector_dock.setWidget(self.inspector)
+        self.explanation_dock = QDockWidget("Explain a test example", self)
+        self.explanation_dock.setObjectName("explanation")
+        self.explanation_dock.setWidget(self.explanation)
+        for d in (self.inspector_dock, self.explanation_dock):
+            d.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
+        self.addDockWidget(Qt.RightDockWidgetArea, self.inspector_dock)
+        self.tabifyDockWidget(self.inspector_dock, self.explanation_dock)
+        self.inspector_dock.raise_()
+
+        self.label_filter = QComboBox()
+        self.label_filter.setToolTip("Only rules whose head has this label among its strongest labels")
+        self.attribute_filter = QComboBox()
+        self.attribute_filter.setToolTip("Only rules with a condition on this attribute")
+        self.attribute_filter.setMaximumWidth(200)
+        self.text_filter = QLineEdit()
+        self.text_filter.setPlaceholderText("Filter rules by text…")
+        self.text_filter.setClearButtonEnabled(True)
+        self.count_label = QLabel("0 rules")
+        fl = QHBoxLayout()
+        fl.setContentsMargins(0, 0, 0, 0)
+        fl.addWidget(QLabel("Label"))
+        fl.addWidget(self.label_filter)
+        fl.addWidget(QLabel("Attribute"))
+        fl.addWidget(self.attribute_filter)
+        fl.addWidget(self.text_filter, 1)
+        fl.addWidget(self.count_label)
+        table_box = QWidget()
+        tl = QVBoxLayout(table_box)
+        tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(fl)
+        tl.addWidget(self.table)
+        self.splitter = QSplitter(Qt.Vertical)
+        self.splitter.addWidget(table_box)
+        self.splitter.addWidget(self.plot)
+        self.splitter.setSizes([430, 470])
+        self.setCentralWidget(self.splitter)
+        self.resizeDocks([self.setup_dock, self.inspector_dock], [340, 430], Qt.Horizontal)
+
+        self.loss_label = QLabel("")
+        self.statusBar().addPermanentWidget(self.loss_label)
+
+        # -- connections
+        self.data_panel.dataRequested.connect(self.load_data)
+        self.run_controls.startRequested.connect(self.start_training)
+        self.run_controls.pauseRequested.connect(self.pause_training)
+        self.run_controls.resumeRequested.connect(self.resume_training)
+        self.run_controls.stopRequested.connect(self.stop_training)
+        self.learner_panel.changed.connect(self._learner_changed)
+        self.table.ruleSelected.connect(self._rule_selected)
+        self.table_model.activeToggled.connect(self._rule_toggled)
+        self.explanation.ruleClicked.connect(self.select_rule)
+        self.plot.export_button.clicked.connect(self.export_plot_dialog)
+        self.plot.runRemoved.connect(self._run_removed)
+        self.label_filter.currentIndexChanged.connect(self._apply_filters)
+        self.attribute_filter.currentIndexChanged.connect(self._apply_filters)
+        self._filter_timer = QTimer(self)
+        self._filter_timer.setSingleShot(True)
+        self._filter_timer.timeout.connect(self._apply_filters)
+        self.text_filter.textChanged.connect(lambda: self._filter_timer.start(FILTER_DELAY_MS))
+        self.proxy.rowsInserted.connect(self._update_count)
+        self.proxy.rowsRemoved.connect(self._update_count)
+        self.proxy.modelReset.connect(self._update_count)
+        self.proxy.layoutChanged.connect(self._update_count)
+        self._build_menus()
+        self._update_enabled()
+
+    # ---------------------------------------------------------------------------- menus
+    def _build_menus(self):
+        def action(menu, text, slot, shortcut=None, tip=None):
+            a = QAction(text, self)
+            if shortcut:
+                a.setShortcut(QKeySequence(shortcut))
+            if tip:
+                a.setStatusTip(tip)
+            a.triggered.connect(slot)
+            menu.addAction(a)
+            return a
+
+        m = self.menuBar().addMenu("&File")
+        self.act_open = action(m, "&Open data file…", self.data_panel.choose_file, QKeySequence.Open)
+        m.addSeparator()
+        self.act_open_session = action(m, "Open &session…", self.open_session_dialog)
+        self.act_save_session = action(m, "Save s&ession…", self.save_session_dialog, QKeySequence.Save)
+        m.addSeparator()
+        self.act_load_model = action(m, "&Load model…", self.load_model_dialog)
+        self.act_save_model = action(m, "Save &model…", self.save_model_dialog)
+        self.act_export_rules = action(m, "Export &rules (text, CSV, JSON)…", self.export_rules_dialog)
+        self.act_export_plot = action(m, "Export &plot (PNG, SVG, PDF)…", self.export_plot_dialog)
+        m.addSeparator()
+        action(m, "&Quit", self.close, QKeySequence.Quit)
+        r = self.menuBar().addMenu("&Run")
+        self.act_start = action(r, "&Start", self.start_training, "Ctrl+R")
+        self.act_pause = action(r, "&Pause / resume", self.toggle_pause, "Ctrl+P")
+        self.act_stop = action(r, "S&top", self.stop_training, "Ctrl+.")
+        v = self.menuBar().addMenu("&View")
+        for d in (self.setup_dock, self.inspector_dock, self.explanation_dock):
+            v.addAction(d.toggleViewAction())
+
+    # ---------------------------------------------------------------------------- errors
+    def show_error(self, title: str, text: str) -> None:
+        """Report a problem without blocking (tests replace this method)."""
+        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Ok, self)
+        box.setAttribute(Qt.WA_DeleteOnClose)
+        box.finished.connect(lambda *_: self._message_boxes.remove(box) if box in self._message_boxes else None)
+        self._message_boxes.append(box)
+        self.statusBar().showMessage(f"{title}: {text}", 10000)
+        box.open()
+
+    def _error_text(self, exc: BaseException) -> str:
+        if isinstance(exc, MemoryError):
+            return ("Not enough memory for this data set and learner. Try fewer examples, fewer rules or a "
+                    "simpler learner. The rules learned so far are kept.")
+        if isinstance(exc, FileNotFoundError):
+            return f"File not found: {exc.filename or exc}"
+        text = str(exc) or type(exc).__name__
+        return text if isinstance(exc, (ValueError, OSError)) else f"{type(exc).__name__}: {text}"
+
+    # ---------------------------------------------------------------------------- data
+    def load_data(self, spec: DataSpec) -> bool:
+        if self.training_active:
+            self.show_error("Training in progress", "Stop the current run before changing the data.")
+            return False
+        QApplication.setOverrideCursor(Qt.WaitCursor)
+        try:
+            loaded = load_data(spec)
+        except (ValueError, OSError, MemoryError) as exc:
+            what = spec.path if spec.kind == "file" else spec.synthetic
+            self.show_error("Cannot load the data", f"{what}:\n{self._error_text(exc)}")
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.set_data(loaded)
+        return True
+
+    def set_data(self, loaded: LoadedData) -> None:
+        self.data = loaded
+        self.data_panel.show_data(loaded)
+        self.inspector.set_data(loaded.train)
+        self.plot.set_bayes_point(loaded.bayes_point)
+        self._fill_filters(loaded.train)
+        self._clear_model()
+        self.setWindowTitle(f"{APP_TITLE} – {loaded.full.name}")
+        self.statusBar().showMessage(f"Loaded {loaded.full.summary()}", 8000)
+        self._update_enabled()
+
+    def _fill_filters(self, ds) -> None:
+        for combo, names, everything in ((self.label_filter, ds.label_names, "all labels"),
+                                         (self.attribute_filter, ds.feature_names, "all attributes")):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(everything, None)
+            for i, name in enumerate(names):
+                combo.addItem(name, i)
+            combo.blockSignals(False)
+        self.proxy.set_filters(None, None, self.text_filter.text())
+
+    def _clear_model(self) -> None:
+        """Forget the model shown (data changed or a new run starts)."""
+        self.table_model.clear()
+        self.table_model.set_schema(self.data.train.schema if self.data else None,
+                                    self.data.train.n_labels if self.data else 0)
+        self.estimator = None
+        self.model = None
+        self.whatif = None
+        self.run = None
+        self.inspector.clear()
+        self.explanation.clear()
+        self.loss_label.setText("")
+
+    # ---------------------------------------------------------------------------- training
+    @property
+    def training_active(self) -> bool:
+        return self.training is not None and self.training.active
+
+    def start_training(self) -> bool:
+        if self.training_active:
+            return False
+        if self.data is None:
+            self.show_error("No data", "Open a data file or generate a synthetic data set first.")
+            return False
+        spec = self.learner_panel.spec
+        params = self.learner_panel.params()
+        try:
+            estimator = spec.make(**params)
+        except (ValueError, TypeError) as exc:
+            self.show_error("Invalid learner settings", self._error_text(exc))
+            return False
+        self._clear_model()
+        self.estimator = estimator
+        title = preset_name(spec.presets, params) or spec.title
+        run = self.history.new_run(title, spec.key, params)
+        training = TrainingRun(estimator, self.data.train, self.data.test, parent=self)
+        training.batch.connect(self._on_batch)
+        training.stateChanged.connect(self._on_state)
+        training.failed.connect(self._on_failed)
+        training.warned.connect(lambda msg: self.statusBar().showMessage(f"Warning: {msg}", 10000))
+        budget = rule_budget(spec, params)
+        try:
+            training.start()
+        except (ValueError, TypeError, MemoryError) as exc:
+            self.history.remove(run)
+            training.deleteLater()
+            self.estimator = None
+            self.show_error("Cannot start training", self._error_text(exc))
+            self._update_enabled()
+            return False
+        self.training = training
+        self.run = run
+        self._started_at = time.perf_counter()
+        self.run_controls.set_budget(budget)
+        self.plot.set_budget(budget)
+        self.plot.add_run(run, live=True)
+        self.statusBar().showMessage(f"Training {run.name}…")
+        self._update_enabled()
+        return True
+
+    def pause_training(self):
+        if self.training is not None:
+            self.training.pause()
+
+    def resume_training(self):
+        if self.training is not None:
+            self.training.resume()
+
+    def toggle_pause(self):
+        if self.training is None:
+            return
+        if self.training.state == "paused":
+            self.training.resume()
+        else:
+            self.training.pause()
+
+    def stop_training(self):
+        if self.training is not None:
+            self.training.stop()
+
+    def _on_batch(self, records: list) -> None:
+        if self.training is None or self.sender() is not self.training:
+            return
+        self.table_model.append(records)
+        self.run.append(records)
+        self.plot.run_updated(self.run)
+        t = self.training
+        budget = rule_budget(self.learner_panel.spec, self.run.params) if self.learner_panel.spec else None
+        self.run_controls.set_progress(t.received, t.meter.rate(), t.meter.eta(t.received, budget),
+                                       "paused" if t.state == "paused" else "")
+        self.loss_label.setText(_fmt_losses(self.run.final_losses()))
+
+    def _on_state(self, state: str) -> None:
+        if self.training is None or self.sender() is not self.training:
+            return
+        run = self.run
+        if state in ("running", "paused"):
+            run.status = state
+            self.run_controls.set_state(state)
+            t = self.training
+            self.run_controls.set_progress(t.received, t.meter.rate(), None, state if state == "paused" else "")
+            self.statusBar().showMessage("Paused" if state == "paused" else "Training…", 3000)
+            self._update_enabled()
+            return
+        # finished | stopped | failed: the estimator now holds the rules learned so far
+        run.status = state
+        elapsed = time.perf_counter() - self._started_at
+        self.model = getattr(self.estimator, "model_", None)
+        self.training = None
+        self.plot.finish_run(run)
+        self.run_controls.finish(len(run), state, elapsed)
+        self._attach_model()
+        self.statusBar().showMessage(f"{run.name}: {len(run)} rules, {state} after {elapsed:.1f} s", 10000)
+        self._update_enabled()
+
+    def _on_failed(self, exc) -> None:
+        if self._closing:
+            return
+        self.show_error("Training failed", self._error_text(exc))
+
+    def _attach_model(self) -> None:
+        """A finished model: enable what-if and explanations."""
+        ok = self.model is not None and len(self.model.rules) == self.table_model.rowCount() and \
+            self.model.prediction != "decision-list"
+        self.whatif = None
+        self.table_model.set_checkable(ok)
+        if self.model is not None and self.data is not None:
+            self.explanation.set_context(self.model, self.data.test, self.table_model.active.copy(),
+                                         self.data.train.schema)
+        if self.run is not None:
+            self.loss_label.setText(_fmt_losses(self.run.final_losses()))
+
+    # ---------------------------------------------------------------------------- what-if
+    def _rule_toggled(self, row: int, on: bool) -> None:
+        if self.model is None or self.data is None or self.training_active:
+            return
+        try:
+            if self.whatif is None:
+                d = self.data
+                self.whatif = WhatIf(self.model, d.train.X, d.train.Y, d.test.X, d.test.Y)
+            self.whatif.set_active(row, on)
+        except (ValueError, MemoryError) as exc:
+            self.show_error("What-if analysis not available", self._error_text(exc))
+            self.table_model.active[row] = True
+            return
+        self._show_whatif()
+
+    def _show_whatif(self) -> None:
+        active = self.table_model.active
+        losses = self.whatif.losses() if self.whatif is not None else {}
+        all_on = bool(active.all())
+        if self.run is not None:
+            self.run.whatif = None if all_on else dict(losses)
+            self.plot.update_whatif(self.run)
+        off = int((~active).sum())
+        prefix = "" if all_on else f"what-if ({off} rule{'s' if off != 1 else ''} off): "
+        self.loss_label.setText(prefix + _fmt_losses(losses if not all_on else self.run.final_losses()
+                                                     if self.run is not None else losses))
+        self.explanation.set_active(active.copy())
+
+    def whatif_losses(self) -> dict:
+        return self.whatif.losses() if self.whatif is not None else (self.run.final_losses() if self.run else {})
+
+    def set_rule_active(self, index: int, on: bool) -> None:
+        """Switch a rule on or off as the table's checkbox does."""
+        src = self.table_model.index(index, COL_ON)
+        self.table_model.setData(src, Qt.Checked if on else Qt.Unchecked, Qt.CheckStateRole)
+
+    # ---------------------------------------------------------------------------- selection
+    def _rule_selected(self, record) -> None:
+        self.inspector.show_record(record)
+        if record is not None:
+            self.inspector_dock.raise_()
+
+    def select_rule(self, index: int) -> None:
+        self.table.select_source_row(index)
+
+    def _apply_filters(self) -> None:
+        self.proxy.set_filters(self.label_filter.currentData(), self.attribute_filter.currentData(),
+                               self.text_filter.text())
+        self._update_count()
+
+    def _update_count(self, *args) -> None:
+        shown, total = self.proxy.rowCount(), self.table_model.rowCount()
+        self.count_label.setText(f"{total} rules" if shown == total else f"{shown} of {total} rules")
+
+    def _learner_changed(self) -> None:
+        self._update_enabled()
+
+    def _run_removed(self, run) -> None:
+        if run is self.run and not self.training_active:
+            self.run = None
+
+    def _update_enabled(self) -> None:
+        active = self.training_active
+        state = self.training.state if active else "idle"
+        can_start = self.data is not None and self.learner_panel.spec is not None
+        self.run_controls.set_state(state, can_start)
+        self.act_start.setEnabled(not active and can_start)
+        self.act_pause.setEnabled(active)
+        self.act_stop.setEnabled(active)
+        self.learner_panel.set_editable(not active)
+        self.data_panel.set_editable(not active)
+        self.act_open.setEnabled(not active)
+        self.act_open_session.setEnabled(not active)
+        self.act_load_model.setEnabled(not active and self.data is not None)
+        has_model = self.model is not None and not active
+        self.act_save_model.setEnabled(has_model)
+        self.act_save_session.setEnabled(not active and self.data is not None)
+        self.act_export_rules.setEnabled(self.table_model.rowCount() > 0 or has_model)
+
+    # ---------------------------------------------------------------------------- files
+    def _ask_save(self, title: str, filters: str, default: str) -> str | None:
+        path, chosen = QFileDialog.getSaveFileName(self, title, default, filters)
+        if not path:
+            return None
+        if not Path(path).suffix and "(*." in chosen:
+            path += chosen.split("(*", 1)[1].split(")", 1)[0].split()[0]
+        return path
+
+    def export_rules(self, path) -> None:
+        records = self.table_model.records
+        if not records:
+            raise ValueError("there are no rules to export")
+        exports.write_rules(path, records, self.data.train.schema if self.data else None)
+
+    def export_rules_dialog(self):
+        path = self._ask_save("Export rules", exports.RULE_EXPORT_FILTER, "rules.txt")
+        if path:
+            self._guard("Cannot export the rules", self.export_rules, path)
+
+    def export_plot(self, path, which: str | None = None) -> None:
+        self.plot.export(path, which)
+
+    def export_plot_dialog(self):
+        path = self._ask_save("Export plot", EXPORT_FILTER, "trajectories.png")
+        if path:
+            which = "losses" if self.plot.tabs.currentIndex() == 1 else None
+            self._guard("Cannot export the plot", self.export_plot, path, which)
+
+    def save_model(self, path) -> None:
+        if self.estimator is None or self.model is None:
+            raise ValueError("there is no finished model to save")
+        self.estimator.save(path)
+
+    def save_model_dialog(self):
+        path = self._ask_save("Save model", MODEL_FILTER, "model.json")
+        if path:
+            self._guard("Cannot save the model", self.save_model, path)
+
+    def load_model(self, path) -> None:
+        """Load a model file for the current data; its rules fill the table, its trajectory is
+        recomputed by switching its rules on one by one (engine WhatIf)."""
+        if self.data is None:
+            raise ValueError("load data first: the model is shown on the current data")
+        spec, est = exports.load_model(path)
+        self._show_loaded_model(spec, est, name=f"loaded {Path(path).name}")
+
+    def load_model_dialog(self):
+        path, _ = QFileDialog.getOpenFileName(self, "Load model", "", MODEL_FILTER)
+        if path:
+            self._guard("Cannot load the model", self.load_model, path)
+
+    def _show_loaded_model(self, spec, est, name: str, run: Run | None = None, active=None) -> None:
+        model = est.model_
+        d = self.data
+        if model.n_features != d.train.n_features or model.n_labels != d.train.n_labels:
+            raise ValueError(f"the model expects {model.n_features} attributes and {model.n_labels} labels; the data "
+                             f"have {d.train.n_features} and {d.train.n_labels}")
+        self._clear_model()
+        if run is None or len(run) != len(model.rules):
+            run = self._trajectory_run(spec, est, model, name)
+        records = self._records_from_run(model, run)
+        self.estimator, self.model, self.run = est, model, run
+        self.table_model.append(records)
+        if active is not None and len(active) == len(records):
+            self.table_model.active[:] = np.asarray(active, dtype=bool)
+        self._attach_model()
+        if active is not None and not all(active):
+            try:
+                self.whatif = WhatIf(model, d.train.X, d.train.Y, d.test.X, d.test.Y)
+                for i in np.flatnonzero(~self.table_model.active):
+                    self.whatif.set_active(int(i), False)
+                self._show_whatif()
+            except ValueError:
+                self.table_model.active[:] = True
+        self._update_enabled()
+
+    def _trajectory_run(self, spec, est, model, name: str) -> Run:
+        params = {k: v for k, v in est.get_params().items()} if hasattr(est, "get_params") else {}
+        run = self.history.new_run(name, spec.key, params)
+        run.status = "loaded"
+        d = self.data
+        n = len(model.rules)
+        cov = [int(rule_coverage(r, d.train.X).sum()) for r in model.rules]
+        losses = {k: [math.nan] * n for k in ("train_hamming", "train_subset", "val_hamming", "val_subset")}
+        try:
+            w = WhatIf(model, d.train.X, d.train.Y, d.test.X, d.test.Y)
+            for i in range(n):
+                w.set_active(i, False)
+            for i in range(n):
+                w.set_active(i, True)
+                got = w.losses()
+                losses["train_hamming"][i], losses["train_subset"][i] = got["train_hamming"], got["train_subset"]
+                losses["val_hamming"][i], losses["val_subset"][i] = got["test_hamming"], got["test_subset"]
+        except ValueError:
+            pass  # not an additive model: no trajectory
+        run.append(RuleRecord(i, model.rules[i], cov[i], math.nan, losses["train_hamming"][i],
+                              losses["train_subset"][i], losses["val_hamming"][i], losses["val_subset"][i])
+                   for i in range(n))
+        self.plot.add_run(run, live=False)
+        return run
+
+    @staticmethod
+    def _records_from_run(model, run: Run) -> list:
+        s = run.series
+
+        def val(k, i):
+            v = s[k][i]
+            return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+        return [RuleRecord(i, rule, int(s["coverage"][i]), float(s["improvement"][i]), s["train_hamming"][i],
+                           s["train_subset"][i], val("test_hamming", i), val("test_subset", i))
+                for i, rule in enumerate(model.rules)]
+
+    # ---------------------------------------------------------------------------- sessions
+    def session(self) -> Session:
+        if self.data is None:
+            raise ValueError("there is nothing to save: no data loaded")
+        model_doc = exports.model_document(self.estimator) if (self.estimator is not None and
+                                                              self.model is not None) else None
+        current = self.history.runs.index(self.run) if self.run in self.history.runs and model_doc else None
+        active = self.table_model.active.tolist() if model_doc and not self.table_model.active.all() else None
+        spec = self.learner_panel.spec
+        return Session(data=self.data.spec, learner=spec.key if spec else "", params=self.learner_panel.params(),
+                       model=model_doc, runs=self.history.to_list(), current_run=current, active=active)
+
+    def save_session(self, path) -> None:
+        if self.training_active:
+            raise ValueError("stop the current run before saving the session")
+        save_session(path, self.session())
+
+    def save_session_dialog(self):
+        path = self._ask_save("Save session", SESSION_FILTER, "session.json")
+        if path:
+            self._guard("Cannot save the session", self.save_session, path)
+
+    def open_session(self, path) -> None:
+        if self.training_active:
+            raise ValueError("stop the current run before opening a session")
+        s = load_session(path)
+        loaded = load_data(s.data)
+        self.set_data(loaded)
+        if s.learner:
+            try:
+                self.learner_panel.set_learner(s.learner)
+                self.learner_panel.set_params(s.params)
+            except ValueError as exc:
+                self.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
+        self.history = s.history()
+        self.plot.set_history(self.history)
+        if s.model:
+            spec, est = exports.estimator_from_document(s.model)
+            run = self.history.runs[s.current_run] if s.current_run is not None and \
+                0 <= s.current_run < len(self.history.runs) else None
+            self._show_loaded_model(spec, est, name="session model", run=run, active=s.active)
+        self.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
+        self._update_enabled()
+
+    def open_session_dialog(self):
+        path, _ = QFileDialog.getOpenFileName(self, "Open session", "", SESSION_FILTER)
+        if path:
+            self._guard("Cannot open the session", self.open_session, path)
+
+    def _guard(self, title: str, fn, *args) -> bool:
+        try:
+            fn(*args)
+            return True
+        except (ValueError, OSError, KeyError, MemoryError, json.JSONDecodeError) as exc:
+            self.show_error(title, self._error_text(exc))
+            return False
+
+    # ---------------------------------------------------------------------------- closing
+    def closeEvent(self, event) -> None:
+        self._closing = True
+        self._filter_timer.stop()
+        if self.training is not None and self.training.active:
+            self.training.stop()
+            if not self.training.wait(CLOSE_WAIT_MS):
+                self.statusBar().showMessage("Waiting for the training thread to stop…")
+        if self.training is not None:
+            self.training.batcher.stop()
+        for box in list(self._message_boxes):
+            box.close()
+        self.plot._timer.stop()
+        super().closeEvent(event)

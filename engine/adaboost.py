@@ -1,0 +1,232 @@
+"""AdaBoost.MH (Schapire & Singer 1999, "Improved boosting algorithms using confidence-rated
+predictions", section 7) with decision stumps or rules as weak hypotheses.
+
+The booster keeps a distribution ``D_t`` over (example, label) pairs, ``D_1(i, l) = 1 / (N K)``.
+Round ``t`` trains a weak hypothesis ``h_t(x, l)`` in {-1, 0, +1} on ``D_t``; with
+
+    W+ = sum of D_t(i, l) over pairs with y_il h_t(x_i, l) = +1   (right)
+    W- = sum of D_t(i, l) over pairs with y_il h_t(x_i, l) = -1   (wrong)
+    W0 = sum of D_t(i, l) over pairs with h_t(x_i, l) = 0         (abstained)
+    r_t = W+ - W- = sum_il D_t(i, l) y_il h_t(x_i, l)
+
+the confidence minimising the normaliser is ``alpha_t = 1/2 ln(W+ / W-)`` and the normaliser
+(``Z_t = sum_il D_t(i, l) exp(-alpha_t y_il h_t(x_i, l))``) becomes
+
+    Z_t = W0 + 2 sqrt(W+ W-).
+
+Without abstentions (W0 = 0, W+ + W- = 1) this is ``alpha_t = 1/2 ln((1 + r_t) / (1 - r_t))`` and
+``Z_t = sqrt(1 - r_t^2)``.  A stump abstains exactly on the examples whose value of its
+attribute is missing; a rule abstains outside its body, so the general formula is used
+throughout.  Then ``D_{t+1} = D_t exp(-alpha_t y h_t) / Z_t`` and the training Hamming loss of
+``sign(sum_t alpha_t h_t)`` is at most ``prod_t Z_t`` (Schapire & Singer, Theorem 10).  Weak
+hypotheses are chosen to minimise ``Z_t`` (for complete data and stumps: to maximise ``|r_t|``).
+
+**Guard.**  When no pair is voted on wrongly (``W- = 0``, e.g. ``r_t = 1`` on separable data) the
+optimal confidence is infinite; it is capped at :data:`ALPHA_MAX` =
+``1/2 ln((1 + (1 - 1e-10)) / 1e-10)`` (about 11.86), the confidence of ``r = 1 - 1e-10``.  The
+reported ``Z_t`` is always the exact normaliser ``W0 + W+ exp(-alpha) + W- exp(alpha)`` of the
+confidence actually used, so ``prod Z_t`` stays a valid bound.  Training stops early when the
+best weak hypothesis has no edge (``r_t <= 0``).
+
+**Weak hypotheses** (``weak_learner``):
+
+- ``'stump'``: one attribute split in two (``x <= t`` / ``x > t``; ``x == v`` / ``x != v`` for nominal
+  attributes); on each side every label gets the vote ``sign(sum_i D(i, l) y_il)`` over the
+  examples on that side (+1 on a tie), one confidence ``alpha_t`` for both sides.  A stump is
+  stored as **two** :class:`~engine.rules.Rule` objects with head scores ``alpha_t * vote``: the
+  round's :class:`~engine.learner.RuleRecord` carries the first side (``<=`` or ``==``) as ``rule``
+  and the model holds both, in round order (``model_.rules[2t]`` and ``model_.rules[2t + 1]``).
+- ``'rule'``: a conjunction grown top-down, each step adding the condition that lowers ``Z`` the
+  most while it does (at most ``max_conditions``), with per-label votes inside and abstention
+  outside; one rule per round.  A round may return the empty body (votes on every example).
+
+Prediction is ``sign(sum_t alpha_t h_t(x, l))`` per label: the rule model's ``'label-wise'``
+strategy over the heads ``alpha_t * vote``; ``decision_function`` gives the sums (for ranking).
+``RuleRecord.extra`` holds ``alpha``, ``r``, ``Z``, ``bound`` (``prod Z``), ``abstained`` (W0),
+``wrong`` (W-) and, for the training Hamming loss next to the bound, the record's
+``train_hamming``.  ``improvement`` is the decrease of the bound, ``bound_{t-1} (1 - Z_t)``.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Iterator
+
+import numpy as np
+
+from .boomer import sampled_feature_count
+from .core.boosting import add_head_scores
+from .core.features import build_feature_index
+from .core.refinement import apply_condition, sample_features
+from .core.stumps import MODE_RULE, MODE_STUMP, best_splits, covered_totals, reweight, vote_statistics
+from .learner import RuleLearner, RuleRecord, TrainingData
+from .model import RuleModel, rule_coverage
+from .rules import OPERATORS, Condition, Rule
+from .tracking import LossTracker
+from .validation import check_choice, check_int, check_random_state
+
+WEAK_LEARNERS = ("stump", "rule")
+FEATURE_SAMPLING = ("none", "without-replacement")
+ALPHA_MAX = 0.5 * math.log((2.0 - 1e-10) / 1e-10)
+_MAX_CONDITIONS_CAP = 256
+_COMPLEMENT = {"<=": ">", ">": "<=", "==": "!=", "!=": "=="}
+
+
+class AdaBoostMHClassifier(RuleLearner):
+    """AdaBoost.MH with decision stumps or greedy rules as weak hypotheses (see the module doc).
+
+    ``max_rules`` is the number of boosting rounds (one record per round); ``max_conditions``
+    limits the rule weak learner's bodies (None: no limit); ``feature_sampling`` draws
+    ``floor(log2(D - 1) + 1)`` attributes per search step with ``random_state`` (default: all
+    attributes, deterministic).
+    """
+
+    LEARNER_NAME = "adaboost-mh"
+
+    def __init__(self, max_rules=200, weak_learner="stump", max_conditions=None, feature_sampling="none",
+                 random_state=1):
+        self.max_rules = max_rules
+        self.weak_learner = weak_learner
+        self.max_conditions = max_conditions
+        self.feature_sampling = feature_sampling
+        self.random_state = random_state
+
+    def _validate_params(self) -> None:
+        check_int("max_rules", self.max_rules, 1)
+        check_choice("weak_learner", self.weak_learner, WEAK_LEARNERS)
+        check_int("max_conditions", self.max_conditions, 1, allow_none=True)
+        check_choice("feature_sampling", self.feature_sampling, FEATURE_SAMPLING)
+        check_random_state(self.random_state)
+
+    def _make_model(self, rules, data: TrainingData) -> RuleModel:
+        # One record per round, but a stump round contributes two rules (see the module doc).
+        rounds = getattr(self, "_round_rules", None)
+        if rounds is not None and len(rounds) >= len(rules):
+            rules = [r for pair in rounds[:len(rules)] for r in pair]
+        return RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], "label-wise", None, None, data.schema,
+                         data.nominal)
+
+    # -- boosting --------------------------------------------------------------------------
+    def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
+        X, Y = data.X, data.Y
+        n, K = Y.shape
+        self._round_rules = []
+        index = build_feature_index(X, data.nominal)
+        if index.constant_attributes().all():
+            warnings.warn("every attribute is constant on the training data: no weak hypothesis splits it",
+                          RuntimeWarning, stacklevel=3)
+        Ysign = np.ascontiguousarray(np.where(Y > 0, 1, -1), dtype=np.int8)
+        D = np.full((n, K), 1.0 / (n * K))
+        F = np.zeros((n, K))
+        train = LossTracker(Y, "label-wise", F=F)
+        val = LossTracker(data.Y_val, "label-wise") if data.X_val is not None else None
+        stump = self.weak_learner == "stump"
+        mode = MODE_STUMP if stump else MODE_RULE
+        max_conditions = 1 if stump else (self.max_conditions or _MAX_CONDITIONS_CAP)
+        n_features = index.n_features
+        n_sample = sampled_feature_count(n_features) if self.feature_sampling != "none" else n_features
+        rng_state = np.array([np.random.default_rng(self.random_state).integers(1, 2**63 - 1)], dtype=np.uint64)
+        perm = np.arange(n_features, dtype=np.int64)
+        out_z = np.empty(n_features)
+        out_op = np.empty(n_features, dtype=np.int64)
+        out_thr = np.empty(n_features)
+        S_T = np.empty(K)
+        rows = np.empty(n, dtype=np.int64)
+        bound = 1.0
+
+        for t in range(self.max_rules):
+            A = D * Ysign
+            d = D.sum(axis=1)
+            W_all = float(d.sum())
+            cov = np.ones(n, dtype=np.uint8)
+            W_T, n_T = covered_totals(cov, A, d, S_T)
+            z_current = _z_of_set(S_T, W_T, W_all) if not stump else math.inf
+            conditions = []
+            while len(conditions) < max_conditions and n_T >= 2:
+                if n_sample < n_features:
+                    sample_features(perm, n_sample, rng_state)
+                best_splits(perm, n_sample, index.ptr, index.rows, index.values, index.missing_ptr,
+                            index.missing_rows, index.nominal, cov, A, d, S_T, W_T, n_T, W_all, mode,
+                            out_z, out_op, out_thr)
+                best = -1
+                for c in range(n_sample):
+                    if out_op[c] >= 0 and (best < 0 or out_z[c] < out_z[best]):
+                        best = c
+                if best < 0 or not out_z[best] < z_current - 1e-15:
+                    break
+                z_current = out_z[best]
+                j, op, thr = int(perm[best]), int(out_op[best]), float(out_thr[best])
+                conditions.append(Condition(j, OPERATORS[op], thr))
+                apply_condition(j, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
+                                index.missing_rows, cov)
+                W_T, n_T = covered_totals(cov, A, d, S_T)
+            if stump and not conditions:
+                break  # no attribute splits the data
+
+            # The hypothesis: (coverage, votes) per voting part.
+            parts = []
+            if stump:
+                c = conditions[0]
+                for cond in (c, Condition(c.attribute, _COMPLEMENT[c.operator], c.threshold)):
+                    mask = np.ones(n, dtype=np.uint8)
+                    apply_condition(cond.attribute, OPERATORS.index(cond.operator), cond.threshold, index.ptr,
+                                    index.rows, index.values, index.missing_ptr, index.missing_rows, mask)
+                    parts.append(((cond,), mask))
+            else:
+                parts.append((tuple(conditions), cov))
+            w_plus = w_minus = 0.0
+            hyp = []
+            for conds, mask in parts:
+                m = _rows_of(mask, rows)
+                part_rows = rows[:m].copy()
+                votes = np.where(A[part_rows].sum(axis=0) >= 0.0, 1, -1).astype(np.int8)
+                wp, wm = vote_statistics(D, Ysign, part_rows, m, votes)
+                w_plus += wp
+                w_minus += wm
+                hyp.append((conds, part_rows, votes))
+            w0 = max(W_all - w_plus - w_minus, 0.0)
+            r = (w_plus - w_minus) / W_all
+            if not r > 0.0:
+                break  # the best weak hypothesis has no edge: boosting cannot continue
+            alpha = ALPHA_MAX if w_minus <= 0.0 else min(0.5 * math.log(w_plus / w_minus), ALPHA_MAX)
+            Z = (w0 + w_plus * math.exp(-alpha) + w_minus * math.exp(alpha)) / W_all
+            for conds, part_rows, votes in hyp:
+                reweight(D, Ysign, part_rows, len(part_rows), votes, alpha)
+            D /= D.sum()
+            previous = bound
+            bound *= Z
+
+            labels = np.arange(K, dtype=np.int64)
+            rules = [Rule(conds, labels, alpha * v.astype(np.float64), data.schema) for conds, _, v in hyp]
+            self._round_rules.append(rules)
+            changed = np.zeros(n, dtype=bool)
+            for rule, (_, part_rows, _) in zip(rules, hyp):
+                add_head_scores(F, part_rows, len(part_rows), labels, rule.head_scores, 1.0)
+                changed[part_rows] = True
+            changed_rows = np.flatnonzero(changed).astype(np.int64)
+            train.refresh(changed_rows)
+            record = dict(index=t, rule=rules[0], coverage=int(len(changed_rows)),
+                          improvement=float(previous - bound), train_hamming=train.hamming,
+                          train_subset=train.subset)
+            if val is not None:
+                vchanged = np.zeros(data.X_val.shape[0], dtype=bool)
+                for rule in rules:
+                    vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
+                    add_head_scores(val.F, vrows, len(vrows), labels, rule.head_scores, 1.0)
+                    vchanged[vrows] = True
+                val.refresh(np.flatnonzero(vchanged).astype(np.int64))
+                record.update(val_hamming=val.hamming, val_subset=val.subset)
+            record["extra"] = {"alpha": float(alpha), "r": float(r), "Z": float(Z), "bound": float(bound),
+                               "abstained": float(w0 / W_all), "wrong": float(w_minus / W_all)}
+            yield RuleRecord(**record)
+
+
+def _z_of_set(S, W, W_all) -> float:
+    r = float(np.abs(S).sum())
+    return (W_all - W) + math.sqrt(max(W * W - r * r, 0.0))
+
+
+def _rows_of(mask: np.ndarray, out: np.ndarray) -> int:
+    idx = np.flatnonzero(mask)
+    out[:len(idx)] = idx
+    return len(idx)
