@@ -142,17 +142,14 @@ class BoomerClassifier(RuleLearner):
         attrs = np.empty(max_conditions, dtype=np.int64)
         ops = np.empty(max_conditions, dtype=np.int64)
         thrs = np.empty(max_conditions, dtype=np.float64)
-        ones = np.ones(n, dtype=np.int64)
+        weights = np.ones(n, dtype=np.int64)
+        bagging = self.instance_sampling == "with-replacement"
         for t in range(1, self.max_rules):
             seed = np.array([rng.integers(1, 2**63 - 1)], dtype=np.uint64)
-            if self.instance_sampling == "with-replacement":
-                weights = np.bincount(rng.integers(0, n, n), minlength=n).astype(np.int64)  # Alg. 1 line 5
-            else:
-                weights = ones
             covered[:] = 1
             n_cond, quality, label = refine_rule(
                 index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
-                G, H_refine, full_refine, single, weights, l2, l1, n_sample, max_conditions, int(self.min_coverage),
+                G, H_refine, full_refine, single, weights, bagging, l2, l1, n_sample, max_conditions, int(self.min_coverage),
                 seed, perm, covered, attrs, ops, thrs)
             if n_cond == 0:
                 break  # no condition improves the objective: nothing more to learn

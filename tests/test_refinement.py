@@ -68,9 +68,11 @@ def test_sweep_matches_brute_force(loss, single, seed):
     T_h = (cw[:, None] * H).sum(0)
     for min_cov in (1, 5):
         for j in range(d):
-            q, op, thr, lab = _sweep_attribute(j, index.ptr, index.rows, index.values, index.missing_ptr,
-                                               index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
-                                               int(active.sum()), full, single, 1.0, 0.0, min_cov)
+            best_g, best_h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
+            q, op, thr, lab, cnt = _sweep_attribute(j, index.ptr, index.rows, index.values, index.missing_ptr,
+                                                    index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
+                                                    int(active.sum()), full, single, 1.0, 0.0, min_cov, best_g,
+                                                    best_h)
             expected = _brute_force(X[:, j], nominal[j], active, w, G, H, full, single, 1.0, min_cov)
             if np.isinf(expected):
                 assert op == -1
@@ -81,6 +83,10 @@ def test_sweep_matches_brute_force(loss, single, seed):
             with np.errstate(invalid="ignore"):
                 mask = {OP_LEQ: x <= thr, OP_GT: x > thr, OP_EQ: x == thr, OP_NEQ: (x != thr) & ~np.isnan(x)}[op]
             assert _quality(active & mask, w, G, H, full, single, 1.0) == pytest.approx(q, rel=1e-9, abs=1e-12)
+            # and the statistics handed to the next refinement step are that condition's
+            assert cnt == (active & mask).sum()
+            np.testing.assert_allclose(best_g, (w[active & mask, None] * G[active & mask]).sum(0), atol=1e-9)
+            np.testing.assert_allclose(best_h, (w[active & mask, None] * H[active & mask]).sum(0), atol=1e-9)
 
 
 def test_apply_condition_matches_direct_evaluation():
@@ -110,7 +116,7 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows,
-                                         index.nominal, G, H, full, True, np.ones(n, np.int64), 1.0, 0.0, 0, 2, 10,
+                                         index.nominal, G, H, full, True, np.ones(n, np.int64), False, 1.0, 0.0, 0, 2, 10,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
                                          thrs)
     assert 1 <= n_cond <= 2 and quality < 0 and 0 <= label < K

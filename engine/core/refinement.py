@@ -117,9 +117,23 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, sing
 
 
 @njit(cache=True, nogil=True)
+def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
+    """Remember the statistics of the best condition so far (X, or its complement V - X)."""
+    if complement:
+        for k in range(X_g.shape[0]):
+            out_g[k] = V_g[k] - X_g[k]
+        for k in range(X_h.shape[0]):
+            out_h[k] = V_h[k] - X_h[k]
+    else:
+        out_g[:] = X_g
+        out_h[:] = X_h
+
+
+@njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H,
-                     T_g, T_h, T_cnt, full_hessian, single, l2, l1, min_coverage):
-    """Best condition on attribute ``j``: returns (quality, operator, threshold, head label)."""
+                     T_g, T_h, T_cnt, full_hessian, single, l2, l1, min_coverage, best_g, best_h):
+    """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
+    covered count); its statistics are written to ``best_g``, ``best_h``."""
     K = G.shape[1]
     S = H.shape[1]
     V_g = T_g.copy()  # statistics of the covered examples with a value for attribute j
@@ -130,12 +144,14 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     Q_h = np.zeros(S)
     R_g = np.zeros(K)
     R_h = np.zeros(S)
-    chol = np.zeros((K, K))
+    n_chol = K if full_hessian else 1  # scratch for Cholesky solves (complete heads only)
+    chol = np.zeros((n_chol, n_chol))
     z = np.zeros(K)
     best_q = math.inf
     best_op = -1
     best_thr = 0.0
     best_label = -1
+    best_cnt = 0
 
     M_cnt = 0
     for r in range(miss_ptr[j], miss_ptr[j + 1]):
@@ -173,17 +189,25 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
                                             l1, min_coverage, R_g, R_h, chol, z)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_EQ, v, lx
+                best_cnt = cnt
+                _keep(P_g, P_h, V_g, V_h, False, best_g, best_h)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_NEQ, v, lr
+                best_cnt = n_valid - cnt
+                _keep(P_g, P_h, V_g, V_h, True, best_g, best_h)
         if n_valid - NZ_cnt > 0:
             # the implicit zeros: '== 0' covers V - Q, '!= 0' covers Q
             qx, lx, qr, lr = _split_quality(Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single,
                                             l2, l1, min_coverage, R_g, R_h, chol, z)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_EQ, 0.0, lr
+                best_cnt = n_valid - NZ_cnt
+                _keep(Q_g, Q_h, V_g, V_h, True, best_g, best_h)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_NEQ, 0.0, lx
-        return best_q, best_op, best_thr, best_label
+                best_cnt = NZ_cnt
+                _keep(Q_g, Q_h, V_g, V_h, False, best_g, best_h)
+        return best_q, best_op, best_thr, best_label, best_cnt
 
     # Numeric: negatives ascending (prefix sums P), positives descending (suffix sums Q),
     # the implicit zeros in between.
@@ -202,8 +226,12 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
                                             l1, min_coverage, R_g, R_h, chol, z)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
+                best_cnt = P_cnt
+                _keep(P_g, P_h, V_g, V_h, False, best_g, best_h)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_GT, thr, lr
+                best_cnt = n_valid - P_cnt
+                _keep(P_g, P_h, V_g, V_h, True, best_g, best_h)
         _accumulate(i, cw[i], G, H, P_g, P_h)
         P_cnt += 1
         prev = v
@@ -225,8 +253,12 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
                                             l1, min_coverage, R_g, R_h, chol, z)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
+                best_cnt = Q_cnt
+                _keep(Q_g, Q_h, V_g, V_h, False, best_g, best_h)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_LEQ, thr, lr
+                best_cnt = n_valid - Q_cnt
+                _keep(Q_g, Q_h, V_g, V_h, True, best_g, best_h)
         _accumulate(i, cw[i], G, H, Q_g, Q_h)
         Q_cnt += 1
         prev = v
@@ -240,17 +272,25 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
                                         l1, min_coverage, R_g, R_h, chol, z)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
+            best_cnt = P_cnt
+            _keep(P_g, P_h, V_g, V_h, False, best_g, best_h)
         if qr < best_q:
             best_q, best_op, best_thr, best_label = qr, OP_GT, thr, lr
+            best_cnt = n_valid - P_cnt
+            _keep(P_g, P_h, V_g, V_h, True, best_g, best_h)
     if Q_cnt > 0 and Z_cnt > 0:
         thr = 0.5 * first_positive
         qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
                                         l1, min_coverage, R_g, R_h, chol, z)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
+            best_cnt = Q_cnt
+            _keep(Q_g, Q_h, V_g, V_h, False, best_g, best_h)
         if qr < best_q:
             best_q, best_op, best_thr, best_label = qr, OP_LEQ, thr, lr
-    return best_q, best_op, best_thr, best_label
+            best_cnt = n_valid - Q_cnt
+            _keep(Q_g, Q_h, V_g, V_h, True, best_g, best_h)
+    return best_q, best_op, best_thr, best_label, best_cnt
 
 
 @njit(cache=True, nogil=True)
@@ -288,57 +328,72 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
 @njit(cache=True, nogil=True, parallel=True)
 def _best_conditions(candidates, n_candidates, ptr, rows, values, miss_ptr, miss_rows, nominal, cw,
                      G, H, T_g, T_h, T_cnt, full_hessian, single, l2, l1, min_coverage,
-                     out_q, out_op, out_thr, out_label):
+                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h):
     for c in prange(n_candidates):
-        q, op, thr, lab = _sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal,
-                                           cw, G, H, T_g, T_h, T_cnt, full_hessian, single, l2, l1,
-                                           min_coverage)
+        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal,
+                                                cw, G, H, T_g, T_h, T_cnt, full_hessian, single, l2, l1,
+                                                min_coverage, out_g[c], out_h[c])
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
         out_label[c] = lab
+        out_cnt[c] = cnt
+
+
+@njit(cache=True, nogil=True)
+def bagging_weights(weights, state):
+    """Alg. 1 line 5: how often each example is drawn in N draws with replacement."""
+    n = weights.shape[0]
+    weights[:] = 0
+    for _ in range(n):
+        weights[rng_below(state, n)] += 1
 
 
 @njit(cache=True, nogil=True)
 def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
-                weights, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
+                weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
                 covered, out_attr, out_op, out_thr):
     """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
     final coverage over all training examples.  Returns (number of conditions, quality,
-    head label for single heads)."""
+    head label for single heads).  With ``bagging`` the ``weights`` are drawn first.
+
+    The covered statistics are summed once; after each refinement they are the chosen
+    condition's statistics from the sweep, so later steps never re-scan the examples."""
     N = G.shape[0]
     K = G.shape[1]
     S = H.shape[1]
     D = perm.shape[0]
     m = D if n_sampled_features <= 0 or n_sampled_features > D else n_sampled_features
+    if bagging:
+        bagging_weights(weights, rng_state)
     cw = np.zeros(N)
     T_g = np.zeros(K)
     T_h = np.zeros(S)
+    T_cnt = 0
+    for i in range(N):
+        if covered[i] and weights[i] > 0:
+            cw[i] = weights[i]
+            _accumulate(i, cw[i], G, H, T_g, T_h)
+            T_cnt += 1
     cand_q = np.empty(m)
     cand_op = np.empty(m, dtype=np.int64)
     cand_thr = np.empty(m)
     cand_label = np.empty(m, dtype=np.int64)
+    cand_cnt = np.empty(m, dtype=np.int64)
+    cand_g = np.empty((m, K))
+    cand_h = np.empty((m, S))
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
     n_conditions = 0
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
     while n_conditions < limit:
-        T_cnt = 0
-        T_g[:] = 0.0
-        T_h[:] = 0.0
-        for i in range(N):
-            if covered[i] and weights[i] > 0:
-                cw[i] = weights[i]
-                _accumulate(i, cw[i], G, H, T_g, T_h)
-                T_cnt += 1
-            else:
-                cw[i] = 0.0
         if T_cnt < 2 or T_cnt <= min_coverage:
             break
         if m < D:
             sample_features(perm, m, rng_state)
         _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
-                         T_cnt, full_hessian, single, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label)
+                         T_cnt, full_hessian, single, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
+                         cand_cnt, cand_g, cand_h)
         best = -1
         for c in range(m):
             if cand_op[c] >= 0 and (best < 0 or cand_q[c] < cand_q[best]):
@@ -353,4 +408,10 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
         out_thr[n_conditions] = cand_thr[best]
         apply_condition(j, cand_op[best], cand_thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
         n_conditions += 1
+        T_g[:] = cand_g[best]
+        T_h[:] = cand_h[best]
+        T_cnt = cand_cnt[best]
+        for i in range(N):
+            if not covered[i]:
+                cw[i] = 0.0
     return n_conditions, current, label
