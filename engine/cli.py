@@ -144,7 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", type=int, default=1000)
     p.add_argument("--data", nargs="*", default=None, help="subset of emotions, yeast, enron")
     p.add_argument("--variants", nargs="*", default=None, help="subset of label-wise, example-wise")
-    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--seeds", type=int, default=3, help="runs per row with random_state 1..n (default 3)")
     p.set_defaults(func=lambda a: __import__("engine.bench", fromlist=["main"]).run(a))
 
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")

@@ -71,7 +71,7 @@ def test_sweep_matches_brute_force(loss, single, seed):
             best_g, best_h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
             q, op, thr, lab, cnt = _sweep_attribute(j, index.ptr, index.rows, index.values, index.missing_ptr,
                                                     index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
-                                                    int(active.sum()), full, single, 1.0, 0.0, min_cov, best_g,
+                                                    int(active.sum()), full, -1 if single else -2, 1.0, 0.0, min_cov, best_g,
                                                     best_h)
             expected = _brute_force(X[:, j], nominal[j], active, w, G, H, full, single, 1.0, min_cov)
             if np.isinf(expected):
@@ -123,3 +123,27 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     assert covered.sum() >= 10
     w = np.ones(n)
     assert _quality(covered.astype(bool), w, G, H, full, True, 1.0) == pytest.approx(quality)
+
+
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "squared-error-decomposable"])
+def test_sweep_with_a_fixed_label_optimises_that_label_only(loss):
+    """After a rule's first condition its single label is fixed; later sweeps score only that label."""
+    from engine.core.heads import label_quality
+    rng = np.random.default_rng(21)
+    n, K = 60, 4
+    X = rng.normal(size=(n, 1)).astype(np.float32)
+    Y = (rng.random((n, K)) < 0.5).astype(np.uint8)
+    G, H, full = _stats(loss, rng.normal(scale=0.3, size=(n, K)), Y)
+    index = build_feature_index(X, np.zeros(1, np.uint8))
+    cw = np.ones(n)
+    T_g, T_h = G.sum(0), H.sum(0)
+    for label in range(K):
+        q, op, thr, lab, cnt = _sweep_attribute(0, index.ptr, index.rows, index.values, index.missing_ptr,
+                                                index.missing_rows, index.nominal, cw, G, H, T_g, T_h, n, full,
+                                                label, 1.0, 0.0, 1, np.zeros(K), np.zeros(K))
+        x = X[:, 0]
+        best = np.inf
+        for t in 0.5 * (np.sort(x)[1:] + np.sort(x)[:-1]):
+            for mask in (x <= t, x > t):
+                best = min(best, label_quality(G[mask, label].sum(), H[mask, label].sum(), 1.0, 0.0))
+        assert lab == label and q == pytest.approx(best, rel=1e-9)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .heads import head_quality
+from .heads import diagonal_position, head_quality, label_quality
 
 OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3
 
@@ -59,7 +59,7 @@ def _accumulate(i, w, G, H, acc_g, acc_h):
 
 
 @njit(cache=True, nogil=True)
-def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2, l1, min_coverage,
+def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
                    R_g, R_h, chol, z):
     """Eq. (14) qualities of the examples with statistics X and of their complement V - X
     among the non-missing covered examples; +inf where a side's coverage is not allowed.
@@ -71,6 +71,15 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, sing
     qr = math.inf
     lx = -1
     lr = -1
+    if head >= 0:
+        # single-label head whose label was fixed by the rule's first condition
+        d = diagonal_position(head, X_g.shape[0], full_hessian)
+        if ok_x:
+            qx, lx = label_quality(X_g[head], X_h[d], l2, l1), head
+        if ok_r:
+            qr, lr = label_quality(V_g[head] - X_g[head], V_h[d] - X_h[d], l2, l1), head
+        return qx, lx, qr, lr
+    single = head == -1
     if not full_hessian and l1 == 0.0 and l2 > 0.0:
         # Fast path for diagonal Hessians (eq. 17): both sides in one branch-free pass.
         K = X_g.shape[0]
@@ -131,7 +140,7 @@ def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
 
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H,
-                     T_g, T_h, T_cnt, full_hessian, single, l2, l1, min_coverage, best_g, best_h):
+                     T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h):
     """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
     covered count); its statistics are written to ``best_g``, ``best_h``."""
     K = G.shape[1]
@@ -185,7 +194,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
             for k in range(S):
                 Q_h[k] += P_h[k]
             NZ_cnt += cnt
-            qx, lx, qr, lr = _split_quality(P_g, P_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+            qx, lx, qr, lr = _split_quality(P_g, P_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                             l1, min_coverage, R_g, R_h, chol, z)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_EQ, v, lx
@@ -197,7 +206,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
                 _keep(P_g, P_h, V_g, V_h, True, best_g, best_h)
         if n_valid - NZ_cnt > 0:
             # the implicit zeros: '== 0' covers V - Q, '!= 0' covers Q
-            qx, lx, qr, lr = _split_quality(Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single,
+            qx, lx, qr, lr = _split_quality(Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head,
                                             l2, l1, min_coverage, R_g, R_h, chol, z)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_EQ, 0.0, lr
@@ -222,7 +231,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
             continue
         if P_cnt > 0 and v != prev:
             thr = 0.5 * (prev + v)
-            qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+            qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                             l1, min_coverage, R_g, R_h, chol, z)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
@@ -249,7 +258,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
             continue
         if Q_cnt > 0 and v != prev:
             thr = 0.5 * (prev + v)
-            qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+            qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                             l1, min_coverage, R_g, R_h, chol, z)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
@@ -268,7 +277,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     # Boundaries next to the zero block (or between negatives and positives without zeros).
     if P_cnt > 0 and (Z_cnt > 0 or Q_cnt > 0):
         thr = 0.5 * last_negative if Z_cnt > 0 else 0.5 * (last_negative + first_positive)
-        qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+        qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                         l1, min_coverage, R_g, R_h, chol, z)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
@@ -280,7 +289,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
             _keep(P_g, P_h, V_g, V_h, True, best_g, best_h)
     if Q_cnt > 0 and Z_cnt > 0:
         thr = 0.5 * first_positive
-        qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, single, l2,
+        qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                         l1, min_coverage, R_g, R_h, chol, z)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
@@ -327,11 +336,11 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
 
 @njit(cache=True, nogil=True, parallel=True)
 def _best_conditions(candidates, n_candidates, ptr, rows, values, miss_ptr, miss_rows, nominal, cw,
-                     G, H, T_g, T_h, T_cnt, full_hessian, single, l2, l1, min_coverage,
+                     G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
                      out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h):
     for c in prange(n_candidates):
         q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal,
-                                                cw, G, H, T_g, T_h, T_cnt, full_hessian, single, l2, l1,
+                                                cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
                                                 min_coverage, out_g[c], out_h[c])
         out_q[c] = q
         out_op[c] = op
@@ -384,6 +393,7 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
     cand_h = np.empty((m, S))
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
+    head = -1 if single else -2  # -2 complete, -1 best single label, k >= 0 label k
     n_conditions = 0
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
     while n_conditions < limit:
@@ -392,7 +402,7 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
         if m < D:
             sample_features(perm, m, rng_state)
         _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
-                         T_cnt, full_hessian, single, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
+                         T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
                          cand_cnt, cand_g, cand_h)
         best = -1
         for c in range(m):
@@ -402,6 +412,8 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
             break
         current = cand_q[best]
         label = cand_label[best]
+        if single:
+            head = label  # later conditions refine the rule for the label its first condition chose
         j = perm[best]
         out_attr[n_conditions] = j
         out_op[n_conditions] = cand_op[best]
