@@ -172,12 +172,12 @@ class BoomerClassifier(RuleLearner):
     def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, improvement):
         """Apply a rule to the training scores and statistics; update the tracked losses."""
         apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
-        train.refresh(rows, n_rows)
+        train.add_head(rows, n_rows, labels, head)
         record = dict(index=len(self.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=train.hamming, train_subset=train.subset)
         if val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
             add_head_scores(val.F, vrows, len(vrows), labels, head, 1.0)
-            val.refresh(vrows)
+            val.add_head(vrows, len(vrows), labels, head)
             record.update(val_hamming=val.hamming, val_subset=val.subset)
         return RuleRecord(**record)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.boosting import example_wise_errors, label_wise_errors
+from .core.boosting import example_wise_errors, label_wise_errors, label_wise_errors_after_head
 from .core.losses import LOSS_CODES
 from .model import label_vector_index
 
@@ -35,6 +35,15 @@ class LossTracker:
                                          self.vec_ptr, self.vec_idx, self.errors)
         else:
             dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors)
+        self.wrong_labels += dl
+        self.wrong_examples += de
+
+    def add_head(self, rows: np.ndarray, n_rows: int, head_labels: np.ndarray, head_scores: np.ndarray) -> None:
+        """Update after ``head`` was added to the scores of ``rows[:n_rows]`` (already in ``F``)."""
+        if self.example_wise:
+            self.refresh(rows, n_rows)
+            return
+        dl, de = label_wise_errors_after_head(self.F, self.Y, rows, n_rows, head_labels, head_scores, self.errors)
         self.wrong_labels += dl
         self.wrong_examples += de
 

@@ -147,3 +147,24 @@ def test_sweep_with_a_fixed_label_optimises_that_label_only(loss):
             for mask in (x <= t, x > t):
                 best = min(best, label_quality(G[mask, label].sum(), H[mask, label].sum(), 1.0, 0.0))
         assert lab == label and q == pytest.approx(best, rel=1e-9)
+
+
+def test_dense_and_sparse_feature_indices_agree():
+    import dataclasses
+    import scipy.sparse as sp
+    rng = np.random.default_rng(0)
+    X = rng.integers(-2, 3, (200, 30)).astype(np.float32)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 5] = 3
+    X[:, 6] = np.nan
+    X[:10, 7] = 1
+    X[10:, 7] = np.nan
+    dense = build_feature_index(X, np.zeros(30, np.uint8))
+    sparse = build_feature_index(sp.csc_matrix(X), np.zeros(30, np.uint8))
+    for name in ("ptr", "rows", "values", "missing_ptr"):
+        np.testing.assert_array_equal(getattr(dense, name), getattr(sparse, name))
+    np.testing.assert_array_equal(np.sort(dense.missing_rows), np.sort(sparse.missing_rows))
+    np.testing.assert_array_equal(dense.constant_attributes(), sparse.constant_attributes())
+    assert set(np.flatnonzero(dense.constant_attributes())) == {5, 6, 7}
+    for j in (0, 7):
+        np.testing.assert_array_equal(dense.column(j), np.where(np.isnan(X[:, j]), np.nan, X[:, j]))

@@ -28,6 +28,15 @@ def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
     ``label`` >= 0 gives a single-label head for that label (eq. 17); -1 a complete head
     (eq. 16/17).  Scores are multiplied by the shrinkage ``scale``."""
     K = G.shape[1]
+    if label >= 0:
+        d = diagonal_position(label, K, full_hessian)
+        gs = 0.0
+        hs = 0.0
+        for r in range(n_rows):
+            gs += G[rows[r], label]
+            hs += H[rows[r], d]
+        out[0] = scale * label_score(gs, hs, l2, l1)
+        return
     g = np.zeros(K)
     h = np.zeros(H.shape[1])
     for r in range(n_rows):
@@ -36,9 +45,6 @@ def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
             g[k] += G[i, k]
         for k in range(H.shape[1]):
             h[k] += H[i, k]
-    if label >= 0:
-        out[0] = scale * label_score(g[label], h[diagonal_position(label, K, full_hessian)], l2, l1)
-        return
     chol = np.zeros((K, K))
     complete_scores(g, h, full_hessian, l2, l1, chol, out)
     for k in range(K):
@@ -84,6 +90,26 @@ def label_wise_errors(F, Y, rows, n_rows, errors):
             pred = 1 if F[i, k] > 0.0 else 0
             if pred != Y[i, k]:
                 e += 1
+        d_labels += e - errors[i]
+        d_examples += (1 if e > 0 else 0) - (1 if errors[i] > 0 else 0)
+        errors[i] = e
+    return d_labels, d_examples
+
+
+@njit(cache=True, nogil=True)
+def label_wise_errors_after_head(F, Y, rows, n_rows, head_labels, head_scores, errors):
+    """Like :func:`label_wise_errors` right after ``head`` was added to ``F``: only the head's
+    labels can change their prediction, so only they are compared (old score = F - head)."""
+    d_labels = 0
+    d_examples = 0
+    for r in range(n_rows):
+        i = rows[r]
+        e = errors[i]
+        for c in range(head_labels.shape[0]):
+            k = head_labels[c]
+            new_wrong = (1 if F[i, k] > 0.0 else 0) != Y[i, k]
+            old_wrong = (1 if F[i, k] - head_scores[c] > 0.0 else 0) != Y[i, k]
+            e += int(new_wrong) - int(old_wrong)
         d_labels += e - errors[i]
         d_examples += (1 if e > 0 else 0) - (1 if errors[i] > 0 else 0)
         errors[i] = e

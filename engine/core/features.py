@@ -23,6 +23,7 @@ class FeatureIndex:
     missing_rows: np.ndarray  # int32
     nominal: np.ndarray  # uint8, D
     n_examples: int
+    constant: np.ndarray | None = None  # bool, D: at most one distinct non-missing value
 
     @property
     def n_features(self) -> int:
@@ -38,13 +39,14 @@ class FeatureIndex:
 
     def constant_attributes(self) -> np.ndarray:
         """Mask of attributes taking at most one distinct non-missing value."""
+        if self.constant is not None:
+            return self.constant
         out = np.zeros(self.n_features, dtype=bool)
         for j in range(self.n_features):
             a, b = self.ptr[j], self.ptr[j + 1]
             n_missing = self.missing_ptr[j + 1] - self.missing_ptr[j]
             n_zero = self.n_examples - n_missing - (b - a)
-            vals = self.values[a:b]
-            distinct = (len(np.unique(vals)) if b > a else 0) + (1 if n_zero > 0 else 0)
+            distinct = (len(np.unique(self.values[a:b])) if b > a else 0) + (1 if n_zero > 0 else 0)
             out[j] = distinct <= 1
         return out
 
@@ -64,12 +66,7 @@ def build_feature_index(X, nominal: np.ndarray) -> FeatureIndex:
             v = Xc.data[a:b].astype(np.float32)
             _append_column(r, v, rows_parts, vals_parts, miss_parts, ptr, missing_ptr, j)
     else:
-        Xd = np.asarray(X, dtype=np.float32)
-        all_rows = np.arange(n, dtype=np.int32)
-        for j in range(d):
-            col = Xd[:, j]
-            keep = col != 0
-            _append_column(all_rows[keep], col[keep], rows_parts, vals_parts, miss_parts, ptr, missing_ptr, j)
+        return _dense_index(np.asarray(X, dtype=np.float32), nominal)
     cat = lambda parts, dt: np.ascontiguousarray(np.concatenate(parts), dtype=dt) if parts else np.zeros(0, dt)
     return FeatureIndex(
         ptr=ptr, rows=cat(rows_parts, np.int32), values=cat(vals_parts, np.float32),
@@ -87,3 +84,25 @@ def _append_column(r, v, rows_parts, vals_parts, miss_parts, ptr, missing_ptr, j
     vals_parts.append(v[order])
     ptr[j + 1] = ptr[j] + len(r)
     missing_ptr[j + 1] = missing_ptr[j] + int(missing.sum())
+
+
+def _dense_index(X: np.ndarray, nominal: np.ndarray) -> FeatureIndex:
+    """Vectorised build for dense input: one column-wise argsort (NaN sorts last)."""
+    n, d = X.shape
+    order = np.argsort(X, axis=0, kind="stable")
+    vals = np.take_along_axis(X, order, axis=0)
+    missing = np.isnan(vals)
+    keep = (vals != 0) & ~missing
+    ptr = np.zeros(d + 1, dtype=np.int64)
+    ptr[1:] = np.cumsum(keep.sum(axis=0))
+    missing_ptr = np.zeros(d + 1, dtype=np.int64)
+    missing_ptr[1:] = np.cumsum(missing.sum(axis=0))
+    # column-major flattening keeps each attribute's entries together, in sorted order
+    rows = np.ascontiguousarray(order.T[keep.T], dtype=np.int32)
+    values = np.ascontiguousarray(vals.T[keep.T], dtype=np.float32)
+    missing_rows = np.ascontiguousarray(order.T[missing.T], dtype=np.int32)
+    valid = ~missing
+    changes = ((vals[1:] != vals[:-1]) & valid[1:]).sum(axis=0) if n > 1 else np.zeros(d, dtype=np.int64)
+    distinct = np.where(valid.any(axis=0), 1 + changes, 0)
+    return FeatureIndex(ptr, rows, values, missing_ptr, missing_rows,
+                        np.ascontiguousarray(nominal, dtype=np.uint8), n, distinct <= 1)
