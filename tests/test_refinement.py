@@ -24,6 +24,11 @@ def _quality(mask, w, G, H, full, single, l2):
     return head_quality(g, h, full, single, l2, 0.0, np.zeros((K, K)), np.zeros(K))[0]
 
 
+def _scratch(G, H):
+    K, S = G.shape[1], H.shape[1]
+    return np.empty((4, K)), np.empty((4, S)), np.zeros((K, K)), np.zeros(K)
+
+
 def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):
     T_cnt = active.sum()
     valid = active & ~np.isnan(x)
@@ -72,7 +77,7 @@ def test_sweep_matches_brute_force(loss, single, seed):
             q, op, thr, lab, cnt = _sweep_attribute(j, index.ptr, index.rows, index.values, index.missing_ptr,
                                                     index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
                                                     int(active.sum()), full, -1 if single else -2, 1.0, 0.0, min_cov, best_g,
-                                                    best_h)
+                                                    best_h, *_scratch(G, H))
             expected = _brute_force(X[:, j], nominal[j], active, w, G, H, full, single, 1.0, min_cov)
             if np.isinf(expected):
                 assert op == -1
@@ -140,7 +145,8 @@ def test_sweep_with_a_fixed_label_optimises_that_label_only(loss):
     for label in range(K):
         q, op, thr, lab, cnt = _sweep_attribute(0, index.ptr, index.rows, index.values, index.missing_ptr,
                                                 index.missing_rows, index.nominal, cw, G, H, T_g, T_h, n, full,
-                                                label, 1.0, 0.0, 1, np.zeros(K), np.zeros(K))
+                                                label, 1.0, 0.0, 1, np.zeros(K), np.zeros(K),
+                                                *_scratch(G, H))
         x = X[:, 0]
         best = np.inf
         for t in 0.5 * (np.sort(x)[1:] + np.sort(x)[:-1]):

@@ -140,22 +140,27 @@ def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
 
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H,
-                     T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h):
+                     T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
+                     work_g, work_h, chol, z):
     """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
-    covered count); its statistics are written to ``best_g``, ``best_h``."""
+    covered count); its statistics are written to ``best_g``, ``best_h``.  ``work_g`` (4 x K),
+    ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are scratch space."""
     K = G.shape[1]
     S = H.shape[1]
-    V_g = T_g.copy()  # statistics of the covered examples with a value for attribute j
-    V_h = T_h.copy()
-    P_g = np.zeros(K)
-    P_h = np.zeros(S)
-    Q_g = np.zeros(K)
-    Q_h = np.zeros(S)
-    R_g = np.zeros(K)
-    R_h = np.zeros(S)
-    n_chol = K if full_hessian else 1  # scratch for Cholesky solves (complete heads only)
-    chol = np.zeros((n_chol, n_chol))
-    z = np.zeros(K)
+    V_g = work_g[0]  # statistics of the covered examples with a value for attribute j
+    V_h = work_h[0]
+    V_g[:] = T_g
+    V_h[:] = T_h
+    P_g = work_g[1]
+    P_h = work_h[1]
+    Q_g = work_g[2]
+    Q_h = work_h[2]
+    R_g = work_g[3]
+    R_h = work_h[3]
+    P_g[:] = 0.0
+    P_h[:] = 0.0
+    Q_g[:] = 0.0
+    Q_h[:] = 0.0
     best_q = math.inf
     best_op = -1
     best_thr = 0.0
@@ -337,11 +342,12 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
 @njit(cache=True, nogil=True, parallel=True)
 def _best_conditions(candidates, n_candidates, ptr, rows, values, miss_ptr, miss_rows, nominal, cw,
                      G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h):
+                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z):
     for c in prange(n_candidates):
         q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal,
                                                 cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
-                                                min_coverage, out_g[c], out_h[c])
+                                                min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
+                                                z[c])
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
@@ -391,6 +397,11 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
     cand_cnt = np.empty(m, dtype=np.int64)
     cand_g = np.empty((m, K))
     cand_h = np.empty((m, S))
+    work_g = np.empty((m, 4, K))
+    work_h = np.empty((m, 4, S))
+    n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
+    chol = np.zeros((m, n_chol, n_chol))
+    z = np.zeros((m, K))
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
     head = -1 if single else -2  # -2 complete, -1 best single label, k >= 0 label k
@@ -403,7 +414,7 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
             sample_features(perm, m, rng_state)
         _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
                          T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
-                         cand_cnt, cand_g, cand_h)
+                         cand_cnt, cand_g, cand_h, work_g, work_h, chol, z)
         best = -1
         for c in range(m):
             if cand_op[c] >= 0 and (best < 0 or cand_q[c] < cand_q[best]):
