@@ -7,9 +7,11 @@ The engine is free of any GUI toolkit.  Public entry points:
 - :class:`RuleRecord` - what ``fit_iter`` yields per rule;
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
 """
+from .adaboost import AdaBoostMHClassifier
 from .boomer import BoomerClassifier
 from .learner import RuleLearner, RuleRecord
 from .model import RuleModel
 from .rules import Condition, Rule, Schema
+from .seco import SeCoClassifier
 
-__all__ = ["BoomerClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema"]
+__all__ = ["AdaBoostMHClassifier", "BoomerClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema", "SeCoClassifier"]

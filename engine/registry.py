@@ -105,3 +105,64 @@ register(LearnerSpec(
         "Example-wise, multi-label heads": {"loss": "logistic-non-decomposable", "head_type": "complete"},
     },
 ))
+
+
+# -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco.py) -------------
+from .adaboost import FEATURE_SAMPLING as _ADA_FEATURE_SAMPLING  # noqa: E402
+from .adaboost import WEAK_LEARNERS, AdaBoostMHClassifier  # noqa: E402
+from .seco import HEAD_SEARCH, HEURISTICS, SeCoClassifier  # noqa: E402
+
+register(LearnerSpec(
+    key="adaboost-mh",
+    title="AdaBoost.MH (boosted stumps or rules)",
+    factory=AdaBoostMHClassifier,
+    description="Schapire & Singer 1999: boosting with a distribution over (example, label) pairs; "
+                "weak hypotheses vote ±1 per label with one confidence per round.",
+    parameters=(
+        Parameter("weak_learner", "choice", "stump", "Weak learner", "decision stumps (both sides vote) or "
+                  "greedy rules (abstain outside the body)", choices=WEAK_LEARNERS),
+        Parameter("max_rules", "int", 200, "Rounds", "boosting rounds (a stump adds two rules per round)",
+                  minimum=1, maximum=100000),
+        Parameter("max_conditions", "int", None, "Max conditions", "rule weak learner; empty = no limit",
+                  minimum=1, maximum=256, optional=True),
+        Parameter("feature_sampling", "choice", "none", "Feature sampling", "log2 attributes per search step",
+                  choices=_ADA_FEATURE_SAMPLING),
+        Parameter("random_state", "seed", 1, "Seed", "used by feature sampling", minimum=0, maximum=2**31 - 1),
+    ),
+    presets={
+        "Stumps": {"weak_learner": "stump"},
+        "Rules": {"weak_learner": "rule", "max_conditions": None},
+        "Short rules (≤ 3 conditions)": {"weak_learner": "rule", "max_conditions": 3},
+    },
+))
+
+register(LearnerSpec(
+    key="seco",
+    title="SeCo (separate-and-conquer, multi-label heads)",
+    factory=SeCoClassifier,
+    description="Rapp, Loza Mencía & Fürnkranz, PAKDD 2018: a decision list of rules with multi-label heads, "
+                "heads found by pruning with anti-monotonicity or decomposability of the heuristic.",
+    parameters=(
+        Parameter("heuristic", "choice", "subset-accuracy", "Heuristic", "rule quality on micro-averaged "
+                  "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
+        Parameter("beta", "float", 1.0, "F-measure β", "weight of recall in the F-measure", minimum=0.01,
+                  maximum=100.0),
+        Parameter("head_search", "choice", "pruned", "Head search", "pruned (anti-monotonicity) or exhaustive "
+                  "over all label combinations", choices=HEAD_SEARCH),
+        Parameter("max_rules", "int", 100, "Rules", "rules before the default rule", minimum=0, maximum=100000),
+        Parameter("max_conditions", "int", None, "Max conditions", "empty = no limit", minimum=1, maximum=256,
+                  optional=True),
+        Parameter("min_coverage", "int", 1, "Min coverage", "training examples a rule must cover", minimum=1,
+                  maximum=100000),
+        Parameter("label_coverage_threshold", "float", 1.0, "Label coverage", "fraction of an example's labels "
+                  "that must be predicted before it leaves the training set", minimum=0.01, maximum=1.0),
+        Parameter("max_uncovered", "float", 0.0, "Max uncovered", "stop when at most this fraction of the "
+                  "training examples remains", minimum=0.0, maximum=0.99),
+    ),
+    presets={
+        "Subset accuracy (pruned)": {"heuristic": "subset-accuracy", "head_search": "pruned"},
+        "F-measure": {"heuristic": "f-measure", "beta": 1.0},
+        "Hamming accuracy": {"heuristic": "hamming-accuracy"},
+        "Precision": {"heuristic": "precision"},
+    },
+))

@@ -34,7 +34,8 @@ def rng_next(state):
 
 @njit(cache=True, nogil=True)
 def rng_below(state, n):
-    return np.int64(rng_next(state) >> np.uint64(11)) % n
+    """Uniform integer in [0, n) for n < 2**32 (multiply-shift, no division)."""
+    return np.int64(((rng_next(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True, nogil=True)
@@ -50,12 +51,10 @@ def sample_features(perm, m, state):
 
 @njit(cache=True, nogil=True)
 def _accumulate(i, w, G, H, acc_g, acc_h):
-    gi = G[i]
-    hi = H[i]
     for k in range(acc_g.shape[0]):
-        acc_g[k] += w * gi[k]
+        acc_g[k] += w * G[i, k]
     for k in range(acc_h.shape[0]):
-        acc_h[k] += w * hi[k]
+        acc_h[k] += w * H[i, k]
 
 
 @njit(cache=True, nogil=True)
