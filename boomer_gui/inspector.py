@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidget, QSplitter, QTableView,
@@ -14,6 +13,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidg
 
 from engine.model import rule_coverage
 from engine.rules import Schema
+
+from .canvas import MarginCanvas
 
 POS, NEG = "#2e8b57", "#c83737"
 MAX_TICK_LABELS = 30
@@ -124,12 +125,12 @@ class RuleInspector(QWidget):
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.conditions = QListWidget()
         self.conditions.setToolTip("The rule's conditions (all must hold)")
+        self.conditions.setMinimumHeight(40)
         self.figure = Figure(figsize=(4, 3.4), dpi=100)
-        self.figure.subplots_adjust(left=0.14, right=0.98, top=0.93, bottom=0.12, hspace=0.55)
         self.head_ax = self.figure.add_subplot(2, 1, 1)
         self.freq_ax = self.figure.add_subplot(2, 1, 2)
-        self.canvas = FigureCanvasQTAgg(self.figure)
-        self.canvas.setMinimumHeight(200)
+        self.canvas = MarginCanvas(self.figure, left=48, right=8, bottom=34, top=22, hspace=62)
+        self.canvas.setMinimumSize(240, 200)
         self.examples_model = CoveredExamplesModel(self)
         self.examples = QTableView()
         self.examples.setModel(self.examples_model)
@@ -141,24 +142,29 @@ class RuleInspector(QWidget):
         self.examples.setWordWrap(False)
         self.examples_label = QLabel("Covered training examples")
 
-        top = QWidget()
-        tl = QVBoxLayout(top)
-        tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(self.title)
-        tl.addWidget(self.conditions)
-        bottom = QWidget()
-        bl = QVBoxLayout(bottom)
-        bl.setContentsMargins(0, 0, 0, 0)
-        bl.addWidget(self.examples_label)
-        bl.addWidget(self.examples)
-        splitter = QSplitter(Qt.Vertical)
-        splitter.addWidget(top)
+        left = QSplitter(Qt.Vertical)
+        cond_box = QWidget()
+        cl = QVBoxLayout(cond_box)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(QLabel("Conditions"))
+        cl.addWidget(self.conditions)
+        ex_box = QWidget()
+        el = QVBoxLayout(ex_box)
+        el.setContentsMargins(0, 0, 0, 0)
+        el.addWidget(self.examples_label)
+        el.addWidget(self.examples)
+        left.addWidget(cond_box)
+        left.addWidget(ex_box)
+        left.setSizes([80, 320])
+        left.setStretchFactor(1, 1)
+        splitter = QSplitter(Qt.Horizontal)
+        splitter.addWidget(left)
         splitter.addWidget(self.canvas)
-        splitter.addWidget(bottom)
-        splitter.setSizes([120, 300, 220])
+        splitter.setSizes([330, 300])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.addWidget(self.title)
+        layout.addWidget(splitter, 1)
         self._setup_axes(0)
 
     def set_data(self, train, schema: Schema | None = None) -> None:
@@ -186,7 +192,7 @@ class RuleInspector(QWidget):
             ax.tick_params(labelsize=7)
             ax.grid(True, axis="y", alpha=0.3, lw=0.5)
         self.head_ax.set_title("head: score per label", fontsize=9)
-        self.freq_ax.set_title("label frequency: covered vs all training examples", fontsize=9)
+        self.freq_ax.set_title("label frequency: covered vs all", fontsize=9)
         x = np.arange(K)
         self.head_bars = self.head_ax.bar(x, np.zeros(K), color=POS, width=0.8)
         self.head_ax.axhline(0, color="0.4", lw=0.6)
@@ -238,6 +244,8 @@ class RuleInspector(QWidget):
                 bar.set_height(v)
             self.examples_model.set_examples(self.train.X, self.train.Y, rows, schema,
                                              [c.attribute for c in rule.conditions])
+            self.examples.setColumnWidth(0, 58)
+            self.examples.setColumnWidth(1, 120)
             n, N = len(rows), self.train.n_examples
             self.examples_label.setText(f"Covered training examples: {n} of {N} ({n / max(N, 1):.1%})")
             if rule.conditions:

@@ -15,7 +15,8 @@ import numpy as np
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QVBoxLayout, QWidget)
+                               QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
@@ -36,6 +37,7 @@ from .training import TrainingRun
 APP_TITLE = "BOOMER – multi-label rule learning"
 CLOSE_WAIT_MS = 3000
 FILTER_DELAY_MS = 200
+STATUS_INTERVAL_MS = 250
 SESSION_FILTER = "Sessions (*.json);;All files (*)"
 MODEL_FILTER = "Models (*.json);;All files (*)"
 
@@ -102,24 +104,12 @@ class MainWindow(QMainWindow):
         scroll.setWidget(setup)
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
-        scroll.setMinimumWidth(330)
+        scroll.setMinimumWidth(setup.sizeHint().width() + scroll.verticalScrollBar().sizeHint().width() + 4)
         self.setup_dock = QDockWidget("Setup", self)
         self.setup_dock.setObjectName("setup")
         self.setup_dock.setWidget(scroll)
         self.setup_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
         self.addDockWidget(Qt.LeftDockWidgetArea, self.setup_dock)
-
-        self.inspector_dock = QDockWidget("Rule inspector", self)
-        self.inspector_dock.setObjectName("inspector")
-        self.inspector_dock.setWidget(self.inspector)
-        self.explanation_dock = QDockWidget("Explain a test example", self)
-        self.explanation_dock.setObjectName("explanation")
-        self.explanation_dock.setWidget(self.explanation)
-        for d in (self.inspector_dock, self.explanation_dock):
-            d.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
-        self.addDockWidget(Qt.RightDockWidgetArea, self.inspector_dock)
-        self.tabifyDockWidget(self.inspector_dock, self.explanation_dock)
-        self.inspector_dock.raise_()
 
         self.label_filter = QComboBox()
         self.label_filter.setToolTip("Only rules whose head has this label among its strongest labels")
@@ -130,6 +120,8 @@ class MainWindow(QMainWindow):
         self.text_filter.setPlaceholderText("Filter rules by text…")
         self.text_filter.setClearButtonEnabled(True)
         self.count_label = QLabel("0 rules")
+        self.count_label.setMinimumWidth(150)
+        self.count_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         fl = QHBoxLayout()
         fl.setContentsMargins(0, 0, 0, 0)
         fl.addWidget(QLabel("Label"))
@@ -143,15 +135,29 @@ class MainWindow(QMainWindow):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(fl)
         tl.addWidget(self.table)
+        self.details = QTabWidget()
+        self.details.addTab(self.inspector, "Rule inspector")
+        self.details.addTab(self.explanation, "Explain a test example")
+        self.bottom = QSplitter(Qt.Horizontal)
+        self.bottom.addWidget(self.plot)
+        self.bottom.addWidget(self.details)
+        self.bottom.setStretchFactor(0, 1)
+        self.bottom.setStretchFactor(1, 1)
+        self.bottom.setSizes([620, 560])
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.addWidget(table_box)
-        self.splitter.addWidget(self.plot)
-        self.splitter.setSizes([430, 470])
+        self.splitter.addWidget(self.bottom)
+        self.splitter.setSizes([400, 500])
         self.setCentralWidget(self.splitter)
-        self.resizeDocks([self.setup_dock, self.inspector_dock], [340, 430], Qt.Horizontal)
 
         self.loss_label = QLabel("")
+        self.loss_label.setMinimumWidth(560)
+        self.loss_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         self.statusBar().addPermanentWidget(self.loss_label)
+        self._status_timer = QTimer(self)
+        self._status_timer.setSingleShot(True)
+        self._status_timer.setInterval(STATUS_INTERVAL_MS)
+        self._status_timer.timeout.connect(self._refresh_status)
 
         # -- connections
         self.data_panel.dataRequested.connect(self.load_data)
@@ -171,7 +177,6 @@ class MainWindow(QMainWindow):
         self._filter_timer.setSingleShot(True)
         self._filter_timer.timeout.connect(self._apply_filters)
         self.text_filter.textChanged.connect(lambda: self._filter_timer.start(FILTER_DELAY_MS))
-        self.proxy.rowsInserted.connect(self._update_count)
         self.proxy.rowsRemoved.connect(self._update_count)
         self.proxy.modelReset.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
@@ -207,8 +212,7 @@ class MainWindow(QMainWindow):
         self.act_pause = action(r, "&Pause / resume", self.toggle_pause, "Ctrl+P")
         self.act_stop = action(r, "S&top", self.stop_training, "Ctrl+.")
         v = self.menuBar().addMenu("&View")
-        for d in (self.setup_dock, self.inspector_dock, self.explanation_dock):
-            v.addAction(d.toggleViewAction())
+        v.addAction(self.setup_dock.toggleViewAction())
 
     # ---------------------------------------------------------------------------- errors
     def show_error(self, title: str, text: str) -> None:
@@ -301,7 +305,7 @@ class MainWindow(QMainWindow):
             return False
         self._clear_model()
         self.estimator = estimator
-        title = preset_name(spec.presets, params) or spec.title
+        title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
         run = self.history.new_run(title, spec.key, params)
         training = TrainingRun(estimator, self.data.train, self.data.test, parent=self)
         training.batch.connect(self._on_batch)
@@ -354,11 +358,20 @@ class MainWindow(QMainWindow):
         self.table_model.append(records)
         self.run.append(records)
         self.plot.run_updated(self.run)
-        t = self.training
-        budget = rule_budget(self.learner_panel.spec, self.run.params) if self.learner_panel.spec else None
+        if not self._status_timer.isActive():
+            self._status_timer.start()
+
+    def _refresh_status(self) -> None:
+        """Progress, rate, ETA and losses: a few times a second, not per batch (each label
+        change repaints)."""
+        t, run = self.training, self.run
+        if t is None or run is None:
+            return
+        budget = rule_budget(self.learner_panel.spec, run.params) if self.learner_panel.spec else None
         self.run_controls.set_progress(t.received, t.meter.rate(), t.meter.eta(t.received, budget),
                                        "paused" if t.state == "paused" else "")
-        self.loss_label.setText(_fmt_losses(self.run.final_losses()))
+        self.loss_label.setText(_fmt_losses(run.final_losses()))
+        self._update_count()
 
     def _on_state(self, state: str) -> None:
         if self.training is None or self.sender() is not self.training:
@@ -376,7 +389,9 @@ class MainWindow(QMainWindow):
         run.status = state
         elapsed = time.perf_counter() - self._started_at
         self.model = getattr(self.estimator, "model_", None)
+        self._status_timer.stop()
         self.training = None
+        self._update_count()
         self.plot.finish_run(run)
         self.run_controls.finish(len(run), state, elapsed)
         self._attach_model()
@@ -394,6 +409,7 @@ class MainWindow(QMainWindow):
             self.model.prediction != "decision-list"
         self.whatif = None
         self.table_model.set_checkable(ok)
+        self._update_count()
         if self.model is not None and self.data is not None:
             self.explanation.set_context(self.model, self.data.test, self.table_model.active.copy(),
                                          self.data.train.schema)
@@ -440,7 +456,7 @@ class MainWindow(QMainWindow):
     def _rule_selected(self, record) -> None:
         self.inspector.show_record(record)
         if record is not None:
-            self.inspector_dock.raise_()
+            self.details.setCurrentWidget(self.inspector)
 
     def select_rule(self, index: int) -> None:
         self.table.select_source_row(index)
@@ -654,6 +670,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event) -> None:
         self._closing = True
         self._filter_timer.stop()
+        self._status_timer.stop()
         if self.training is not None and self.training.active:
             self.training.stop()
             if not self.training.wait(CLOSE_WAIT_MS):

@@ -10,12 +10,12 @@ import math
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRect, QSortFilterProxyModel, Qt, Signal
 from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QTableView
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
+                               QTableView)
 
 from engine.rules import Schema
 
-COLUMNS = ("on", "#", "body", "head", "coverage", "improvement", "train Hamming", "train subset 0/1",
-           "test Hamming", "test subset 0/1")
+COLUMNS = ("on", "#", "body", "head", "coverage", "improvement", "train H", "train 0/1", "test H", "test 0/1")
 COL_ON, COL_INDEX, COL_BODY, COL_HEAD, COL_COVERAGE, COL_IMPROVEMENT, COL_TRH, COL_TRS, COL_TEH, COL_TES = range(10)
 _LOSS_FIELDS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "val_hamming", COL_TES: "val_subset"}
 _TOOLTIPS = {
@@ -23,10 +23,31 @@ _TOOLTIPS = {
     COL_HEAD: "Strongest labels of the head; the bars show the score of every label",
     COL_COVERAGE: "Training examples covered by the rule",
     COL_IMPROVEMENT: "Decrease of the training objective achieved by the rule",
+    COL_TRH: "Hamming loss on the training data after this rule",
+    COL_TRS: "Subset 0/1 loss on the training data after this rule",
+    COL_TEH: "Hamming loss on the test data after this rule",
+    COL_TES: "Subset 0/1 loss on the test data after this rule",
 }
-RecordRole = Qt.UserRole + 1
-HeadRole = Qt.UserRole + 2
-SortRole = Qt.UserRole + 3
+# Roles as plain ints: comparing an int with a Qt enum costs microseconds in PySide6, and data()
+# is called thousands of times per repaint.
+DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+CHECK = int(Qt.ItemDataRole.CheckStateRole.value)
+ALIGN = int(Qt.ItemDataRole.TextAlignmentRole.value)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+RecordRole = int(Qt.ItemDataRole.UserRole.value) + 1
+HeadRole = RecordRole + 1
+SortRole = RecordRole + 2
+_ROLES = frozenset((DISPLAY, CHECK, ALIGN, TOOLTIP, RecordRole, HeadRole, SortRole))
+_RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
+_CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
+_SELECTED = QStyle.StateFlag.State_Selected
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_CHECKABLE = _FLAGS | Qt.ItemFlag.ItemIsUserCheckable
+_NO_PEN = Qt.PenStyle.NoPen
+_ELIDE = Qt.TextElideMode.ElideRight
+_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
 HEAD_LABELS_SHOWN = 3
 ROW_HEIGHT = 22
 
@@ -169,26 +190,23 @@ class RuleTableModel(QAbstractTableModel):
 
     def flags(self, index):
         if not index.isValid():
-            return Qt.NoItemFlags
-        f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
-        if index.column() == COL_ON and self.checkable:
-            f |= Qt.ItemIsUserCheckable
-        return f
+            return _NO_FLAGS
+        return _CHECKABLE if self.checkable and index.column() == COL_ON else _FLAGS
 
-    def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
+    def data(self, index, role=DISPLAY):
+        if role not in _ROLES or not index.isValid():
             return None
         row, col = index.row(), index.column()
         if row >= len(self.records):
             return None
         rec = self.records[row]
-        if role == Qt.DisplayRole:
-            if col == COL_INDEX:
-                return str(rec.index)
+        if role == DISPLAY:
             if col == COL_BODY:
                 return self.body_text(row) if rec.rule.conditions else "{} (default rule)"
             if col == COL_HEAD:
                 return self.head_text(row)
+            if col == COL_INDEX:
+                return str(rec.index)
             if col == COL_COVERAGE:
                 return str(rec.coverage)
             if col == COL_IMPROVEMENT:
@@ -196,38 +214,37 @@ class RuleTableModel(QAbstractTableModel):
             if col in _LOSS_FIELDS:
                 return _fmt(getattr(rec, _LOSS_FIELDS[col]))
             return None
-        if role == Qt.CheckStateRole and col == COL_ON:
-            return Qt.Checked if self.active[row] else Qt.Unchecked
-        if role == SortRole:
-            if col in (COL_ON, COL_INDEX):
-                return float(rec.index) if col == COL_INDEX else float(self.active[row])
-            if col == COL_BODY:
-                return self.body_text(row)
-            if col == COL_HEAD:
-                return float(np.max(np.abs(rec.rule.head_scores))) if len(rec.rule.head_scores) else 0.0
-            if col == COL_COVERAGE:
-                return float(rec.coverage)
-            value = rec.improvement if col == COL_IMPROVEMENT else getattr(rec, _LOSS_FIELDS[col])
-            return -math.inf if value is None or math.isnan(value) else float(value)
-        if role == Qt.TextAlignmentRole and col not in (COL_BODY, COL_HEAD):
-            return int(Qt.AlignRight | Qt.AlignVCenter)
-        if role == Qt.ToolTipRole and col in (COL_BODY, COL_HEAD):
-            return rec.rule.to_text(self.schema)
+        if role == ALIGN:
+            return None if col in (COL_BODY, COL_HEAD, COL_ON) else _RIGHT
+        if role == CHECK:
+            return (_CHECKED if self.active[row] else _UNCHECKED) if col == COL_ON else None
+        if role == HeadRole:
+            return self.dense_head(row) if col == COL_HEAD else None
         if role == RecordRole:
             return rec
-        if role == HeadRole and col == COL_HEAD:
-            return self.dense_head(row)
-        return None
+        if role == TOOLTIP:
+            return rec.rule.to_text(self.schema) if col in (COL_BODY, COL_HEAD) else None
+        # SortRole
+        if col in (COL_ON, COL_INDEX):
+            return float(rec.index) if col == COL_INDEX else float(self.active[row])
+        if col == COL_BODY:
+            return self.body_text(row)
+        if col == COL_HEAD:
+            return float(np.max(np.abs(rec.rule.head_scores))) if len(rec.rule.head_scores) else 0.0
+        if col == COL_COVERAGE:
+            return float(rec.coverage)
+        value = rec.improvement if col == COL_IMPROVEMENT else getattr(rec, _LOSS_FIELDS[col])
+        return -math.inf if value is None or math.isnan(value) else float(value)
 
     def setData(self, index, value, role=Qt.EditRole):
-        if not (index.isValid() and index.column() == COL_ON and role == Qt.CheckStateRole and self.checkable):
+        if not (index.isValid() and index.column() == COL_ON and role == CHECK and self.checkable):
             return False
         on = value in (Qt.Checked, Qt.Checked.value, 2, True)
         row = index.row()
         if bool(self.active[row]) == on:
             return True
         self.active[row] = on
-        self.dataChanged.emit(index, index, [Qt.CheckStateRole])
+        self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
         self.activeToggled.emit(row, on)
         return True
 
@@ -244,8 +261,13 @@ class RuleFilterProxy(QSortFilterProxyModel):
         self.setDynamicSortFilter(True)
 
     def set_filters(self, label: int | None = None, attribute: int | None = None, text: str = "") -> None:
-        self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
-        self.invalidateFilter()
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.9
+            self.beginFilterChange()
+            self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:  # pragma: no cover - older Qt
+            self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
+            self.invalidateFilter()
 
     def set_label(self, label):
         self.set_filters(label, self.attribute, self.text)
@@ -289,45 +311,47 @@ class HeadDelegate(QStyledItemDelegate):
         return min(160, max(1, n_labels) * (self.bar_width + 1)) + 6
 
     def paint(self, painter, option, index):
+        """Background, the bar strip and the elided text, painted directly (a style-drawn item
+        per cell would cost several times more while rules stream in)."""
         model = index.model()
-        source = model.sourceModel() if isinstance(model, QSortFilterProxyModel) else model
-        head = index.data(HeadRole)
-        if option.state & QStyle.State_Selected:
-            painter.fillRect(option.rect, option.palette.highlight())
-        if head is None or not len(head):
+        if isinstance(model, QSortFilterProxyModel):
+            source, row = model.sourceModel(), model.mapToSource(index).row()
+        else:
+            source, row = model, index.row()
+        if not isinstance(source, RuleTableModel) or not 0 <= row < source.rowCount():
             return super().paint(painter, option, index)
-        K = len(head)
+        head = source.dense_head(row)
         rect: QRect = option.rect
-        strip = self.strip_width(K)
-        width = max(1, (strip - 6) // K - 1) if K * (self.bar_width + 1) > 160 else self.bar_width
-        scale = getattr(source, "head_scale", 1.0) or 1.0
-        mid = rect.top() + rect.height() // 2
-        half = rect.height() // 2 - 3
+        palette = option.palette
+        selected = bool(option.state & _SELECTED)
+        if selected:
+            painter.fillRect(rect, palette.highlight())
+        elif option.features & _ALTERNATE:
+            painter.fillRect(rect, palette.alternateBase())
+        K = 0 if head is None else len(head)
+        strip = self.strip_width(K) if K else 0
         painter.save()
-        painter.setPen(QPen(self.AXIS, 1))
-        painter.drawLine(rect.left() + 3, mid, rect.left() + strip - 3, mid)
-        painter.setPen(Qt.NoPen)
-        x = rect.left() + 3
-        for v in head:
-            if v != 0:
-                h = int(round(min(1.0, abs(v) / scale) * half)) or 1
-                painter.setBrush(self.POS if v > 0 else self.NEG)
-                if v > 0:
-                    painter.drawRect(x, mid - h, width, h)
-                else:
-                    painter.drawRect(x, mid + 1, width, h)
-            x += width + 1
+        if K:
+            width = max(1, (strip - 6) // K - 1) if K * (self.bar_width + 1) > 160 else self.bar_width
+            scale = getattr(source, "head_scale", 1.0) or 1.0
+            mid = rect.top() + rect.height() // 2
+            half = rect.height() // 2 - 3
+            painter.setPen(QPen(self.AXIS, 1))
+            painter.drawLine(rect.left() + 3, mid, rect.left() + strip - 3, mid)
+            painter.setPen(_NO_PEN)
+            x = rect.left() + 3
+            for v in head:
+                if v != 0:
+                    h = int(round(min(1.0, abs(v) / scale) * half)) or 1
+                    painter.setBrush(self.POS if v > 0 else self.NEG)
+                    painter.drawRect(x, mid - h if v > 0 else mid + 1, width, h)
+                x += width + 1
+        text = source.head_text(row)
+        text_rect = QRect(rect.left() + strip + 3, rect.top(), max(0, rect.width() - strip - 6), rect.height())
+        painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
+        painter.setFont(option.font)
+        painter.drawText(text_rect, _LEFT, option.fontMetrics.elidedText(text, _ELIDE, text_rect.width()))
         painter.restore()
-        text_opt = option.__class__(option)
-        text_opt.rect = QRect(rect.left() + strip, rect.top(), max(0, rect.width() - strip), rect.height())
-        self.initStyleOption(text_opt, index)
-        text_opt.rect = QRect(rect.left() + strip, rect.top(), max(0, rect.width() - strip), rect.height())
-        text_opt.state &= ~QStyle.State_HasFocus
-        style = option.widget.style() if option.widget else None
-        if style is not None:
-            style.drawControl(QStyle.CE_ItemViewItem, text_opt, painter, option.widget)
-        else:  # pragma: no cover
-            super().paint(painter, text_opt, index)
 
 
 class RuleTableView(QTableView):
@@ -360,8 +384,8 @@ class RuleTableView(QTableView):
     def setModel(self, model):
         super().setModel(model)
         hh = self.horizontalHeader()
-        widths = {COL_ON: 34, COL_INDEX: 52, COL_BODY: 330, COL_HEAD: 260, COL_COVERAGE: 70,
-                  COL_IMPROVEMENT: 86, COL_TRH: 92, COL_TRS: 102, COL_TEH: 92, COL_TES: 102}
+        widths = {COL_ON: 30, COL_INDEX: 50, COL_BODY: 330, COL_HEAD: 240, COL_COVERAGE: 66,
+                  COL_IMPROVEMENT: 84, COL_TRH: 66, COL_TRS: 66, COL_TEH: 66, COL_TES: 66}
         for c, w in widths.items():
             hh.resizeSection(c, w)
         hh.setSectionResizeMode(COL_BODY, QHeaderView.Stretch)

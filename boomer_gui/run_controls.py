@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QStyle, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
 
 
 def format_eta(seconds: float | None) -> str:
@@ -33,6 +33,7 @@ class RunControls(QWidget):
         self.progress.setTextVisible(True)
         self.progress.setFormat("%v / %m rules")
         self.info = QLabel("Ready")
+        self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # text changes never relayout
         self.start_button.clicked.connect(self.startRequested)
         self.pause_button.clicked.connect(self._pause_clicked)
         self.stop_button.clicked.connect(self.stopRequested)

@@ -14,15 +14,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QHBoxLayout, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTabWidget,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTabWidget,
                                QVBoxLayout, QWidget)
 
+from .canvas import LiveCanvas
 from .state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 100
@@ -32,40 +33,6 @@ EXPORT_FILTER = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 
 def _finite(a: np.ndarray) -> np.ndarray:
     return a[np.isfinite(a)]
-
-
-class LiveCanvas(FigureCanvasQTAgg):
-    """A canvas that can redraw a few 'animated' artists quickly over a cached background."""
-
-    def __init__(self, figure: Figure):
-        super().__init__(figure)
-        self.animated: list = []
-        self._background = None
-        self.full_draws = 0
-        self.mpl_connect("draw_event", self._on_draw)
-
-    def _on_draw(self, event):
-        self.full_draws += 1
-        self._background = self.copy_from_bbox(self.figure.bbox)
-        self._draw_animated()
-
-    def _draw_animated(self):
-        for artist in self.animated:
-            if artist.get_visible() and artist.axes is not None:
-                artist.axes.draw_artist(artist)
-
-    def invalidate(self):
-        self._background = None
-
-    def fast_update(self) -> bool:
-        """Blit the animated artists; False (and a full draw is scheduled) without a background."""
-        if self._background is None or self.figure.bbox.width < 2:
-            self.draw_idle()
-            return False
-        self.restore_region(self._background)
-        self._draw_animated()
-        self.blit(self.figure.bbox)
-        return True
 
 
 class _RunArtists:
@@ -105,7 +72,7 @@ class TrajectoryPlot(QWidget):
 
     def __init__(self, history: RunHistory | None = None, parent=None):
         super().__init__(parent)
-        self.history = history or RunHistory()
+        self.history = history if history is not None else RunHistory()
         self.bayes: tuple[float, float] | None = None
         self.budget: int | None = None
         self._artists: dict[int, _RunArtists] = {}
@@ -114,24 +81,35 @@ class TrajectoryPlot(QWidget):
         self._dirty_full = {0: True, 1: True}
 
         self.traj_fig = Figure(figsize=(6, 4), dpi=100)
-        self.traj_fig.subplots_adjust(left=0.11, right=0.98, bottom=0.13, top=0.97)
         self.traj_ax = self.traj_fig.add_subplot()
         self.loss_fig = Figure(figsize=(6, 4), dpi=100)
-        self.loss_fig.subplots_adjust(left=0.09, right=0.98, bottom=0.14, top=0.92, wspace=0.25)
         self.hamming_ax = self.loss_fig.add_subplot(1, 2, 1)
         self.subset_ax = self.loss_fig.add_subplot(1, 2, 2)
         self._setup_axes()
-        self.traj_canvas = LiveCanvas(self.traj_fig)
-        self.loss_canvas = LiveCanvas(self.loss_fig)
+        self.traj_canvas = LiveCanvas(self.traj_fig, left=62, bottom=46, top=10, right=12)
+        self.loss_canvas = LiveCanvas(self.loss_fig, left=56, bottom=46, top=30, right=12, wspace=56)
         for canvas in (self.traj_canvas, self.loss_canvas):
             canvas.setMinimumSize(QSize(200, 150))
 
+        self.legend_label = QLabel(
+            "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ● after 1, 2, 4, …, 512, 1000 rules"
+            " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
+            "(test)</span>")
+        self.legend_label.setStyleSheet("font-size: 8pt;")
+        traj_page = QWidget()
+        tp = QVBoxLayout(traj_page)
+        tp.setContentsMargins(0, 2, 0, 0)
+        tp.setSpacing(0)
+        tp.addWidget(self.legend_label)
+        tp.addWidget(self.traj_canvas, 1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.traj_canvas, "Hamming vs subset 0/1")
+        self.tabs.addTab(traj_page, "Hamming vs subset 0/1")
         self.tabs.addTab(self.loss_canvas, "Losses vs rules")
         self.tabs.currentChanged.connect(self._tab_changed)
 
         self.run_list = QListWidget()
+        self.run_list.setWordWrap(True)
+        self.run_list.setTextElideMode(Qt.ElideNone)
         self.run_list.setToolTip("Runs: untick to hide, select and press Remove to delete")
         self.run_list.itemChanged.connect(self._item_changed)
         self.remove_button = QPushButton("Remove")
@@ -162,25 +140,33 @@ class TrajectoryPlot(QWidget):
 
     # -- axes -----------------------------------------------------------------------------
     def _setup_axes(self):
+        # Few, small tick labels: text is most of the cost of a complete redraw.
+        for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
+            a.tick_params(labelsize=8)
+            a.yaxis.set_major_locator(MaxNLocator(nbins=5))
+        self.traj_ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
         ax = self.traj_ax
-        ax.set_xlabel("Hamming loss")
-        ax.set_ylabel("subset 0/1 loss")
+        ax.set_xlabel("Hamming loss", fontsize=9)
+        ax.set_ylabel("subset 0/1 loss", fontsize=9)
         ax.grid(True, alpha=0.25, lw=0.5)
         segments = [[(0.0, c), (1.0, 1.0 + c)] for c in np.arange(-1.0, 1.0 + 1e-9, ISOMETRIC_STEP)]
         self._isometrics = LineCollection(segments, colors="0.82", linewidths=0.6, linestyles=":", zorder=0)
         ax.add_collection(self._isometrics, autolim=False)
         self._bayes_artist, = ax.plot([], [], "*", ls="none", color="black", ms=13, zorder=5)
-        ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
+        self._legend = ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
                            Line2D([], [], color="0.3", ls="--", lw=1.2, label="training"),
                            Line2D([], [], color="0.3", ls="none", marker="o", ms=4, label="1, 2, 4, …, 512, 1000 rules"),
                            Line2D([], [], color="0.82", ls=":", label="isometrics (slope 1)"),
                            Line2D([], [], color="black", ls="none", marker="*", ms=10, label="Bayes-optimal (test)")],
                   loc="upper left", fontsize=8, framealpha=0.85)
+        # A matplotlib legend costs more than the rest of a redraw: on screen a Qt label says the
+        # same; the legend is shown only in exported figures.
+        self._legend.set_visible(False)
         ax.set_xlim(0, 0.3)
         ax.set_ylim(0, 1)
         for a, title in ((self.hamming_ax, "Hamming loss"), (self.subset_ax, "subset 0/1 loss")):
             a.set_title(title, fontsize=10)
-            a.set_xlabel("rules")
+            a.set_xlabel("rules", fontsize=9)
             a.set_xscale("log")
             a.grid(True, alpha=0.25, lw=0.5, which="both")
             a.set_xlim(1, 1000)
@@ -276,7 +262,7 @@ class TrajectoryPlot(QWidget):
             item = self.run_list.item(i)
             if item.data(Qt.UserRole) == id(run):
                 self.run_list.blockSignals(True)
-                item.setText(f"{run.name} ({len(run)} rules, {run.status})")
+                item.setText(f"{run.name}\n{len(run)} rules, {run.status}")
                 self.run_list.blockSignals(False)
 
     def run_by_id(self, key):
@@ -353,7 +339,6 @@ class TrajectoryPlot(QWidget):
     def run_updated(self, run: Run) -> None:
         """New records were appended to ``run``; update its lines at the next tick."""
         self._refresh_run(run)
-        self._refresh_item(run)
         if run is self._live:
             self._pending_live = True
             if self._needs_new_limits(run, self._checked):
@@ -469,9 +454,11 @@ class TrajectoryPlot(QWidget):
         animated = [a for a in fig.findobj() if hasattr(a, "get_animated") and a.get_animated()]
         for a in animated:
             a.set_animated(False)
+        self._legend.set_visible(True)
         try:
             fig.savefig(path, dpi=150)
         finally:
+            self._legend.set_visible(False)
             for a in animated:
                 a.set_animated(True)
         (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()

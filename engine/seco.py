@@ -268,8 +268,9 @@ class SeCoClassifier(RuleLearner):
                 active &= ~train.decided.all(axis=1)
             else:
                 active &= train.decided.mean(axis=1) < self.label_coverage_threshold - 1e-12
-            record = dict(index=t, rule=rule, coverage=int(len(covered_rows)), improvement=float(before - train.hamming),
-                          train_hamming=train.hamming, train_subset=train.subset)
+            record = dict(index=t, rule=rule, coverage=int(len(covered_rows)),
+                          improvement=float(before - train.hamming), train_hamming=train.hamming,
+                          train_subset=train.subset)
             if val is not None:
                 val.apply(np.flatnonzero(rule_coverage(rule, data.X_val)), head_labels, head_values)
                 record.update(val_hamming=val.hamming, val_subset=val.subset)

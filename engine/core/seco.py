@@ -36,8 +36,6 @@ Operators: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit, prange
 
@@ -54,8 +52,6 @@ _S1 = np.uint64(1)
 _S2 = np.uint64(2)
 _S4 = np.uint64(4)
 _S56 = np.uint64(56)
-_S6 = np.uint64(6)
-_B63 = np.uint64(63)
 
 
 @njit(cache=True, nogil=True)

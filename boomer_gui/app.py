@@ -1,0 +1,66 @@
+"""Command line entry point: ``boomer-gui [DATA_FILE | SESSION.json] [--synthetic KIND] ...``.
+
+Without arguments the window opens ready to train on the synthetic 'conditional-dependence'
+data set (2,000 training and 2,000 test examples drawn with different seeds)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine.datasets import SYNTHETIC_KINDS
+
+DEFAULT_SYNTHETIC = "conditional-dependence"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="boomer-gui", description="Learn and explore multi-label classification rules.")
+    p.add_argument("data", nargs="?", help="a data file (.arff, .svm, .csv) or a saved session (.json)")
+    p.add_argument("--synthetic", metavar="KIND", choices=SYNTHETIC_KINDS,
+                   help=f"generate a synthetic data set: {', '.join(SYNTHETIC_KINDS)}")
+    p.add_argument("--examples", type=int, default=2000, help="synthetic training (and test) examples [2000]")
+    p.add_argument("--seed", type=int, default=0, help="synthetic data seed [0]")
+    p.add_argument("--test", metavar="FILE", help="a separate test file (otherwise a 30%% random split)")
+    p.add_argument("--labels", metavar="COLS", help="CSV label columns, comma separated")
+    p.add_argument("--start", action="store_true", help="start training at once")
+    args = p.parse_args(argv)
+    if args.data and args.synthetic:
+        p.error("give a data file or --synthetic, not both")
+    return args
+
+
+def initial_spec(args):
+    from .state import DataSpec
+
+    if args.data and Path(args.data).suffix.lower() != ".json":
+        labels = [c.strip() for c in args.labels.split(",")] if args.labels else None
+        if args.test:
+            return DataSpec(kind="file", path=args.data, label_columns=labels, test_mode="file", test_path=args.test)
+        return DataSpec(kind="file", path=args.data, label_columns=labels, test_mode="split")
+    return DataSpec(kind="synthetic", synthetic=args.synthetic or DEFAULT_SYNTHETIC, n_examples=args.examples,
+                    n_test=args.examples, seed=args.seed, test_mode="generated")
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("boomer-gui")
+    window = MainWindow()
+    window.show()
+    if args.data and Path(args.data).suffix.lower() == ".json":
+        if not window._guard("Cannot open the session", window.open_session, args.data):
+            window.load_data(initial_spec(parse_args([])))
+    else:
+        spec = initial_spec(args)
+        if spec.kind == "file" and spec.path.lower().endswith(".csv") and not spec.label_columns:
+            if not window.data_panel.open_path(spec.path):
+                window.load_data(initial_spec(parse_args([])))
+        elif not window.load_data(spec) and spec.kind == "file":
+            window.load_data(initial_spec(parse_args([])))
+    if args.start and window.data is not None:
+        window.start_training()
+    return app.exec()

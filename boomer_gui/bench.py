@@ -1,0 +1,193 @@
+"""Responsiveness benchmark: ``python -m boomer_gui.bench`` (runs offscreen).
+
+Trains yeast (``../shared/data/yeast.svm`` relative to the project root; a random data set of
+the same shape, 2417 x 103 x 14, when it is absent) with complete heads through the real main
+window while a 10 ms timer measures the gaps of the GUI thread, and runs the engine headless
+for its own rate.  Prints the largest and the 99th-percentile gap, rules per second reaching
+the table vs the engine alone, and the time of one plot update with 1,000 rules.  The last
+line is machine-readable::
+
+    max_gap_ms=... p99_gap_ms=... stream_ratio=... plot_update_ms=...
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+TARGETS = {"max_gap_ms": 100.0, "p99_gap_ms": 30.0, "stream_ratio": 0.95, "plot_update_ms": 30.0}
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+YEAST = PROJECT_ROOT.parent / "shared" / "data" / "yeast.svm"
+
+
+def bench_data(path: Path | None, seed: int = 0):
+    """(LoadedData, description): yeast split 70/30, or a random stand-in of the same shape."""
+    from engine.datasets import Dataset, load
+
+    from .state import DataSpec, LoadedData
+
+    path = path or YEAST
+    if path.exists():
+        spec = DataSpec(kind="file", path=str(path), test_mode="split", test_fraction=0.3, split_seed=seed)
+        full = load(path)
+        desc = f"{path.name} ({full.n_examples} x {full.n_features} x {full.n_labels})"
+    else:
+        rng = np.random.default_rng(seed)
+        n, d, k = 2417, 103, 14
+        X = rng.normal(size=(n, d)).astype(np.float32)
+        W = rng.normal(size=(d, k))
+        Y = ((X @ W + rng.normal(scale=3.0, size=(n, k))) > 1.0).astype(np.uint8)
+        full = Dataset(X=X, Y=Y, feature_names=[f"a{j}" for j in range(d)], label_names=[f"l{j}" for j in range(k)],
+                       name="yeast-shaped random data", source="bench")
+        spec = DataSpec(kind="file", path="(random stand-in for yeast)", test_mode="split", test_fraction=0.3,
+                        split_seed=seed)
+        desc = f"random stand-in {n} x {d} x {k} ({path} not found)"
+    train, test = full.train_test_split(0.3, seed)
+    return LoadedData(spec, full, train, test), desc
+
+
+def engine_rate(data, params: dict) -> tuple[float, int]:
+    """Rules per second of the engine alone (same data and parameters, no GUI)."""
+    from engine.registry import get
+
+    est = get("boomer").make(**params)
+    t0 = time.perf_counter()
+    n = 0
+    for _ in est.fit_iter(data.train.X, data.train.Y, data.test.X, data.test.Y,
+                          nominal_attributes=data.train.nominal_mask, schema=data.train.schema):
+        n += 1
+    return n / (time.perf_counter() - t0), n
+
+
+def gui_run(app, data, params: dict) -> dict:
+    """Train through the main window; measure GUI-thread gaps and the stream into the table."""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    from .main_window import MainWindow
+
+    window = MainWindow()
+    window.resize(1500, 940)
+    window.show()
+    window.show_error = lambda title, text: print(f"error: {title}: {text}", file=sys.stderr)
+    window.set_data(data)
+    window.learner_panel.set_learner("boomer")
+    window.learner_panel.set_params(params)
+    loop = QEventLoop()
+    for _ in range(20):  # settle the first paint
+        app.processEvents()
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setTimerType(Qt.PreciseTimer)
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    arrivals: list[tuple[float, int]] = []
+    window.table_model.rowsInserted.connect(
+        lambda *a: arrivals.append((time.perf_counter(), window.table_model.rowCount())))
+    timer.start()
+    t_start = time.perf_counter()
+    cpu_start = time.thread_time()
+    if not window.start_training():
+        raise SystemExit("the benchmark run could not start")
+    window.training.done.connect(lambda state: QTimer.singleShot(50, loop.quit))
+    loop.exec()
+    timer.stop()
+    cpu = time.thread_time() - cpu_start
+    wall = time.perf_counter() - t_start
+    gaps = np.diff(np.array(ticks)) * 1000.0
+    n = window.table_model.rowCount()
+    t_last = arrivals[-1][0] if arrivals else time.perf_counter()
+    window.close()
+    return {"gaps": gaps, "rules": n, "seconds": t_last - t_start, "rate": n / (t_last - t_start),
+            "batches": len(arrivals), "gui_cpu_share": cpu / wall}
+
+
+def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float, float]:
+    """(full update, live blit update) in ms of a trajectory plot holding ``n_rules`` rules."""
+    from engine.learner import RuleRecord
+    from engine.rules import Rule
+
+    from .state import RunHistory
+    from .trajectory_plot import TrajectoryPlot
+
+    history = RunHistory()
+    plot = TrajectoryPlot(history)
+    plot.resize(900, 480)
+    plot.show()
+    plot.set_bayes_point((0.19, 0.74))
+    rng = np.random.default_rng(0)
+    steps = np.arange(1, n_rules + 1)
+    h = 0.2 + 0.1 / np.sqrt(steps) + rng.normal(scale=0.002, size=n_rules)
+    s = 0.75 + 0.2 / np.sqrt(steps) + rng.normal(scale=0.005, size=n_rules)
+    rule = Rule((), np.array([0]), np.array([0.0]))
+    records = [RuleRecord(i, rule, 1, 0.0, h[i] - 0.02, s[i] - 0.05, h[i], s[i]) for i in range(n_rules)]
+    run = history.new_run("bench", "boomer", {})
+    plot.set_budget(n_rules)
+    plot.add_run(run, live=True)
+    run.append(records[:-1])
+    plot.run_updated(run)
+    plot.draw_now()
+    app.processEvents()
+    full, live = [], []
+    for i in range(repeats):
+        t0 = time.perf_counter()
+        plot.run_updated(run)  # set_data on the existing lines
+        plot.draw_now()  # a complete redraw, limits recomputed
+        full.append((time.perf_counter() - t0) * 1000.0)
+        app.processEvents()
+    for i in range(repeats):
+        t0 = time.perf_counter()
+        plot.run_updated(run)
+        plot.traj_canvas.fast_update()  # the live path: set_data + blit
+        live.append((time.perf_counter() - t0) * 1000.0)
+        app.processEvents()
+    plot._timer.stop()
+    plot.close()
+    return float(np.median(full)), float(np.median(live))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m boomer_gui.bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--rules", type=int, default=300, help="rules to learn [300]")
+    p.add_argument("--data", type=Path, default=None, help=f"svmlight/arff file [{YEAST}]")
+    args = p.parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    data, desc = bench_data(args.data)
+    params = {"loss": "logistic-non-decomposable", "head_type": "complete", "max_rules": args.rules}
+    print(f"data: {desc}; {data.train.n_examples} training, {data.test.n_examples} test examples")
+    print(f"learner: boomer {params}")
+    engine_rate(data, {**params, "max_rules": 3})  # load the compiled kernels
+    rate_a, n_a = engine_rate(data, params)
+    print(f"engine alone: {n_a} rules at {rate_a:.1f} rules/s")
+    gui = gui_run(app, data, params)
+    rate_b, n_b = engine_rate(data, params)
+    print(f"engine alone (again): {n_b} rules at {rate_b:.1f} rules/s")
+    engine = (rate_a + rate_b) / 2
+    gaps = gui["gaps"]
+    max_gap = float(gaps.max()) if gaps.size else 0.0
+    p99 = float(np.percentile(gaps, 99)) if gaps.size else 0.0
+    ratio = gui["rate"] / engine if engine > 0 else 0.0
+    print(f"through the window: {gui['rules']} rules in {gui['seconds']:.2f} s = {gui['rate']:.1f} rules/s "
+          f"in {gui['batches']} batches; the GUI thread was busy {gui['gui_cpu_share']:.0%} of the time")
+    print(f"GUI thread: {gaps.size} timer intervals (10 ms timer), median {np.median(gaps):.1f} ms, "
+          f"p99 {p99:.1f} ms, max {max_gap:.1f} ms")
+    full, live = plot_update_time(app)
+    print(f"plot update with 1,000 rules: {full:.1f} ms complete redraw, {live:.1f} ms live (blit)")
+    figures = {"max_gap_ms": max_gap, "p99_gap_ms": p99, "stream_ratio": ratio, "plot_update_ms": full}
+    verdict = []
+    for k, target in TARGETS.items():
+        ok = figures[k] >= target if k == "stream_ratio" else figures[k] <= target
+        verdict.append(f"{k} {'ok' if ok else 'MISSED'} (target {'>=' if k == 'stream_ratio' else '<='} {target})")
+    print("; ".join(verdict))
+    print(f"max_gap_ms={max_gap:.1f} p99_gap_ms={p99:.1f} stream_ratio={ratio:.3f} plot_update_ms={full:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

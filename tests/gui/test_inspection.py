@@ -1,0 +1,110 @@
+"""Inspector, explanation and what-if, checked against the engine's own predictions."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from engine.inspection import explain
+from engine.metrics import hamming_loss, subset_zero_one_loss
+from engine.model import rule_coverage
+
+
+def test_selecting_a_rule_fills_the_inspector(qtbot, trained):
+    trained.select_rule(4)
+    record = trained.table_model.records[4]
+    ins = trained.inspector
+    assert ins.record is record
+    assert ins.conditions.count() == len(record.rule.conditions)
+    assert ins.conditions.item(0).text() == record.rule.conditions[0].to_text(trained.data.train.schema)
+    np.testing.assert_allclose(ins.head_heights(), record.rule.dense_head(trained.data.train.n_labels))
+    mask = rule_coverage(record.rule, trained.data.train.X)
+    assert ins.examples_model.rowCount() == mask.sum()
+    covered, overall = ins.frequency_heights()
+    np.testing.assert_allclose(covered, trained.data.train.Y[mask].mean(axis=0))
+    np.testing.assert_allclose(overall, trained.data.train.Y.mean(axis=0))
+    assert trained.details.currentWidget() is ins
+    trained.table.clearSelection()
+    assert ins.record is None
+
+
+def test_inspector_works_while_training(qtbot, make_window):
+    window = make_window(max_rules=100000)
+    assert window.start_training()
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 5, timeout=60000)
+    window.select_rule(2)
+    assert window.inspector.record.index == 2
+    window.stop_training()
+    qtbot.waitUntil(lambda: not window.training_active, timeout=5000)
+
+
+def test_explanation_contributions_sum_to_scores(qtbot, trained):
+    panel = trained.explanation
+    assert panel.spin.isEnabled()
+    for i in (0, 7, 21):
+        panel.spin.setValue(i)
+        ex = panel.explanation
+        x = trained.data.test.X[i]
+        np.testing.assert_allclose(ex.contributions.sum(axis=0), ex.scores, atol=1e-9)
+        np.testing.assert_allclose(ex.scores, trained.model.scores(x[None, :])[0], atol=1e-9)
+        shown = panel.table_contributions()
+        np.testing.assert_allclose(shown[:-1].sum(axis=0), shown[-1], atol=1e-9)
+        assert panel.table.rowCount() == len(ex.rule_indices) + 3
+        truth_row = len(ex.rule_indices) + 2
+        truth = [int(panel.table.item(truth_row, 2 + k).text()) for k in range(trained.data.test.n_labels)]
+        assert truth == list(trained.data.test.Y[i])
+    panel.next_wrong.click()
+    i = panel.example
+    assert np.any(panel.explanation.prediction != trained.data.test.Y[i])
+
+
+def _losses(model, data, active):
+    out = {}
+    for name, ds in (("train", data.train), ("test", data.test)):
+        pred = model.predict(ds.X, active.astype(np.uint8))
+        out[f"{name}_hamming"] = hamming_loss(ds.Y, pred)
+        out[f"{name}_subset"] = subset_zero_one_loss(ds.Y, pred)
+    return out
+
+
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
+def test_switching_rules_off_matches_predict_with_active(qtbot, make_window, train, loss):
+    window = make_window(max_rules=30, loss=loss)
+    assert train(window) == "finished"
+    for row in (3, 7):
+        window.set_rule_active(row, False)
+    active = window.table_model.active.copy()
+    assert not active[3] and not active[7] and active.sum() == len(active) - 2
+    got = window.whatif_losses()
+    expected = _losses(window.model, window.data, active)
+    for k, v in expected.items():
+        assert got[k] == pytest.approx(v, abs=1e-12), k
+    assert "what-if (2 rules off)" in window.loss_label.text()
+    # the trajectory's end point moved to the what-if losses
+    lines = window.plot.lines_of(window.run)
+    assert lines.whatif.get_xdata()[0] == pytest.approx(expected["test_hamming"])
+    assert lines.whatif.get_ydata()[0] == pytest.approx(expected["test_subset"])
+    # the explanation ignores switched-off rules
+    ex = window.explanation.explanation
+    assert 3 not in ex.rule_indices and 7 not in ex.rule_indices
+    x = window.data.test.X[window.explanation.example]
+    ref = explain(window.model, x, active)
+    np.testing.assert_allclose(ex.scores, ref.scores)
+    # switching them back restores the run's final losses
+    window.set_rule_active(3, True)
+    window.set_rule_active(7, True)
+    final = window.run.final_losses()
+    got = window.whatif_losses()
+    for k in final:
+        assert got[k] == pytest.approx(final[k], abs=1e-12)
+    assert window.run.whatif is None
+    assert len(window.plot.lines_of(window.run).whatif.get_xdata()) == 0
+
+
+def test_checkbox_click_toggles_whatif(qtbot, trained):
+    from boomer_gui.rule_table import COL_ON
+
+    idx = trained.proxy.index(5, COL_ON)
+    assert trained.proxy.setData(idx, Qt.Unchecked, Qt.CheckStateRole)
+    assert not trained.table_model.active[trained.proxy.mapToSource(idx).row()]
+    assert trained.whatif is not None

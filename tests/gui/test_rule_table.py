@@ -1,0 +1,91 @@
+"""The rule table model, its proxy and delegate; the covered-examples model."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from boomer_gui.inspector import CoveredExamplesModel
+from boomer_gui.rule_table import COL_BODY, COL_HEAD, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel
+
+
+def test_model_passes_qtmodeltester(trained, qtmodeltester):
+    assert trained.table_model.rowCount() == 40
+    qtmodeltester.check(trained.table_model)
+    qtmodeltester.check(trained.proxy)
+
+
+def test_covered_examples_model_passes_qtmodeltester(trained, qtmodeltester):
+    record = trained.table_model.records[3]
+    trained.inspector.show_record(record)
+    model = trained.inspector.examples_model
+    assert model.rowCount() > 0
+    qtmodeltester.check(model)
+    empty = CoveredExamplesModel()
+    qtmodeltester.check(empty)
+
+
+def test_filters_by_label_attribute_and_text(trained):
+    proxy, model = trained.proxy, trained.table_model
+    total = model.rowCount()
+    trained.label_filter.setCurrentIndex(trained.label_filter.findData(2))
+    shown = [proxy.index(r, 0).data(RecordRole) for r in range(proxy.rowCount())]
+    assert 0 < len(shown) < total
+    assert all(2 in set(int(k) for k in rec.rule.head_labels) for rec in shown)
+    trained.label_filter.setCurrentIndex(0)
+    trained.attribute_filter.setCurrentIndex(trained.attribute_filter.findData(0))
+    shown = [proxy.index(r, 0).data(RecordRole) for r in range(proxy.rowCount())]
+    assert shown and all(any(c.attribute == 0 for c in rec.rule.conditions) for rec in shown)
+    trained.attribute_filter.setCurrentIndex(0)
+    trained.text_filter.setText("x2 >")
+    trained._apply_filters()
+    shown = [proxy.index(r, 0).data(RecordRole) for r in range(proxy.rowCount())]
+    assert shown and all("x2 >" in rec.rule.body_text(trained.data.train.schema) for rec in shown)
+    assert "of" in trained.count_label.text()
+    trained.text_filter.setText("")
+    trained._apply_filters()
+    assert proxy.rowCount() == total
+
+
+def test_sorting_by_loss(trained):
+    trained.table.sortByColumn(8, Qt.AscendingOrder)  # test Hamming
+    values = [trained.proxy.index(r, 0).data(RecordRole).val_hamming for r in range(trained.proxy.rowCount())]
+    assert values == sorted(values)
+
+
+def test_head_column_and_fixed_rows(trained):
+    idx = trained.proxy.index(1, COL_HEAD)
+    head = idx.data(Qt.UserRole + 2)
+    assert head.shape == (trained.data.train.n_labels,)
+    assert trained.proxy.index(1, COL_BODY).data().startswith("{")
+    vh = trained.table.verticalHeader()
+    assert vh.sectionResizeMode(0) == vh.ResizeMode.Fixed
+    pix = trained.table.grab()  # the delegate paints without errors
+    assert not pix.isNull()
+
+
+def test_checkbox_only_with_finished_model(qtbot, window, train):
+    model = RuleTableModel()
+    assert not (model.flags(model.index(0, COL_ON)) & Qt.ItemIsUserCheckable)
+    train(window)
+    idx = window.table_model.index(2, COL_ON)
+    assert window.table_model.flags(idx) & Qt.ItemIsUserCheckable
+    assert idx.data(Qt.CheckStateRole) == Qt.Checked
+
+
+def test_append_is_one_insertion_per_batch():
+    from engine.learner import RuleRecord
+    from engine.rules import Condition, Rule
+
+    model = RuleTableModel()
+    model.set_schema(None, 3)
+    events = []
+    model.rowsInserted.connect(lambda parent, first, last: events.append((first, last)))
+    recs = [RuleRecord(i, Rule((Condition(0, "<=", float(i)),), np.array([i % 3]), np.array([0.5])), 1, 0.1, 0.2, 0.3)
+            for i in range(250)]
+    model.append(recs[:100])
+    model.append(recs[100:])
+    assert events == [(0, 99), (100, 249)]
+    proxy = RuleFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_label(1)
+    assert proxy.rowCount() == len([r for r in recs if r.index % 3 == 1])
