@@ -35,7 +35,7 @@ best weak hypothesis has no edge (``r_t <= 0``).
   examples on that side (+1 on a tie), one confidence ``alpha_t`` for both sides.  A stump is
   stored as **two** :class:`~engine.rules.Rule` objects with head scores ``alpha_t * vote``: the
   round's :class:`~engine.learner.RuleRecord` carries the first side (``<=`` or ``==``) as ``rule``
-  and the model holds both, in round order (``model_.rules[2t]`` and ``model_.rules[2t + 1]``).
+  and the other in ``extra_rules``; the model holds both, in round order.
 - ``'rule'``: a conjunction grown top-down, each step adding the condition that lowers ``Z`` the
   most while it does (at most ``max_conditions``), with per-label votes inside and abstention
   outside; one rule per round.  A round may return the empty body (votes on every example).
@@ -99,10 +99,6 @@ class AdaBoostMHClassifier(RuleLearner):
         check_random_state(self.random_state)
 
     def _make_model(self, rules, data: TrainingData) -> RuleModel:
-        # One record per round, but a stump round contributes two rules (see the module doc).
-        rounds = getattr(self, "_round_rules", None)
-        if rounds is not None and len(rounds) >= len(rules):
-            rules = [r for pair in rounds[:len(rules)] for r in pair]
         return RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], "label-wise", None, None, data.schema,
                          data.nominal)
 
@@ -110,7 +106,6 @@ class AdaBoostMHClassifier(RuleLearner):
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
         X, Y = data.X, data.Y
         n, K = Y.shape
-        self._round_rules = []
         index = build_feature_index(X, data.nominal)
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: no weak hypothesis splits it",
@@ -198,14 +193,13 @@ class AdaBoostMHClassifier(RuleLearner):
 
             labels = np.arange(K, dtype=np.int64)
             rules = [Rule(conds, labels, alpha * v.astype(np.float64), data.schema) for conds, _, v in hyp]
-            self._round_rules.append(rules)
             changed = np.zeros(n, dtype=bool)
             for rule, (_, part_rows, _) in zip(rules, hyp):
                 add_head_scores(F, part_rows, len(part_rows), labels, rule.head_scores, 1.0)
                 changed[part_rows] = True
             changed_rows = np.flatnonzero(changed).astype(np.int64)
             train.refresh(changed_rows)
-            record = dict(index=t, rule=rules[0], coverage=int(len(changed_rows)),
+            record = dict(index=t, rule=rules[0], extra_rules=tuple(rules[1:]), coverage=int(len(changed_rows)),
                           improvement=float(previous - bound), train_hamming=train.hamming,
                           train_subset=train.subset)
             if val is not None:

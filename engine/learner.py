@@ -28,6 +28,9 @@ MODEL_VERSION = 1
 class RuleRecord:
     """One learned rule and the model's losses right after adding it.
 
+    A learning step may add more than one rule (AdaBoost.MH's stumps add both sides); the
+    model's rules are the concatenation of every record's :attr:`rules`.
+
     ``index`` counts rules from 0 (the default rule of boosting learners); ``coverage`` is the
     number of training examples the rule covers; ``improvement`` is how much the rule lowered
     the learner's objective on the sample it was grown on (NaN where undefined).  Validation
@@ -42,6 +45,12 @@ class RuleRecord:
     val_hamming: float | None = None
     val_subset: float | None = None
     extra: Mapping[str, float] = field(default_factory=dict)
+    extra_rules: tuple[Rule, ...] = ()  # further rules learned in the same step (e.g. a stump's other side)
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """All rules this step added to the model, in model order."""
+        return (self.rule,) + tuple(self.extra_rules)
 
 
 @dataclass
@@ -107,7 +116,7 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
         self.model_ = self._make_model(rules, data)
         try:
             for record in self._learn(data):
-                rules.append(record.rule)
+                rules.extend(record.rules)
                 self.records_.append(record)
                 yield record
         finally:
