@@ -160,9 +160,10 @@ register(LearnerSpec(
                   "training examples remains", minimum=0.0, maximum=0.99),
     ),
     presets={
-        "Subset accuracy (pruned)": {"heuristic": "subset-accuracy", "head_search": "pruned"},
-        "F-measure": {"heuristic": "f-measure", "beta": 1.0},
-        "Hamming accuracy": {"heuristic": "hamming-accuracy"},
-        "Precision": {"heuristic": "precision"},
+        # min_coverage 10 keeps rules general; pure rules covering a handful of examples overfit
+        "Subset accuracy (pruned)": {"heuristic": "subset-accuracy", "head_search": "pruned", "min_coverage": 10},
+        "F-measure": {"heuristic": "f-measure", "beta": 1.0, "min_coverage": 10},
+        "Hamming accuracy": {"heuristic": "hamming-accuracy", "min_coverage": 10},
+        "Precision": {"heuristic": "precision", "min_coverage": 10},
     },
 ))
