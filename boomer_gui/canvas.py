@@ -47,9 +47,19 @@ class LiveCanvas(MarginCanvas):
         self.full_draws = 0
         self.mpl_connect("draw_event", self._on_draw)
 
+    def _live_bbox(self):
+        """The region the animated artists can touch: the union of their axes (lines are clipped)."""
+        from matplotlib.transforms import Bbox
+
+        axes = {a.axes for a in self.animated if a.axes is not None}
+        if not axes:
+            return self.figure.bbox
+        return Bbox.union([ax.bbox for ax in axes]).expanded(1.0, 1.0)
+
     def _on_draw(self, event):
         self.full_draws += 1
-        self._background = self.copy_from_bbox(self.figure.bbox)
+        self._bbox = self._live_bbox()
+        self._background = self.copy_from_bbox(self._bbox)
         self._draw_animated()
 
     def _draw_animated(self):
@@ -60,6 +70,10 @@ class LiveCanvas(MarginCanvas):
     def invalidate(self):
         self._background = None
 
+    def set_animated_artists(self, artists) -> None:
+        self.animated = list(artists)
+        self._background = None
+
     def fast_update(self) -> bool:
         """Blit the animated artists; False (and a full draw is scheduled) without a background."""
         if self._background is None or self.figure.bbox.width < 2:
@@ -67,5 +81,5 @@ class LiveCanvas(MarginCanvas):
             return False
         self.restore_region(self._background)
         self._draw_animated()
-        self.blit(self.figure.bbox)
+        self.blit(self._bbox)
         return True

@@ -37,7 +37,7 @@ from .training import TrainingRun
 APP_TITLE = "BOOMER – multi-label rule learning"
 CLOSE_WAIT_MS = 3000
 FILTER_DELAY_MS = 200
-STATUS_INTERVAL_MS = 250
+STATUS_INTERVAL_MS = 500
 SESSION_FILTER = "Sessions (*.json);;All files (*)"
 MODEL_FILTER = "Models (*.json);;All files (*)"
 
@@ -391,6 +391,7 @@ class MainWindow(QMainWindow):
         self.model = getattr(self.estimator, "model_", None)
         self._status_timer.stop()
         self.training = None
+        self.table.flush_repaint()
         self._update_count()
         self.plot.finish_run(run)
         self.run_controls.finish(len(run), state, elapsed)
@@ -671,6 +672,7 @@ class MainWindow(QMainWindow):
         self._closing = True
         self._filter_timer.stop()
         self._status_timer.stop()
+        self.table._repaint_timer.stop()
         if self.training is not None and self.training.active:
             self.training.stop()
             if not self.training.wait(CLOSE_WAIT_MS):

@@ -6,9 +6,10 @@ of the what-if analysis; it is checkable only while a finished model is attached
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRect, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRect, QSortFilterProxyModel, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QTableView)
@@ -41,15 +42,16 @@ _ROLES = frozenset((DISPLAY, CHECK, ALIGN, TOOLTIP, RecordRole, HeadRole, SortRo
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 _LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
-_SELECTED = QStyle.StateFlag.State_Selected
+_SELECTED = int(QStyle.StateFlag.State_Selected.value)
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _CHECKABLE = _FLAGS | Qt.ItemFlag.ItemIsUserCheckable
 _NO_PEN = Qt.PenStyle.NoPen
 _ELIDE = Qt.TextElideMode.ElideRight
-_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
+_ALTERNATE = int(QStyleOptionViewItem.ViewItemFeature.Alternate.value)
 HEAD_LABELS_SHOWN = 3
 ROW_HEIGHT = 22
+REPAINT_INTERVAL_S = 0.25  # while rules stream in, the table repaints at most four times a second
 
 
 def _fmt(x, digits: int = 4) -> str:
@@ -76,6 +78,7 @@ class RuleTableModel(QAbstractTableModel):
         self._attrs: list = []
         self._strong: list = []
         self._search: list = []
+        self._cells: list = []
         self._max_abs = 0.0
 
     # -- filling ------------------------------------------------------------------------------
@@ -89,6 +92,7 @@ class RuleTableModel(QAbstractTableModel):
         self.active = np.ones(0, dtype=bool)
         self.checkable = False
         self._body, self._head, self._dense, self._attrs, self._strong, self._search = [], [], [], [], [], []
+        self._cells = []
         self._max_abs = 0.0
         self.endResetModel()
 
@@ -99,7 +103,7 @@ class RuleTableModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)
         self.records.extend(records)
         n = len(records)
-        for cache in (self._body, self._head, self._dense, self._attrs, self._strong, self._search):
+        for cache in (self._body, self._head, self._dense, self._attrs, self._strong, self._search, self._cells):
             cache.extend([None] * n)
         self.active = np.concatenate([self.active, np.ones(n, dtype=bool)])
         for r in records:
@@ -127,6 +131,17 @@ class RuleTableModel(QAbstractTableModel):
         return self._max_abs or 1.0
 
     # -- cached per-row facts ---------------------------------------------------------------
+    def cells(self, row: int) -> tuple:
+        """The display texts of a row (None for the checkbox column), formatted once."""
+        c = self._cells[row]
+        if c is None:
+            rec = self.records[row]
+            c = (None, str(rec.index), self.body_text(row) if rec.rule.conditions else "{} (default rule)",
+                 self.head_text(row), str(rec.coverage), _fmt(rec.improvement, 3),
+                 *(_fmt(getattr(rec, _LOSS_FIELDS[k])) for k in (COL_TRH, COL_TRS, COL_TEH, COL_TES)))
+            self._cells[row] = c
+        return c
+
     def body_text(self, row: int) -> str:
         t = self._body[row]
         if t is None:
@@ -201,19 +216,7 @@ class RuleTableModel(QAbstractTableModel):
             return None
         rec = self.records[row]
         if role == DISPLAY:
-            if col == COL_BODY:
-                return self.body_text(row) if rec.rule.conditions else "{} (default rule)"
-            if col == COL_HEAD:
-                return self.head_text(row)
-            if col == COL_INDEX:
-                return str(rec.index)
-            if col == COL_COVERAGE:
-                return str(rec.coverage)
-            if col == COL_IMPROVEMENT:
-                return _fmt(rec.improvement, 3)
-            if col in _LOSS_FIELDS:
-                return _fmt(getattr(rec, _LOSS_FIELDS[col]))
-            return None
+            return self.cells(row)[col]
         if role == ALIGN:
             return None if col in (COL_BODY, COL_HEAD, COL_ON) else _RIGHT
         if role == CHECK:
@@ -295,7 +298,48 @@ class RuleFilterProxy(QSortFilterProxyModel):
         return True
 
 
-class HeadDelegate(QStyledItemDelegate):
+class TextDelegate(QStyledItemDelegate):
+    """Paints a cell's background and its cached, elided text directly: one Python call per
+    cell instead of the eight data()/flags() calls of a style-drawn item, which matters while
+    rules stream in and the view repaints many times a second."""
+
+    def _source_row(self, index):
+        model = index.model()
+        if isinstance(model, QSortFilterProxyModel):
+            source, row = model.sourceModel(), model.mapToSource(index).row()
+        else:
+            source, row = model, index.row()
+        if not isinstance(source, RuleTableModel) or not 0 <= row < len(source.records):
+            return None, -1
+        return source, row
+
+    @staticmethod
+    def _background(painter, option) -> bool:
+        selected = bool(option.state.value & _SELECTED)
+        if selected:
+            painter.fillRect(option.rect, option.palette.highlight())
+        elif option.features.value & _ALTERNATE:
+            painter.fillRect(option.rect, option.palette.alternateBase())
+        return selected
+
+    def _text(self, painter, option, rect, text, selected, align):
+        painter.setPen(option.palette.highlightedText().color() if selected else option.palette.text().color())
+        painter.setFont(option.font)
+        painter.drawText(rect, align, option.fontMetrics.elidedText(text, _ELIDE, rect.width()))
+
+    def paint(self, painter, option, index):
+        source, row = self._source_row(index)
+        if source is None:
+            return super().paint(painter, option, index)
+        col = index.column()
+        selected = self._background(painter, option)
+        r = option.rect
+        rect = QRect(r.left() + 4, r.top(), max(0, r.width() - 8), r.height())
+        self._text(painter, option, rect, source.cells(row)[col] or "", selected,
+                   _LEFT if col == COL_BODY else _RIGHT)
+
+
+class HeadDelegate(TextDelegate):
     """Draws one small bar per label (green up for positive, red down for negative scores)
     to the left of the text of the strongest labels."""
 
@@ -311,46 +355,32 @@ class HeadDelegate(QStyledItemDelegate):
         return min(160, max(1, n_labels) * (self.bar_width + 1)) + 6
 
     def paint(self, painter, option, index):
-        """Background, the bar strip and the elided text, painted directly (a style-drawn item
-        per cell would cost several times more while rules stream in)."""
-        model = index.model()
-        if isinstance(model, QSortFilterProxyModel):
-            source, row = model.sourceModel(), model.mapToSource(index).row()
-        else:
-            source, row = model, index.row()
-        if not isinstance(source, RuleTableModel) or not 0 <= row < source.rowCount():
-            return super().paint(painter, option, index)
+        source, row = self._source_row(index)
+        if source is None:
+            return QStyledItemDelegate.paint(self, painter, option, index)
         head = source.dense_head(row)
         rect: QRect = option.rect
-        palette = option.palette
-        selected = bool(option.state & _SELECTED)
-        if selected:
-            painter.fillRect(rect, palette.highlight())
-        elif option.features & _ALTERNATE:
-            painter.fillRect(rect, palette.alternateBase())
-        K = 0 if head is None else len(head)
+        selected = self._background(painter, option)
+        K = len(head)
         strip = self.strip_width(K) if K else 0
         painter.save()
         if K:
             width = max(1, (strip - 6) // K - 1) if K * (self.bar_width + 1) > 160 else self.bar_width
-            scale = getattr(source, "head_scale", 1.0) or 1.0
+            scale = source.head_scale
             mid = rect.top() + rect.height() // 2
             half = rect.height() // 2 - 3
             painter.setPen(QPen(self.AXIS, 1))
             painter.drawLine(rect.left() + 3, mid, rect.left() + strip - 3, mid)
             painter.setPen(_NO_PEN)
             x = rect.left() + 3
-            for v in head:
+            for v in head.tolist():
                 if v != 0:
                     h = int(round(min(1.0, abs(v) / scale) * half)) or 1
                     painter.setBrush(self.POS if v > 0 else self.NEG)
                     painter.drawRect(x, mid - h if v > 0 else mid + 1, width, h)
                 x += width + 1
-        text = source.head_text(row)
         text_rect = QRect(rect.left() + strip + 3, rect.top(), max(0, rect.width() - strip - 6), rect.height())
-        painter.setPen(palette.highlightedText().color() if selected else palette.text().color())
-        painter.setFont(option.font)
-        painter.drawText(text_rect, _LEFT, option.fontMetrics.elidedText(text, _ELIDE, text_rect.width()))
+        self._text(painter, option, text_rect, source.head_text(row), selected, _LEFT)
         painter.restore()
 
 
@@ -376,10 +406,17 @@ class RuleTableView(QTableView):
         hh.setSectionResizeMode(QHeaderView.Interactive)
         hh.setStretchLastSection(False)
         hh.setHighlightSections(False)
+        self.text_delegate = TextDelegate(self)
         self.head_delegate = HeadDelegate(self)
-        self.setItemDelegateForColumn(COL_HEAD, self.head_delegate)
+        for col in range(len(COLUMNS)):
+            if col != COL_ON:
+                self.setItemDelegateForColumn(col, self.head_delegate if col == COL_HEAD else self.text_delegate)
         self.follow = True
         self._was_at_bottom = True
+        self._last_repaint = 0.0
+        self._repaint_timer = QTimer(self)
+        self._repaint_timer.setSingleShot(True)
+        self._repaint_timer.timeout.connect(self._release_repaint)
 
     def setModel(self, model):
         super().setModel(model)
@@ -401,8 +438,33 @@ class RuleTableView(QTableView):
         self._was_at_bottom = sb.value() >= sb.maximum() - 2
 
     def _after_insert(self, parent, first, last):
+        self._throttle_repaint()
         if self.follow and self._was_at_bottom and not self.selectionModel().hasSelection():
             self.scroll_to_newest()
+
+    def _throttle_repaint(self):
+        """Each insertion relayouts and repaints the whole viewport; while batches arrive
+        quickly, hold the viewport's updates back and repaint once per interval."""
+        now = time.perf_counter()
+        wait = REPAINT_INTERVAL_S - (now - self._last_repaint)
+        if wait <= 0 and not self._repaint_timer.isActive():
+            self._last_repaint = now
+            return
+        viewport = self.viewport()
+        if viewport.updatesEnabled():
+            viewport.setUpdatesEnabled(False)
+        if not self._repaint_timer.isActive():
+            self._repaint_timer.start(max(1, int(wait * 1000)))
+
+    def _release_repaint(self):
+        self._last_repaint = time.perf_counter()
+        self.viewport().setUpdatesEnabled(True)  # repaints the viewport once
+
+    def flush_repaint(self):
+        """Repaint now if a repaint is being held back (end of a run)."""
+        if self._repaint_timer.isActive():
+            self._repaint_timer.stop()
+            self._release_repaint()
 
     def scroll_to_newest(self):
         model = self.model()

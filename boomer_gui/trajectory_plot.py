@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem
 from .canvas import LiveCanvas
 from .state import Run, RunHistory, marker_positions
 
-UPDATE_INTERVAL_MS = 100
+UPDATE_INTERVAL_MS = 250
 ISOMETRIC_STEP = 0.05
 EXPORT_FILTER = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 
@@ -192,8 +192,8 @@ class TrajectoryPlot(QWidget):
             self._live = run
             self._checked = 0
             self._artists[id(run)].set_animated(True)
-            self.traj_canvas.animated = self._artists[id(run)].traj
-            self.loss_canvas.animated = self._artists[id(run)].losses
+            self.traj_canvas.set_animated_artists(self._artists[id(run)].traj)
+            self.loss_canvas.set_animated_artists(self._artists[id(run)].losses)
         self._refresh_run(run)
         self.redraw()
 
@@ -219,8 +219,8 @@ class TrajectoryPlot(QWidget):
             art.set_animated(False)
         if self._live is run:
             self._live = None
-            self.traj_canvas.animated = []
-            self.loss_canvas.animated = []
+            self.traj_canvas.set_animated_artists([])
+            self.loss_canvas.set_animated_artists([])
         self._refresh_item(run)
         self._refresh_run(run)
         self.redraw()
