@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -18,6 +20,8 @@ from engine.registry import get
 # A 4-example, 2-label problem on one attribute.
 X4 = np.array([[1.0], [2.0], [3.0], [4.0]])
 Y4 = np.array([[1, 0], [1, 0], [0, 1], [0, 0]])
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # ../shared/data
 
 
 def hypotheses(est, X):
@@ -244,7 +248,6 @@ def emotions():
         from engine.datasets import load
     except ImportError:
         pytest.skip("engine.datasets.load is not available")
-    from conftest import DATA_DIR
     path = DATA_DIR / "emotions.arff"
     if not path.exists():
         pytest.skip(f"emotions.arff not found in {DATA_DIR}")

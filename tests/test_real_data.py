@@ -1,4 +1,6 @@
 """BOOMER on real benchmark data from ../shared/data (skipped with a reason when absent)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -7,10 +9,11 @@ from engine.datasets import load
 
 pytestmark = pytest.mark.slow
 
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # ../shared/data
+
 
 @pytest.fixture(scope="module")
 def emotions_split():
-    from conftest import DATA_DIR
     if not (DATA_DIR / "emotions.arff").exists():
         pytest.skip(f"emotions.arff not found in {DATA_DIR}")
     return load(DATA_DIR / "emotions.arff").train_test_split(0.33, seed=0)
@@ -38,7 +41,6 @@ def test_emotions_reaches_the_papers_quality(emotions_split, loss, head, max_sub
 
 
 def test_sparse_enron_trains_with_nominal_conditions():
-    from conftest import DATA_DIR
     if not (DATA_DIR / "enron.arff").exists():
         pytest.skip(f"enron.arff not found in {DATA_DIR}")
     train, test = load(DATA_DIR / "enron.arff").train_test_split(0.33, seed=0)

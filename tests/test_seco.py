@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import json
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,6 +16,8 @@ from engine import SeCoClassifier
 from engine.bench_seco import run as run_benchmark
 from engine.registry import get
 from engine.seco import HEURISTICS, find_head
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # ../shared/data
 
 
 def random_labels(seed):
@@ -271,7 +275,6 @@ def emotions():
         from engine.datasets import load
     except ImportError:
         pytest.skip("engine.datasets.load is not available")
-    from conftest import DATA_DIR
     path = DATA_DIR / "emotions.arff"
     if not path.exists():
         pytest.skip(f"emotions.arff not found in {DATA_DIR}")
