@@ -83,7 +83,8 @@ def gui_run(app, data, params: dict) -> dict:
     timer = QTimer()
     timer.setTimerType(Qt.PreciseTimer)
     timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    cpu_ticks: list[float] = []
+    timer.timeout.connect(lambda: (ticks.append(time.perf_counter()), cpu_ticks.append(time.thread_time())))
     arrivals: list[tuple[float, int]] = []
     window.table_model.rowsInserted.connect(
         lambda *a: arrivals.append((time.perf_counter(), window.table_model.rowCount())))
@@ -102,7 +103,8 @@ def gui_run(app, data, params: dict) -> dict:
     t_last = arrivals[-1][0] if arrivals else time.perf_counter()
     window.close()
     return {"gaps": gaps, "rules": n, "seconds": t_last - t_start, "rate": n / (t_last - t_start),
-            "batches": len(arrivals), "gui_cpu_share": cpu / wall}
+            "batches": len(arrivals), "gui_cpu_share": cpu / wall, "ticks": np.array(ticks),
+            "cpu_ticks": np.array(cpu_ticks)}
 
 
 def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float, float]:

@@ -337,14 +337,12 @@ class TrajectoryPlot(QWidget):
             self.redraw()
 
     def run_updated(self, run: Run) -> None:
-        """New records were appended to ``run``; update its lines at the next tick."""
-        self._refresh_run(run)
+        """New records were appended to ``run``; its lines get the new data (``set_data``) at
+        the next throttled tick, not for every batch."""
         if run is self._live:
             self._pending_live = True
-            if self._needs_new_limits(run, self._checked):
-                self._dirty_full = {0: True, 1: True}
-            self._checked = len(run)
         else:
+            self._refresh_run(run)
             self._dirty_full = {0: True, 1: True}
         self._schedule()
 
@@ -361,6 +359,12 @@ class TrajectoryPlot(QWidget):
     def _flush(self):
         tab = self.tabs.currentIndex()
         canvas = self.traj_canvas if tab == 0 else self.loss_canvas
+        live = self._live
+        if self._pending_live and live is not None:
+            self._refresh_run(live)
+            if self._needs_new_limits(live, self._checked):
+                self._dirty_full = {0: True, 1: True}
+            self._checked = len(live)
         if self._dirty_full.get(tab):
             self._dirty_full[tab] = False
             self._autoscale(tab)
@@ -373,6 +377,9 @@ class TrajectoryPlot(QWidget):
     def draw_now(self) -> None:
         """Synchronous full draw of the visible tab (exports, tests, benchmarks)."""
         self._timer.stop()
+        if self._live is not None:
+            self._refresh_run(self._live)
+            self._checked = len(self._live)
         tab = self.tabs.currentIndex()
         self._dirty_full[tab] = False
         self._autoscale(tab)
@@ -465,4 +472,6 @@ class TrajectoryPlot(QWidget):
 
     # -- introspection (tests) --------------------------------------------------------------
     def lines_of(self, run: Run) -> _RunArtists | None:
+        if run is self._live:
+            self._refresh_run(run)
         return self._artists.get(id(run))
