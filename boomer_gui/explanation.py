@@ -18,6 +18,7 @@ _POS = QColor(46, 139, 87)
 _NEG = QColor(200, 55, 55)
 _WRONG = QColor(255, 214, 214)
 _RIGHT = QColor(214, 240, 214)
+SUMMARY_ROWS = 3  # Σ = score, prediction, truth
 
 
 def _row(X, i: int) -> np.ndarray:
@@ -39,6 +40,7 @@ class ExplanationPanel(QWidget):
         self.explanation = None
         self.example = 0
         self._wrong = None  # misclassified test examples, computed on demand
+        self._stale = False  # the shown explanation is out of date (computed when shown)
 
         self.spin = QSpinBox()
         self.spin.setPrefix("test example ")
@@ -80,6 +82,8 @@ class ExplanationPanel(QWidget):
     def set_context(self, model, test, active=None, schema: Schema | None = None) -> None:
         """A finished model and the test data; ``active`` marks rules switched on (what-if)."""
         self.model, self.test = model, test
+        if active is not None and model is not None and len(active) != len(model.rules):
+            active = None
         self.active = None if active is None else np.asarray(active, dtype=bool)
         self._wrong = None
         self.schema = schema or (model.schema if model is not None and model.schema else Schema())
@@ -92,12 +96,28 @@ class ExplanationPanel(QWidget):
         self.spin.setMaximum(test.n_examples - 1)
         self.spin.setSuffix(f" of {test.n_examples}")
         self.spin.blockSignals(False)
-        self.show_example(min(self.spin.value(), test.n_examples - 1))
+        self.example = min(self.spin.value(), test.n_examples - 1)
+        self._refresh()
 
     def set_active(self, active) -> None:
         self.active = None if active is None else np.asarray(active, dtype=bool)
         self._wrong = None
         if self.model is not None and self.test is not None:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        """Explain now if the panel is shown, else when it is shown next (saves the work at the
+        end of every run while nobody looks)."""
+        if self.isVisible():
+            self._stale = False
+            self.show_example(self.example)
+        else:
+            self._stale = True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale and self.model is not None and self.test is not None:
+            self._stale = False
             self.show_example(self.example)
 
     def clear(self, message: str = "") -> None:
@@ -113,6 +133,7 @@ class ExplanationPanel(QWidget):
     def show_example(self, i: int) -> None:
         if self.model is None or self.test is None:
             return
+        self._stale = False
         i = int(max(0, min(i, self.test.n_examples - 1)))
         if self.spin.value() != i:
             self.spin.blockSignals(True)
@@ -133,13 +154,16 @@ class ExplanationPanel(QWidget):
         t = self.table
         t.setUpdatesEnabled(False)
         t.clear()
+        t.clearSpans()
         t.setColumnCount(2 + K)
         t.setRowCount(n + 3)
         t.setHorizontalHeaderLabels(["rule", "body"] + names)
         bold = QFont()
         bold.setBold(True)
         scale = float(np.max(np.abs(ex.contributions))) if n else 1.0
-        for row, (r, contrib) in enumerate(zip(ex.rule_indices, ex.contributions)):
+        # The outcome first (always in sight), then one row per covering rule.
+        for i, (r, contrib) in enumerate(zip(ex.rule_indices, ex.contributions)):
+            row = SUMMARY_ROWS + i
             item = QTableWidgetItem(str(int(r)))
             item.setData(Qt.UserRole, int(r))
             item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
@@ -152,7 +176,7 @@ class ExplanationPanel(QWidget):
                 t.setItem(row, 2 + k, self._number(v, scale))
         labels = [("Σ = score", ex.scores), ("prediction", ex.prediction), ("truth", truth)]
         for j, (name, values) in enumerate(labels):
-            row = n + j
+            row = j
             head = QTableWidgetItem(name)
             head.setFont(bold)
             t.setItem(row, 0, head)
@@ -166,8 +190,10 @@ class ExplanationPanel(QWidget):
                     item.setTextAlignment(Qt.AlignCenter)
                     item.setBackground(QBrush(_RIGHT if ex.prediction[k] == truth[k] else _WRONG))
                 t.setItem(row, 2 + k, item)
-        t.setColumnWidth(0, 52)
-        t.setColumnWidth(1, 260)
+        t.setColumnWidth(0, 44)
+        t.setColumnWidth(1, 150)
+        for k in range(K):
+            t.setColumnWidth(2 + k, 52)
         t.setUpdatesEnabled(True)
         wrong = int(np.sum(ex.prediction != truth))
         pred = ", ".join(names[k] for k in np.flatnonzero(ex.prediction)) or "∅"
@@ -206,12 +232,18 @@ class ExplanationPanel(QWidget):
 
     # -- for tests --------------------------------------------------------------------------
     def table_contributions(self) -> np.ndarray:
-        """The contributions as shown (rows = covering rules) and the Σ row, as numbers."""
+        """The contributions as shown, one row per covering rule, then the Σ row, as numbers."""
         n = len(self.explanation.rule_indices) if self.explanation is not None else 0
         K = self.table.columnCount() - 2
+        rows = [SUMMARY_ROWS + i for i in range(n)] + [0]
         out = np.zeros((n + 1, K))
-        for r in range(n + 1):
+        for i, r in enumerate(rows):
             for k in range(K):
                 item = self.table.item(r, 2 + k)
-                out[r, k] = item.data(Qt.UserRole + 1) if item is not None else 0.0
+                out[i, k] = item.data(Qt.UserRole + 1) if item is not None else 0.0
         return out
+
+    def table_row_values(self, name: str) -> list[int]:
+        """The 'prediction' or 'truth' row as shown."""
+        row = {"prediction": 1, "truth": 2}[name]
+        return [int(self.table.item(row, 2 + k).text()) for k in range(self.table.columnCount() - 2)]

@@ -17,7 +17,7 @@ from engine.rules import Schema
 from .canvas import MarginCanvas
 
 POS, NEG = "#2e8b57", "#c83737"
-MAX_TICK_LABELS = 30
+MAX_TICK_LABELS = 18
 
 
 def _dense_rows(X, rows: np.ndarray) -> np.ndarray:
@@ -160,7 +160,7 @@ class RuleInspector(QWidget):
         splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.canvas)
-        splitter.setSizes([330, 300])
+        splitter.setSizes([380, 260])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
@@ -171,9 +171,11 @@ class RuleInspector(QWidget):
         """The training data whose covered examples are shown."""
         self.train = train
         self.schema = schema or (train.schema if train is not None else Schema())
+        self._bars_for = None  # new label names: rebuild the charts
         self.clear()
 
     def clear(self) -> None:
+        shown = self.record is not None
         self.record = None
         self.mask = None
         self.title.setText("Select a rule in the table to inspect it.")
@@ -181,7 +183,13 @@ class RuleInspector(QWidget):
         self.examples_model.clear()
         self.examples_label.setText("Covered training examples")
         K = self.train.n_labels if self.train is not None else 0
-        self._setup_axes(K)
+        if K != self._bars_for:
+            self._setup_axes(K)
+        elif shown:
+            for bar in list(self.head_bars) + list(self.cov_bars) + list(self.all_bars):
+                bar.set_height(0.0)
+        else:
+            return  # nothing on the charts changed: no redraw (a run may be starting)
         self.canvas.draw_idle()
 
     def _setup_axes(self, K: int) -> None:
@@ -207,6 +215,8 @@ class RuleInspector(QWidget):
                 ax.set_xticks(x[::step])
                 ax.set_xticklabels(names[::step], rotation=90 if K > 8 else 0, fontsize=7)
                 ax.set_xlim(-0.6, K - 0.4)
+            # many labels: their names only under the lower chart
+            self.head_ax.tick_params(labelbottom=K <= 8)
 
     def show_record(self, record) -> None:
         if record is None:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout,
@@ -23,7 +23,7 @@ from engine.learner import RuleRecord
 from engine.model import rule_coverage
 
 from . import exports
-from .data_panel import DATA_FILTER, DataPanel
+from .data_panel import DataPanel
 from .explanation import ExplanationPanel
 from .inspector import RuleInspector
 from .learner_panel import LearnerPanel
@@ -143,7 +143,7 @@ class MainWindow(QMainWindow):
         self.bottom.addWidget(self.details)
         self.bottom.setStretchFactor(0, 1)
         self.bottom.setStretchFactor(1, 1)
-        self.bottom.setSizes([620, 560])
+        self.bottom.setSizes([560, 640])
         self.splitter = QSplitter(Qt.Vertical)
         self.splitter.addWidget(table_box)
         self.splitter.addWidget(self.bottom)
@@ -538,6 +538,8 @@ class MainWindow(QMainWindow):
     def load_model(self, path) -> None:
         """Load a model file for the current data; its rules fill the table, its trajectory is
         recomputed by switching its rules on one by one (engine WhatIf)."""
+        if self.training_active:
+            raise ValueError("stop the current run before loading a model")
         if self.data is None:
             raise ValueError("load data first: the model is shown on the current data")
         spec, est = exports.load_model(path)

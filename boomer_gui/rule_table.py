@@ -41,6 +41,7 @@ HeadRole = RecordRole + 1
 SortRole = RecordRole + 2
 _ROLES = frozenset((DISPLAY, CHECK, ALIGN, TOOLTIP, RecordRole, HeadRole, SortRole))
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
+_HORIZONTAL = Qt.Orientation.Horizontal
 _LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
 _CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
 _SELECTED = int(QStyle.StateFlag.State_Selected.value)
@@ -199,13 +200,12 @@ class RuleTableModel(QAbstractTableModel):
     def columnCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def headerData(self, section, orientation, role=Qt.DisplayRole):
-        if orientation == Qt.Horizontal and 0 <= section < len(COLUMNS):
-            if role == Qt.DisplayRole:
-                return COLUMNS[section]
-            if role == Qt.ToolTipRole:
-                return _TOOLTIPS.get(section)
-        return None
+    def headerData(self, section, orientation, role=DISPLAY):
+        if role != DISPLAY and role != TOOLTIP or not 0 <= section < len(COLUMNS):
+            return None
+        if orientation != _HORIZONTAL:
+            return None
+        return COLUMNS[section] if role == DISPLAY else _TOOLTIPS.get(section)
 
     def flags(self, index):
         if not index.isValid():
@@ -458,6 +458,7 @@ class RuleTableView(QTableView):
         self.follow = True
         self._was_at_bottom = True
         self._last_repaint = 0.0
+        self._follow_pending = False
         self._repaint_timer = QTimer(self)
         self._repaint_timer.setSingleShot(True)
         self._repaint_timer.timeout.connect(self._release_repaint)
@@ -465,7 +466,7 @@ class RuleTableView(QTableView):
     def setModel(self, model):
         super().setModel(model)
         hh = self.horizontalHeader()
-        widths = {COL_ON: 30, COL_INDEX: 50, COL_BODY: 330, COL_HEAD: 240, COL_COVERAGE: 66,
+        widths = {COL_ON: 30, COL_INDEX: 50, COL_BODY: 330, COL_HEAD: 300, COL_COVERAGE: 66,
                   COL_IMPROVEMENT: 84, COL_TRH: 66, COL_TRS: 66, COL_TEH: 66, COL_TES: 66}
         for c, w in widths.items():
             hh.resizeSection(c, w)
@@ -479,30 +480,37 @@ class RuleTableView(QTableView):
 
     def _before_insert(self, *args):
         sb = self.verticalScrollBar()
-        self._was_at_bottom = sb.value() >= sb.maximum() - 2
+        # a pending (held back) follow counts as being at the bottom
+        self._was_at_bottom = self._follow_pending or sb.value() >= sb.maximum() - 2
 
     def _after_insert(self, parent, first, last):
-        self._throttle_repaint()
-        if self.follow and self._was_at_bottom and not self.selectionModel().hasSelection():
+        follow = self.follow and self._was_at_bottom and not self.selectionModel().hasSelection()
+        if self._throttle_repaint():
+            self._follow_pending = self._follow_pending or follow
+        elif follow:
             self.scroll_to_newest()
 
-    def _throttle_repaint(self):
-        """Each insertion relayouts and repaints the whole viewport; while batches arrive
-        quickly, hold the viewport's updates back and repaint once per interval."""
+    def _throttle_repaint(self) -> bool:
+        """Each insertion relayouts the view, changes its scroll bar and scrolls it (painting
+        the new rows); while batches arrive quickly, hold the view's updates and the scrolling
+        back and do both once per interval.  Returns True when this insertion is held back."""
         now = time.perf_counter()
         wait = REPAINT_INTERVAL_S - (now - self._last_repaint)
         if wait <= 0 and not self._repaint_timer.isActive():
             self._last_repaint = now
-            return
-        viewport = self.viewport()
-        if viewport.updatesEnabled():
-            viewport.setUpdatesEnabled(False)
+            return False
+        if self.updatesEnabled():  # the whole view: scroll bar range changes repaint it too
+            self.setUpdatesEnabled(False)
         if not self._repaint_timer.isActive():
             self._repaint_timer.start(max(1, int(wait * 1000)))
+        return True
 
     def _release_repaint(self):
         self._last_repaint = time.perf_counter()
-        self.viewport().setUpdatesEnabled(True)  # repaints the viewport once
+        if self._follow_pending and not self.selectionModel().hasSelection():
+            self.scroll_to_newest()
+        self._follow_pending = False
+        self.setUpdatesEnabled(True)  # repaints the view once
 
     def flush_repaint(self):
         """Repaint now if a repaint is being held back (end of a run)."""

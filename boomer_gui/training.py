@@ -1,10 +1,11 @@
 """Training in a worker thread, and the coalescing of streamed rule records.
 
 The engine's ``fit_iter`` is validated in the GUI thread (so a bad parameter raises at once)
-and then consumed in a superqt worker of the global thread pool.  Every record crosses to the
-GUI thread through the worker's queued ``yielded`` signal; a :class:`RecordBatcher` there
-coalesces them into batches at most every ~50 ms, so the rule table does one insertion per
-batch however fast the engine is.
+and then consumed in a superqt worker of the global thread pool.  Records cross to the GUI
+thread only through the worker's queued ``yielded`` signal, as small lists (the worker groups
+records of fast rules, so the GUI thread is not woken for every rule); a
+:class:`RecordBatcher` there coalesces them into batches at most every ~50 ms, so the rule
+table does one insertion per batch however fast the engine is.
 
 Closing the generator (on stop, on error or at its end) happens in the worker thread before
 ``finished`` is emitted, so the estimator's ``model_`` holds the learned rules by then.
@@ -45,12 +46,17 @@ class TrainingWorker(WorkerBase):
         self._paused = False
         self.done = False
         self.count = 0
-        self.setAutoDelete(False)  # the Python wrapper owns it; avoids double deletion
         self.signals.finished.connect(self._mark_done, Qt.DirectConnection)
         _LIVE.add(self)
 
     def _mark_done(self):
         self.done = True
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except RuntimeError:  # the signal objects were deleted at shutdown: nobody listens any more
+            self.done = True
 
     # -- control (any thread) ----------------------------------------------------------------
     @property
@@ -68,19 +74,39 @@ class TrainingWorker(WorkerBase):
 
     # -- worker thread ---------------------------------------------------------------------
     def work(self):
+        """Consume the generator; records leave as lists through the queued ``yielded`` signal.
+
+        A record is held back only while rules come fast (the previous one took less than half
+        the batch interval) and the last list left less than a batch interval ago, so the GUI
+        thread is woken at most about 1/BATCH_INTERVAL times a second, yet a slow rule's record
+        is never kept waiting.  Held records leave before pausing, stopping or finishing."""
+        pending: list = []
+        interval = BATCH_INTERVAL_MS / 1000.0
+        last_emit = last_record = time.perf_counter()
+
+        def flush():
+            nonlocal pending, last_emit
+            if pending:
+                batch, pending = pending, []
+                last_emit = time.perf_counter()
+                self.yielded.emit(batch)
+
         try:
             while True:
                 if self.abort_requested:
+                    flush()
                     self.aborted.emit()
                     break
                 if self._paused:
                     if self._resume_requested:
                         self._paused = self._resume_requested = False
                         self.resumed.emit()
+                        last_record = time.perf_counter()
                     else:
                         time.sleep(PAUSE_POLL_S)
                     continue
                 if self._pause_requested:
+                    flush()
                     self._paused, self._pause_requested = True, False
                     self.paused.emit()
                     continue
@@ -89,11 +115,20 @@ class TrainingWorker(WorkerBase):
                 except StopIteration:
                     break
                 self.count += 1
-                self.yielded.emit(record)
+                pending.append(record)
+                now = time.perf_counter()
+                slow = now - last_record >= interval / 2
+                last_record = now
+                if slow or now - last_emit >= interval:
+                    flush()
+            flush()
         except RuntimeError as exc:  # WorkerBase.run would swallow a *returned* RuntimeError
             raise _Wrapped(exc) from exc
         finally:
-            self._gen.close()
+            try:
+                flush()  # records learned before an error are kept
+            finally:
+                self._gen.close()
         return self.count
 
 
@@ -123,8 +158,12 @@ class RecordBatcher(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.flush)
 
-    def push(self, record) -> None:
-        self._pending.append(record)
+    def push(self, records) -> None:
+        """Add a list of records (as the worker sends them) or a single record."""
+        if isinstance(records, list):
+            self._pending.extend(records)
+        else:
+            self._pending.append(records)
         if self._timer.isActive():
             return
         wait = self._interval - (time.perf_counter() - self._last) * 1000.0

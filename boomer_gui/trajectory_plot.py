@@ -20,14 +20,33 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter, QTabWidget,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QPushButton, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from .canvas import LiveCanvas
 from .state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250
-ISOMETRIC_STEP = 0.05
+ISOMETRIC_LINES = 10  # about this many isometrics cross the visible axes
+
+
+def nice_step(span: float) -> float:
+    """1, 2 or 5 times a power of ten, close to ``span``."""
+    if not span > 0:
+        return 0.05
+    exponent = math.floor(math.log10(span))
+    base = span / 10 ** exponent
+    return (1 if base < 1.5 else 2 if base < 3.5 else 5 if base < 7.5 else 10) * 10 ** exponent
+
+
+def isometric_segments(xlim, ylim, n: int = ISOMETRIC_LINES) -> list:
+    """Segments of the lines y = x + c (slope 1) crossing the box, ``c`` on a round grid."""
+    (x0, x1), (y0, y1) = xlim, ylim
+    lo, hi = y0 - x1, y1 - x0  # the range of c = y - x inside the box
+    step = nice_step((hi - lo) / n)
+    first = math.floor(lo / step) * step
+    cs = first + step * np.arange(int(math.ceil((hi - first) / step)) + 1)
+    return [[(x0, x0 + c), (x1, x1 + c)] for c in cs]
 EXPORT_FILTER = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
 
 
@@ -107,31 +126,33 @@ class TrajectoryPlot(QWidget):
         self.tabs.addTab(self.loss_canvas, "Losses vs rules")
         self.tabs.currentChanged.connect(self._tab_changed)
 
+        # The runs: a compact strip under the plot (untick to hide, select + Remove to delete).
         self.run_list = QListWidget()
-        self.run_list.setWordWrap(True)
-        self.run_list.setTextElideMode(Qt.ElideNone)
+        self.run_list.setFlow(QListView.LeftToRight)
+        self.run_list.setWrapping(True)
+        self.run_list.setResizeMode(QListView.Adjust)
+        self.run_list.setSpacing(2)
+        self.run_list.setFixedHeight(52)
         self.run_list.setToolTip("Runs: untick to hide, select and press Remove to delete")
         self.run_list.itemChanged.connect(self._item_changed)
         self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("Remove the selected run (not while it is training)")
         self.remove_button.clicked.connect(self._remove_selected)
-        side = QWidget()
-        sl = QVBoxLayout(side)
-        sl.setContentsMargins(0, 0, 0, 0)
-        sl.addWidget(self.run_list, 1)
-        bl = QHBoxLayout()
-        bl.addWidget(self.remove_button)
         self.export_button = QPushButton("Export…")
-        bl.addWidget(self.export_button)
-        sl.addLayout(bl)
-        splitter = QSplitter(Qt.Horizontal)
-        splitter.addWidget(self.tabs)
-        splitter.addWidget(side)
-        splitter.setStretchFactor(0, 4)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([700, 200])
+        self.export_button.setToolTip("Save the shown plot as PNG, SVG or PDF")
+        buttons = QVBoxLayout()
+        buttons.setSpacing(2)
+        buttons.addWidget(self.remove_button)
+        buttons.addWidget(self.export_button)
+        strip = QHBoxLayout()
+        strip.setContentsMargins(0, 0, 0, 0)
+        strip.addWidget(self.run_list, 1)
+        strip.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.setSpacing(2)
+        layout.addWidget(self.tabs, 1)
+        layout.addLayout(strip)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -149,8 +170,8 @@ class TrajectoryPlot(QWidget):
         ax.set_xlabel("Hamming loss", fontsize=9)
         ax.set_ylabel("subset 0/1 loss", fontsize=9)
         ax.grid(True, alpha=0.25, lw=0.5)
-        segments = [[(0.0, c), (1.0, 1.0 + c)] for c in np.arange(-1.0, 1.0 + 1e-9, ISOMETRIC_STEP)]
-        self._isometrics = LineCollection(segments, colors="0.82", linewidths=0.6, linestyles=":", zorder=0)
+        self._isometrics = LineCollection(isometric_segments((0, 0.3), (0, 1)), colors="0.8", linewidths=0.6,
+                                          linestyles=":", zorder=0)
         ax.add_collection(self._isometrics, autolim=False)
         self._bayes_artist, = ax.plot([], [], "*", ls="none", color="black", ms=13, zorder=5)
         self._legend = ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
@@ -262,7 +283,7 @@ class TrajectoryPlot(QWidget):
             item = self.run_list.item(i)
             if item.data(Qt.UserRole) == id(run):
                 self.run_list.blockSignals(True)
-                item.setText(f"{run.name}\n{len(run)} rules, {run.status}")
+                item.setText(f"{run.name} ({len(run)} rules, {run.status})")
                 self.run_list.blockSignals(False)
 
     def run_by_id(self, key):
@@ -433,10 +454,16 @@ class TrajectoryPlot(QWidget):
             y = np.concatenate(ys) if ys else np.zeros(0)
             if x.size and y.size:
                 lo_x, hi_x, lo_y, hi_y = float(x.min()), float(x.max()), float(y.min()), float(y.max())
-                grow = 0.25 if live is not None else 0.05  # room for a live run that still improves
                 wx, wy = max(hi_x - lo_x, 0.01), max(hi_y - lo_y, 0.02)
-                self.traj_ax.set_xlim(max(0.0, lo_x - grow * wx), hi_x + 0.05 * wx)
-                self.traj_ax.set_ylim(max(0.0, lo_y - grow * wy), hi_y + 0.05 * wy)
+                if live is not None:
+                    # losses fall while a run streams: start the axes at 0 so that the limits
+                    # (and a complete redraw) rarely have to change until the run ends
+                    self.traj_ax.set_xlim(0.0, hi_x + 0.05 * wx)
+                    self.traj_ax.set_ylim(0.0, hi_y + 0.05 * wy)
+                else:
+                    self.traj_ax.set_xlim(max(0.0, lo_x - 0.05 * wx), hi_x + 0.05 * wx)
+                    self.traj_ax.set_ylim(max(0.0, lo_y - 0.05 * wy), hi_y + 0.05 * wy)
+            self._isometrics.set_segments(isometric_segments(self.traj_ax.get_xlim(), self.traj_ax.get_ylim()))
             return
         n_max = max([len(r) for r in runs] + [self.budget or 0, 10])
         if live is not None and self.budget:
@@ -449,8 +476,7 @@ class TrajectoryPlot(QWidget):
             if vals.size:
                 lo, hi = float(vals.min()), float(vals.max())
                 w = max(hi - lo, 0.01)
-                grow = 0.25 if live is not None else 0.05
-                ax.set_ylim(max(0.0, lo - grow * w), hi + 0.05 * w)
+                ax.set_ylim(0.0 if live is not None else max(0.0, lo - 0.05 * w), hi + 0.05 * w)
 
     # -- export -----------------------------------------------------------------------------
     def export(self, path: str, which: str | None = None) -> None:

@@ -41,6 +41,9 @@ def test_inspector_works_while_training(qtbot, make_window):
 def test_explanation_contributions_sum_to_scores(qtbot, trained):
     panel = trained.explanation
     assert panel.spin.isEnabled()
+    assert panel.explanation is None  # computed only once the panel is shown
+    trained.details.setCurrentWidget(panel)
+    assert panel.explanation is not None
     for i in (0, 7, 21):
         panel.spin.setValue(i)
         ex = panel.explanation
@@ -50,9 +53,8 @@ def test_explanation_contributions_sum_to_scores(qtbot, trained):
         shown = panel.table_contributions()
         np.testing.assert_allclose(shown[:-1].sum(axis=0), shown[-1], atol=1e-9)
         assert panel.table.rowCount() == len(ex.rule_indices) + 3
-        truth_row = len(ex.rule_indices) + 2
-        truth = [int(panel.table.item(truth_row, 2 + k).text()) for k in range(trained.data.test.n_labels)]
-        assert truth == list(trained.data.test.Y[i])
+        assert panel.table_row_values("truth") == list(trained.data.test.Y[i])
+        assert panel.table_row_values("prediction") == list(ex.prediction)
     panel.next_wrong.click()
     i = panel.example
     assert np.any(panel.explanation.prediction != trained.data.test.Y[i])
@@ -71,6 +73,7 @@ def _losses(model, data, active):
 def test_switching_rules_off_matches_predict_with_active(qtbot, make_window, train, loss):
     window = make_window(max_rules=30, loss=loss)
     assert train(window) == "finished"
+    window.details.setCurrentWidget(window.explanation)
     for row in (3, 7):
         window.set_rule_active(row, False)
     active = window.table_model.active.copy()

@@ -1,0 +1,63 @@
+"""Run list (hide/remove), several runs overlaid, the command line and the benchmark helpers."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt
+
+from boomer_gui.app import initial_spec, parse_args
+
+
+def test_runs_overlay_hide_and_remove(qtbot, make_window, train):
+    window = make_window(max_rules=20)
+    assert train(window) == "finished"
+    window.learner_panel.apply_preset("Example-wise, multi-label heads")
+    assert train(window) == "finished"
+    plot = window.plot
+    first, second = window.history.runs
+    assert first.color != second.color and plot.run_list.count() == 2
+    assert "Example-wise, multi-label heads" in second.name
+    lines = plot.lines_of(first)
+    item = plot.run_list.item(0)
+    item.setCheckState(Qt.Unchecked)  # hide
+    assert not first.visible and not lines.test.get_visible()
+    item.setCheckState(Qt.Checked)
+    assert first.visible and lines.test.get_visible()
+    plot.run_list.setCurrentRow(0)
+    item.setSelected(True)
+    plot.remove_button.click()
+    assert window.history.runs == [second] and plot.run_list.count() == 1
+    assert lines.test.axes is None  # its artists left the figure
+    plot.draw_now()
+    assert len(plot.lines_of(second).test.get_xdata()) == len(second) == 20
+
+
+def test_live_plot_stays_current(qtbot, make_window):
+    window = make_window(max_rules=100000)
+    assert window.start_training()
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 10, timeout=60000)
+    n = window.table_model.rowCount()
+    assert len(window.plot.lines_of(window.run).test.get_xdata()) == len(window.run) >= n
+    qtbot.waitUntil(lambda: window.plot.traj_canvas.full_draws >= 1, timeout=5000)
+    window.stop_training()
+    qtbot.waitUntil(lambda: not window.training_active, timeout=5000)
+
+
+def test_command_line():
+    spec = initial_spec(parse_args([]))
+    assert spec.kind == "synthetic" and spec.synthetic == "conditional-dependence"
+    assert spec.test_mode == "generated" and spec.n_examples == spec.n_test == 2000
+    spec = initial_spec(parse_args(["--synthetic", "marginal-dependence", "--examples", "500"]))
+    assert spec.synthetic == "marginal-dependence" and spec.n_examples == 500
+    spec = initial_spec(parse_args(["data.csv", "--labels", "a, b", "--test", "t.csv"]))
+    assert spec.kind == "file" and spec.label_columns == ["a", "b"] and spec.test_mode == "file"
+
+
+def test_bench_helpers(qapp, tmp_path):
+    from boomer_gui import bench
+
+    data, desc = bench.bench_data(tmp_path / "absent.svm")
+    assert (data.full.n_examples, data.full.n_features, data.full.n_labels) == (2417, 103, 14)
+    assert "random stand-in" in desc
+    full, live = bench.plot_update_time(qapp, n_rules=200, repeats=2)
+    assert full > 0 and live > 0
+    assert np.isfinite(full)
