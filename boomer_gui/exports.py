@@ -27,7 +27,8 @@ def _num(x):
 
 
 def _stats(rec) -> dict:
-    return {"index": int(rec.index), "coverage": int(rec.coverage), "improvement": _num(float(rec.improvement)),
+    return {"index": int(rec.index), "coverage": int(rec.coverage) if rec.coverage >= 0 else None,
+            "improvement": _num(float(rec.improvement)),
             "train_hamming": _num(rec.train_hamming), "train_subset": _num(rec.train_subset),
             "test_hamming": _num(rec.val_hamming), "test_subset": _num(rec.val_subset)}
 
@@ -50,7 +51,7 @@ def rules_csv(records: Sequence, schema: Schema | None = None) -> str:
         s = _stats(rec)
         w.writerow([rec.index, r.body_text(schema), r.head_text(schema), len(r.conditions),
                     ";".join(schema.label(int(k)) for k in r.head_labels),
-                    ";".join(f"{v:.6g}" for v in r.head_scores), s["coverage"],
+                    ";".join(f"{v:.6g}" for v in r.head_scores), "" if s["coverage"] is None else s["coverage"],
                     "" if s["improvement"] is None else f"{s['improvement']:.6g}",
                     *("" if s[k] is None else f"{s[k]:.6g}" for k in
                       ("train_hamming", "train_subset", "test_hamming", "test_subset"))])

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPointF, QRect, QSortFilterProxyModel, Qt, QTimer,
@@ -102,6 +103,10 @@ class RuleTableModel(QAbstractTableModel):
         self.endResetModel()
 
     def append(self, records: list) -> None:
+        """Add the rules of some learning steps, one row per rule of the model (a step may add
+        several rules, e.g. both sides of a stump: each gets its own row, with the step's
+        losses; only the step's first rule has a known coverage)."""
+        records = self._rows_of(records)
         if not records:
             return
         first = len(self.records)
@@ -115,6 +120,21 @@ class RuleTableModel(QAbstractTableModel):
             if r.rule.conditions and len(r.rule.head_scores):  # the default rule would flatten the others
                 self._max_abs = max(self._max_abs, float(np.max(np.abs(r.rule.head_scores))))
         self.endInsertRows()
+
+    def _rows_of(self, records: list) -> list:
+        rows = []
+        n = len(self.records)
+        for rec in records:
+            rules = getattr(rec, "rules", None) or (rec.rule,)
+            for j, rule in enumerate(rules):
+                index = n + len(rows)
+                if j == 0 and rec.index == index and len(rules) == 1:
+                    rows.append(rec)
+                else:  # a row of its own: the model's rule index, its rule, the step's losses
+                    extra = {"extra_rules": ()} if hasattr(rec, "extra_rules") else {}
+                    rows.append(replace(rec, index=index, rule=rule, coverage=rec.coverage if j == 0 else -1,
+                                        **extra))
+        return rows
 
     def set_records(self, records: list) -> None:
         self.clear()
@@ -142,7 +162,7 @@ class RuleTableModel(QAbstractTableModel):
         if c is None:
             rec = self.records[row]
             c = (None, str(rec.index), self.body_text(row) if rec.rule.conditions else "{} (default rule)",
-                 self.head_text(row), str(rec.coverage), _fmt(rec.improvement, 3),
+                 self.head_text(row), str(rec.coverage) if rec.coverage >= 0 else "–", _fmt(rec.improvement, 3),
                  *(_fmt(getattr(rec, _LOSS_FIELDS[k])) for k in (COL_TRH, COL_TRS, COL_TEH, COL_TES)))
             self._cells[row] = c
         return c
@@ -458,6 +478,7 @@ class RuleTableView(QTableView):
         self.follow = True
         self._was_at_bottom = True
         self._last_repaint = 0.0
+        self._holding = False
         self._follow_pending = False
         self._repaint_timer = QTimer(self)
         self._repaint_timer.setSingleShot(True)
@@ -482,35 +503,36 @@ class RuleTableView(QTableView):
         sb = self.verticalScrollBar()
         # a pending (held back) follow counts as being at the bottom
         self._was_at_bottom = self._follow_pending or sb.value() >= sb.maximum() - 2
+        now = time.perf_counter()
+        self._holding = self._repaint_timer.isActive() or now - self._last_repaint < REPAINT_INTERVAL_S
+        if self._holding:
+            # The vertical header tells the view that the row count changed, and the view then
+            # relayouts and repaints the whole viewport.  While batches arrive quickly, that
+            # message is held back and delivered once per interval (see _release_repaint).
+            self.verticalHeader().blockSignals(True)
 
     def _after_insert(self, parent, first, last):
         follow = self.follow and self._was_at_bottom and not self.selectionModel().hasSelection()
-        if self._throttle_repaint():
+        if self._holding:
+            self.verticalHeader().blockSignals(False)
             self._follow_pending = self._follow_pending or follow
-        elif follow:
+            if not self._repaint_timer.isActive():
+                wait = REPAINT_INTERVAL_S - (time.perf_counter() - self._last_repaint)
+                self._repaint_timer.start(max(1, int(wait * 1000)))
+            return
+        self._last_repaint = time.perf_counter()
+        if follow:
             self.scroll_to_newest()
-
-    def _throttle_repaint(self) -> bool:
-        """Each insertion relayouts the view, changes its scroll bar and scrolls it (painting
-        the new rows); while batches arrive quickly, hold the view's updates and the scrolling
-        back and do both once per interval.  Returns True when this insertion is held back."""
-        now = time.perf_counter()
-        wait = REPAINT_INTERVAL_S - (now - self._last_repaint)
-        if wait <= 0 and not self._repaint_timer.isActive():
-            self._last_repaint = now
-            return False
-        if self.updatesEnabled():  # the whole view: scroll bar range changes repaint it too
-            self.setUpdatesEnabled(False)
-        if not self._repaint_timer.isActive():
-            self._repaint_timer.start(max(1, int(wait * 1000)))
-        return True
 
     def _release_repaint(self):
+        """Deliver the held-back row count change (one relayout and repaint) and follow."""
         self._last_repaint = time.perf_counter()
+        n = self.model().rowCount() if self.model() is not None else 0
+        self.rowCountChanged(n, n)
         if self._follow_pending and not self.selectionModel().hasSelection():
+            self.updateGeometries()  # the scroll range must include the new rows first
             self.scroll_to_newest()
         self._follow_pending = False
-        self.setUpdatesEnabled(True)  # repaints the view once
 
     def flush_repaint(self):
         """Repaint now if a repaint is being held back (end of a run)."""

@@ -487,11 +487,20 @@ class TrajectoryPlot(QWidget):
         animated = [a for a in fig.findobj() if hasattr(a, "get_animated") and a.get_animated()]
         for a in animated:
             a.set_animated(False)
-        self._legend.set_visible(True)
+        # In a file the runs need names: a legend with the line styles and one entry per run.
+        runs = [Line2D([], [], color=r.color, lw=2, label=r.name) for r in self._visible_runs()]
+        legend_ax = self.traj_ax if which != "losses" else self.subset_ax
+        styles = self._legend.legend_handles if which != "losses" else [
+            Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
+            Line2D([], [], color="0.3", ls="--", lw=1.2, label="training")]
+        legend = legend_ax.legend(handles=list(styles) + runs, loc="best",
+                                  fontsize=7, framealpha=0.85)
         try:
             fig.savefig(path, dpi=150)
         finally:
-            self._legend.set_visible(False)
+            legend.remove()
+            if which != "losses":
+                self.traj_ax.add_artist(self._legend)  # keep the (hidden) style legend for the next export
             for a in animated:
                 a.set_animated(True)
         (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()

@@ -111,3 +111,23 @@ def test_checkbox_click_toggles_whatif(qtbot, trained):
     assert trained.proxy.setData(idx, Qt.Unchecked, Qt.CheckStateRole)
     assert not trained.table_model.active[trained.proxy.mapToSource(idx).row()]
     assert trained.whatif is not None
+
+
+def test_steps_with_several_rules_get_one_row_per_rule(qtbot, make_window, train):
+    """AdaBoost.MH stumps add two rules per round: the table has a row per model rule, so the
+    what-if switches and the explanation's rule indices refer to the model's rules."""
+    from engine import registry
+
+    if "adaboost-mh" not in [s.key for s in registry.learners()]:
+        pytest.skip("AdaBoost.MH is not registered")
+    window = make_window(max_rules=10)
+    window.learner_panel.set_learner("adaboost-mh")
+    window.learner_panel.set_params({"weak_learner": "stump", "max_rules": 10})
+    assert train(window) == "finished"
+    rules = window.model.rules
+    assert window.table_model.rowCount() == len(rules) > len(window.run)
+    assert [r.rule for r in window.table_model.records] == rules
+    assert [r.index for r in window.table_model.records] == list(range(len(rules)))
+    window.set_rule_active(3, False)
+    expected = _losses(window.model, window.data, window.table_model.active)
+    assert window.whatif_losses()["test_subset"] == pytest.approx(expected["test_subset"], abs=1e-12)
