@@ -9,8 +9,6 @@ import csv
 import io
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Sequence
 
@@ -95,13 +93,7 @@ def read_rules_json(path, schema: Schema | None = None) -> list[Rule]:
 # ------------------------------------------------------------------------------------- models
 def model_document(estimator) -> dict:
     """The estimator's own model file (``est.save``) as a dict."""
-    fd, tmp = tempfile.mkstemp(suffix=".json")
-    os.close(fd)
-    try:
-        estimator.save(tmp)
-        return json.loads(Path(tmp).read_text())
-    finally:
-        os.unlink(tmp)
+    return estimator.to_model_dict()
 
 
 def estimator_from_document(doc: dict):

@@ -155,11 +155,14 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
         return self._model().predict_proba(check_features(X))
 
     # -- persistence ---------------------------------------------------------------------
+    def to_model_dict(self) -> dict:
+        """The saved form: format, version, learner key, parameters and the rule model."""
+        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "learner": self.LEARNER_NAME,
+                "params": _jsonable(self.get_params()), "model": self._model().to_dict()}
+
     def save(self, path) -> None:
         """Write the model as JSON (a documented, safe format; never pickled)."""
-        doc = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "learner": self.LEARNER_NAME,
-               "params": _jsonable(self.get_params()), "model": self._model().to_dict()}
-        Path(path).write_text(json.dumps(doc, indent=1))
+        Path(path).write_text(json.dumps(self.to_model_dict(), indent=1))
 
     @classmethod
     def from_model_dict(cls, doc: Mapping) -> "RuleLearner":

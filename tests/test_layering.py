@@ -37,3 +37,12 @@ def test_gui_does_not_use_numba_kernels_directly():
     bad = [(str(p.relative_to(ROOT)), m) for p, m in _imports("boomer_gui")
            if m.startswith(("numba", "engine.core"))]
     assert not bad, f"GUI modules reach into the learning kernels: {bad}"
+
+
+def test_import_linter_contract_holds():
+    """The contract in pyproject.toml, checked by import-linter (a test dependency)."""
+    import shutil
+    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    out = subprocess.run([exe], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 kept, 0 broken" in out.stdout
