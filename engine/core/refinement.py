@@ -354,6 +354,12 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, miss_ptr, miss
         out_cnt[c] = cnt
 
 
+# The same sweep without threads, for steps too small to repay waking a second thread
+# (prange is a plain range outside parallel=True).
+_best_conditions_serial = njit(cache=True, nogil=True)(_best_conditions.py_func)
+PARALLEL_MIN_ENTRIES = 2000  # sorted entries of the sampled attributes below which a step runs serially
+
+
 @njit(cache=True, nogil=True)
 def bagging_weights(weights, state):
     """Alg. 1 line 5: how often each example is drawn in N draws with replacement."""
@@ -411,9 +417,17 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
             break
         if m < D:
             sample_features(perm, m, rng_state)
-        _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
-                         T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
-                         cand_cnt, cand_g, cand_h, work_g, work_h, chol, z)
+        entries = 0
+        for c in range(m):
+            entries += ptr[perm[c] + 1] - ptr[perm[c]]
+        if full_hessian or entries >= PARALLEL_MIN_ENTRIES:
+            _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
+                             T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
+                             cand_cnt, cand_g, cand_h, work_g, work_h, chol, z)
+        else:
+            _best_conditions_serial(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
+                                    T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr,
+                                    cand_label, cand_cnt, cand_g, cand_h, work_g, work_h, chol, z)
         best = -1
         for c in range(m):
             if cand_op[c] >= 0 and (best < 0 or cand_q[c] < cand_q[best]):
