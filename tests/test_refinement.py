@@ -174,3 +174,16 @@ def test_dense_and_sparse_feature_indices_agree():
     assert set(np.flatnonzero(dense.constant_attributes())) == {5, 6, 7}
     for j in (0, 7):
         np.testing.assert_array_equal(dense.column(j), np.where(np.isnan(X[:, j]), np.nan, X[:, j]))
+
+
+@pytest.mark.parametrize("density", [0.05, 0.9])
+def test_both_dense_index_builds_agree(density):
+    """Mostly-zero data sort only their non-zeros; mostly non-zero data sort whole columns."""
+    from engine.core.features import _index_by_column_sort, _index_by_nonzero_sort
+    rng = np.random.default_rng(1)
+    X = ((rng.random((300, 40)) < density) * rng.integers(-3, 4, (300, 40))).astype(np.float32)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    a = _index_by_column_sort(X, np.zeros(40, np.uint8))
+    b = _index_by_nonzero_sort(X, np.zeros(40, np.uint8))
+    for name in ("ptr", "rows", "values", "missing_ptr", "missing_rows", "constant"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
