@@ -7,10 +7,10 @@ from typing import Iterator
 
 import numpy as np
 
-from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows
+from .core.boosting import add_head_scores, apply_head, head_on_rows
+from .core.boosting_step import boost_one_rule
 from .core.features import build_feature_index
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
-from .core.refinement import refine_rule
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .rules import OPERATORS, Condition, Rule
@@ -142,42 +142,45 @@ class BoomerClassifier(RuleLearner):
         attrs = np.empty(max_conditions, dtype=np.int64)
         ops = np.empty(max_conditions, dtype=np.int64)
         thrs = np.empty(max_conditions, dtype=np.float64)
+        head = np.empty(K)
         weights = np.ones(n, dtype=np.int64)
         bagging = self.instance_sampling == "with-replacement"
+        no_diagonal = np.empty(0, dtype=np.int64)
+        vectors, vec_ptr, vec_idx = train.kernel_vectors()
+        all_labels = np.arange(K, dtype=np.int64)
+        seeds = rng.integers(1, 2**63 - 1, size=max(self.max_rules - 1, 0))
+        rng_state = np.empty(1, dtype=np.uint64)
+        min_coverage = int(self.min_coverage)
         for t in range(1, self.max_rules):
-            seed = np.array([rng.integers(1, 2**63 - 1)], dtype=np.uint64)
-            covered[:] = 1
-            n_cond, quality, label = refine_rule(
+            rng_state[0] = seeds[t - 1]
+            n_cond, quality, label, n_rows, d_labels, d_examples = boost_one_rule(
                 index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
-                G, H_refine, full_refine, single, weights, bagging, l2, l1, n_sample, max_conditions, int(self.min_coverage),
-                seed, perm, covered, attrs, ops, thrs)
+                loss, Ysign, F, G, H, H_refine, no_diagonal if diagonal is None else diagonal,
+                single, full_refine, weights, bagging, l2, l1, eta, n_sample, max_conditions, min_coverage,
+                rng_state, perm, covered, rows, attrs, ops, thrs, head,
+                train.Y, train.errors, train.example_wise, vectors, vec_ptr, vec_idx)
             if n_cond == 0:
                 break  # no condition improves the objective: nothing more to learn
-            n_rows = covered_rows(covered, rows)
-            if single:
-                labels = np.array([label], dtype=np.int64)
-                head = np.empty(1)
-            else:
-                labels = np.arange(K, dtype=np.int64)
-                head = np.empty(K)
-            head_on_rows(G, H_refine, rows, n_rows, full_refine, int(label) if single else -1, l2, l1, eta, head)
-            conditions = tuple(Condition(int(attrs[c]), OPERATORS[ops[c]], float(thrs[c])) for c in range(n_cond))
-            rule = Rule(conditions, labels, head.copy(), data.schema)
-            record = self._add(rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, -quality)
-            if diagonal is not None:
-                covered_now = rows[:n_rows]
-                H_refine[covered_now] = H[covered_now][:, diagonal]
-            yield record
+            train.count(d_labels, d_examples)
+            labels = np.array([label]) if single else all_labels
+            conditions = tuple(Condition(a, OPERATORS[o], v)
+                               for a, o, v in zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
+            rule = Rule(conditions, labels, head[:len(labels)].copy(), data.schema)
+            yield self._record(rule, n_rows, train, val, data, -quality)
 
     def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, improvement):
         """Apply a rule to the training scores and statistics; update the tracked losses."""
         apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
         train.add_head(rows, n_rows, labels, head)
+        return self._record(rule, n_rows, train, val, data, improvement)
+
+    def _record(self, rule, n_rows, train, val, data, improvement):
+        """The record of a rule already applied to the training scores (and now the validation's)."""
         record = dict(index=len(self.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=train.hamming, train_subset=train.subset)
         if val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
-            add_head_scores(val.F, vrows, len(vrows), labels, head, 1.0)
-            val.add_head(vrows, len(vrows), labels, head)
+            add_head_scores(val.F, vrows, len(vrows), rule.head_labels, rule.head_scores, 1.0)
+            val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(val_hamming=val.hamming, val_subset=val.subset)
         return RuleRecord(**record)

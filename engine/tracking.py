@@ -47,6 +47,17 @@ class LossTracker:
         self.wrong_labels += dl
         self.wrong_examples += de
 
+    def count(self, d_labels: int, d_examples: int) -> None:
+        """Add changes of the error totals computed by a kernel (see :meth:`kernel_vectors`)."""
+        self.wrong_labels += d_labels
+        self.wrong_examples += d_examples
+
+    def kernel_vectors(self):
+        """(label vectors, CSR pointer, label indices) for eq. (19) kernels; empty when label-wise."""
+        if self.example_wise:
+            return self.vectors, self.vec_ptr, self.vec_idx
+        return np.zeros((0, self.Y.shape[1]), dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
     @property
     def hamming(self) -> float:
         return self.wrong_labels / self.Y.size

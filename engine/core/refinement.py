@@ -12,6 +12,7 @@ Operator codes: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit, prange
@@ -369,6 +370,17 @@ def bagging_weights(weights, state):
         weights[rng_below(state, n)] += 1
 
 
+# Per-step scratch of :func:`refine_rule`: covered statistics T, per-candidate results and sweep space.
+_Scratch = namedtuple("_Scratch", "T_g T_h q op thr label cnt g h work_g work_h chol z")
+
+
+@njit(cache=True, nogil=True)
+def _scratch(m, K, S, n_chol):
+    return _Scratch(np.zeros(K), np.zeros(S), np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
+                    np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, K)), np.empty((m, S)),
+                    np.empty((m, 4, K)), np.empty((m, 4, S)), np.zeros((m, n_chol, n_chol)), np.zeros((m, K)))
+
+
 @njit(cache=True, nogil=True)
 def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
@@ -386,30 +398,32 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
     m = D if n_sampled_features <= 0 or n_sampled_features > D else n_sampled_features
     if bagging:
         bagging_weights(weights, rng_state)
+    n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
+    sc_all = _scratch(m, K, S, n_chol)
+    T_g = sc_all.T_g
+    T_h = sc_all.T_h
     cw = np.zeros(N)
-    T_g = np.zeros(K)
-    T_h = np.zeros(S)
     T_cnt = 0
     for i in range(N):
-        if covered[i] and weights[i] > 0:
-            cw[i] = weights[i]
-            _accumulate(i, cw[i], G, H, T_g, T_h)
+        wi = weights[i]
+        if covered[i] and wi > 0:
+            w = float(wi)
+            cw[i] = w
+            for k in range(K):  # inline loops on local sums vectorise; a helper call did not
+                T_g[k] += w * G[i, k]
+            for k in range(S):
+                T_h[k] += w * H[i, k]
             T_cnt += 1
-    cand_q = np.empty(m)
-    cand_op = np.empty(m, dtype=np.int64)
-    cand_thr = np.empty(m)
-    cand_label = np.empty(m, dtype=np.int64)
-    cand_cnt = np.empty(m, dtype=np.int64)
-    cand_g = np.empty((m, K))
-    cand_h = np.empty((m, S))
-    work_g = np.empty((m, 4, K))
-    work_h = np.empty((m, 4, S))
-    n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
-    chol = np.zeros((m, n_chol, n_chol))
-    z = np.zeros((m, K))
+    # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
+    # single-label rule's first condition has fixed its label, over that label alone: its
+    # statistics are then copied into contiguous columns (one pass), so later sweeps read 16
+    # bytes per example instead of two strided rows.
+    sc_one = _scratch(m, 1, 1, 1)
+    G_one = np.empty((N, 1))
+    H_one = np.empty((N, 1))
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
-    head = -1 if single else -2  # -2 complete, -1 best single label, k >= 0 label k
+    head = -1 if single else -2  # -2 complete, -1 best single label
     n_conditions = 0
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
     while n_conditions < limit:
@@ -420,34 +434,48 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
         entries = 0
         for c in range(m):
             entries += ptr[perm[c] + 1] - ptr[perm[c]]
-        if full_hessian or entries >= PARALLEL_MIN_ENTRIES:
-            _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
-                             T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr, cand_label,
-                             cand_cnt, cand_g, cand_h, work_g, work_h, chol, z)
+        fixed = head >= 0
+        sc = sc_one if fixed else sc_all
+        Gs = G_one if fixed else G
+        Hs = H_one if fixed else H
+        if full_hessian and not fixed or entries >= PARALLEL_MIN_ENTRIES:
+            _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
+                             T_cnt, full_hessian and not fixed, 0 if fixed else head, l2, l1, min_coverage,
+                             sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z)
         else:
-            _best_conditions_serial(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H, T_g, T_h,
-                                    T_cnt, full_hessian, head, l2, l1, min_coverage, cand_q, cand_op, cand_thr,
-                                    cand_label, cand_cnt, cand_g, cand_h, work_g, work_h, chol, z)
+            _best_conditions_serial(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
+                                    sc.T_h, T_cnt, full_hessian and not fixed, 0 if fixed else head, l2, l1,
+                                    min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g,
+                                    sc.work_h, sc.chol, sc.z)
         best = -1
         for c in range(m):
-            if cand_op[c] >= 0 and (best < 0 or cand_q[c] < cand_q[best]):
+            if sc.op[c] >= 0 and (best < 0 or sc.q[c] < sc.q[best]):
                 best = c
-        if best < 0 or not cand_q[best] < current:
+        if best < 0 or not sc.q[best] < current:
             break
-        current = cand_q[best]
-        label = cand_label[best]
-        if single:
-            head = label  # later conditions refine the rule for the label its first condition chose
+        current = sc.q[best]
+        if not fixed:
+            label = sc.label[best]
         j = perm[best]
         out_attr[n_conditions] = j
-        out_op[n_conditions] = cand_op[best]
-        out_thr[n_conditions] = cand_thr[best]
-        apply_condition(j, cand_op[best], cand_thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
+        out_op[n_conditions] = sc.op[best]
+        out_thr[n_conditions] = sc.thr[best]
+        apply_condition(j, sc.op[best], sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
         n_conditions += 1
-        T_g[:] = cand_g[best]
-        T_h[:] = cand_h[best]
-        T_cnt = cand_cnt[best]
+        sc.T_g[:] = sc.g[best]
+        sc.T_h[:] = sc.h[best]
+        T_cnt = sc.cnt[best]
         for i in range(N):
             if not covered[i]:
                 cw[i] = 0.0
+        if single and not fixed:
+            # later conditions refine the rule for the label its first condition chose
+            d = diagonal_position(label, K, full_hessian)
+            for i in range(N):
+                if cw[i] > 0.0:
+                    G_one[i, 0] = G[i, label]
+                    H_one[i, 0] = H[i, d]
+            sc_one.T_g[0] = sc.T_g[label]
+            sc_one.T_h[0] = sc.T_h[d]
+            head = label
     return n_conditions, current, label

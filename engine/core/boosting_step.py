@@ -1,0 +1,57 @@
+"""One boosting iteration of Alg. 1 (lines 4-9) in a single kernel call.
+
+Refine a rule on a bagged sample (Alg. 2), recompute its head on every covered training
+example (line 7), add it to the scores and refresh the covered examples' statistics
+(lines 8-9), and update the tracked training errors.  Fusing these steps saves the
+interpreter round trips between them, which dominate on data where a rule takes ~100 µs.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .boosting import apply_head, covered_rows, example_wise_errors, head_on_rows, label_wise_errors_after_head
+from .refinement import refine_rule
+
+
+@njit(cache=True, nogil=True)
+def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
+                   loss, Ysign, F, G, H, H_refine, diagonal,
+                   single, full_refine, weights, bagging, l2, l1, eta, n_sampled_features, max_conditions,
+                   min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr, out_head,
+                   track_Y, errors, example_wise, vectors, vec_ptr, vec_idx):
+    """Learn and apply one rule.
+
+    ``H_refine`` is ``H`` itself, or (single-label heads of a non-decomposable loss) a compact
+    copy of its diagonal whose columns ``diagonal`` gives; it is refreshed for the covered
+    examples.  The body goes to ``out_attr``/``out_op``/``out_thr``, the head scores to
+    ``out_head`` (one score for single-label heads, else K), the covered examples to
+    ``rows``.  Returns (conditions, quality, head label, covered count, change of wrong
+    labels, change of wrong examples); no conditions means nothing more to learn."""
+    K = G.shape[1]
+    covered[:] = 1
+    n_cond, quality, label = refine_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal, G, H_refine,
+                                         full_refine, single, weights, bagging, l2, l1, n_sampled_features,
+                                         max_conditions, min_coverage, rng_state, perm, covered, out_attr, out_op,
+                                         out_thr)
+    if n_cond == 0:
+        return 0, quality, label, 0, 0, 0
+    n_rows = covered_rows(covered, rows)
+    if single:
+        labels = np.empty(1, dtype=np.int64)
+        labels[0] = label
+    else:
+        labels = np.arange(K)
+    head = out_head[:labels.shape[0]]
+    head_on_rows(G, H_refine, rows, n_rows, full_refine, label if single else -1, l2, l1, eta, head)
+    apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
+    if diagonal.shape[0] > 0:
+        for r in range(n_rows):
+            i = rows[r]
+            for k in range(diagonal.shape[0]):
+                H_refine[i, k] = H[i, diagonal[k]]
+    if example_wise:
+        d_labels, d_examples = example_wise_errors(loss, F, track_Y, rows, n_rows, vectors, vec_ptr, vec_idx, errors)
+    else:
+        d_labels, d_examples = label_wise_errors_after_head(F, track_Y, rows, n_rows, labels, head, errors)
+    return n_cond, quality, label, n_rows, d_labels, d_examples
