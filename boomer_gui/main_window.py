@@ -6,6 +6,7 @@ parallel engine kernel (model predictions, explanations, what-if need a finished
 the inspector only computes rule coverage, which is single-threaded."""
 from __future__ import annotations
 
+import gc
 import json
 import math
 import time
@@ -151,7 +152,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
 
         self.loss_label = QLabel("")
-        self.loss_label.setMinimumWidth(560)
+        self.loss_label.setMinimumWidth(320)  # the window must still fit a 1280-pixel projector
         self.loss_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         self.statusBar().addPermanentWidget(self.loss_label)
         self._status_timer = QTimer(self)
@@ -324,6 +325,10 @@ class MainWindow(QMainWindow):
             return False
         self.training = training
         self.run = run
+        # Everything alive now (Qt, matplotlib, numba, the data) is long-lived: frozen out of
+        # the cyclic collector, a full collection no longer walks it while holding the GIL
+        # that the training thread needs between rules.
+        gc.freeze()
         self._started_at = time.perf_counter()
         self.run_controls.set_budget(budget)
         self.plot.set_budget(budget)

@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPointF, QRect, QSortFilterProxyModel, Qt, QTimer,
                             Signal)
-from PySide6.QtGui import QColor, QPen, QStaticText, QTransform
+from PySide6.QtGui import QColor, QPen, QStaticText
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QTableView)
 
@@ -55,7 +55,7 @@ _PLAIN = Qt.TextFormat.PlainText
 _ALTERNATE = int(QStyleOptionViewItem.ViewItemFeature.Alternate.value)
 HEAD_LABELS_SHOWN = 3
 ROW_HEIGHT = 22
-REPAINT_INTERVAL_S = 0.33  # while rules stream in, the table repaints at most three times a second
+REPAINT_INTERVAL_S = 0.5  # while rules stream in, the table repaints at most twice a second
 
 
 def _fmt(x, digits: int = 4) -> str:
@@ -376,13 +376,16 @@ class TextDelegate(QStyledItemDelegate):
         k = (key, width)
         st = self._static.get(k)
         if st is None:
+            # Few calls per new cell (rows stream in): the advance is measured once and serves
+            # for eliding and right alignment; the layout happens at the first draw.
             fm = option.fontMetrics
-            shown = text if fm.horizontalAdvance(text) <= width else fm.elidedText(text, _ELIDE, width)
-            st = QStaticText(shown)
-            st.setTextFormat(_PLAIN)
-            st.prepare(QTransform(), option.font)
-            size = st.size()
-            self._static[k] = st = (st, size.width(), size.height())
+            w = fm.horizontalAdvance(text)
+            if w > width:
+                text = fm.elidedText(text, _ELIDE, width)
+                w = width
+            static = QStaticText(text)
+            static.setTextFormat(_PLAIN)
+            self._static[k] = st = (static, w, fm.height())
         static, w, h = st
         painter.setPen(self._colors[2] if selected else self._colors[3])
         x = rect.left() + width - w if right else rect.left()

@@ -20,7 +20,7 @@ from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from superqt.utils import WorkerBase
 from superqt.utils._qthreading import GeneratorWorkerSignals
 
-BATCH_INTERVAL_MS = 50
+BATCH_INTERVAL_MS = 100
 PAUSE_POLL_S = 0.01
 
 _LIVE: "weakref.WeakSet[TrainingWorker]" = weakref.WeakSet()

@@ -115,6 +115,7 @@ class TrajectoryPlot(QWidget):
             " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
             "(test)</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
+        self.legend_label.setWordWrap(True)  # wraps on narrow screens instead of widening the window
         traj_page = QWidget()
         tp = QVBoxLayout(traj_page)
         tp.setContentsMargins(0, 2, 0, 0)

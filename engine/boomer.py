@@ -6,6 +6,7 @@ import warnings
 from typing import Iterator
 
 import numpy as np
+from numba import set_parallel_chunksize
 
 from .core.boosting import add_head_scores, apply_head, head_on_rows
 from .core.boosting_step import boost_one_rule
@@ -21,6 +22,7 @@ HEAD_TYPES = ("auto", "single", "complete")
 INSTANCE_SAMPLING = ("with-replacement", "none")
 FEATURE_SAMPLING = ("without-replacement", "none")
 _MAX_CONDITIONS_CAP = 256
+PARALLEL_CHUNKSIZE = 1
 
 
 def sampled_feature_count(n_features: int) -> int:
@@ -153,12 +155,16 @@ class BoomerClassifier(RuleLearner):
         min_coverage = int(self.min_coverage)
         for t in range(1, self.max_rules):
             rng_state[0] = seeds[t - 1]
+            # Attributes are handed to the threads one at a time: their sweeps differ in cost,
+            # and a thread the OS preempts (e.g. for a GUI thread) then holds up no share.
+            previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
             n_cond, quality, label, n_rows, d_labels, d_examples = boost_one_rule(
                 index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
                 loss, Ysign, F, G, H, H_refine, no_diagonal if diagonal is None else diagonal,
                 single, full_refine, weights, bagging, l2, l1, eta, n_sample, max_conditions, min_coverage,
                 rng_state, perm, covered, rows, attrs, ops, thrs, head,
                 train.Y, train.errors, train.example_wise, vectors, vec_ptr, vec_idx)
+            set_parallel_chunksize(previous_chunksize)
             if n_cond == 0:
                 break  # no condition improves the objective: nothing more to learn
             train.count(d_labels, d_examples)

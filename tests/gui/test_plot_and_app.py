@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt
 
 from boomer_gui.app import initial_spec, parse_args
@@ -61,3 +62,19 @@ def test_bench_helpers(qapp, tmp_path):
     full, live = bench.plot_update_time(qapp, n_rules=200, repeats=2)
     assert full > 0 and live > 0
     assert np.isfinite(full)
+
+
+def test_screenshot_command_grabs_the_window_mid_training(qapp, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from boomer_gui import screenshot
+
+    out = tmp_path / "shot.png"
+    assert screenshot.main([str(out), "--rules", "12", "--select", "3", "--size", "1200x800"]) == 0
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1200, 800)
+    # not a blank grab: the window's widgets put many distinct colours on it
+    colours = {image.pixel(x, y) for x in range(0, 1200, 37) for y in range(0, 800, 23)}
+    assert len(colours) > 20
+    with pytest.raises(SystemExit):
+        screenshot.parse_args(["--rules", "5", "--select", "5"])

@@ -1,0 +1,99 @@
+"""``python -m boomer_gui.screenshot [OUT.png]``: the main window mid-training, as a PNG.
+
+Opens the window exactly as ``boomer-gui`` does (the built-in synthetic data set), starts
+training with the paper's example-wise complete variant, waits until ``--rules`` rules have
+reached the table, selects one so the inspector is filled, and grabs the window while the
+run is still going.  Runs offscreen unless ``QT_QPA_PLATFORM`` says otherwise.  The README's
+screenshot, ``resources/screenshot.png``, is made by this command.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "resources" / "screenshot.png"
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m boomer_gui.screenshot", description=__doc__.split("\n\n")[0])
+    p.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT, help=f"PNG file [{DEFAULT_OUT}]")
+    p.add_argument("--rules", type=int, default=120, help="rules in the table when the picture is taken [120]")
+    p.add_argument("--select", type=int, default=7, help="the rule shown in the inspector [7]")
+    p.add_argument("--size", default="1500x940", help="window size WIDTHxHEIGHT [1500x940]")
+    p.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds [120]")
+    args = p.parse_args(argv)
+    if args.select >= args.rules:
+        p.error("--select must be smaller than --rules")
+    return args
+
+
+def take(args) -> Path:
+    from PySide6.QtCore import QEventLoop, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from .app import initial_spec
+    from .app import parse_args as app_args
+    from .main_window import MainWindow
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    window = MainWindow()
+    window.resize(width, height)
+    window.show()
+    if not window.load_data(initial_spec(app_args([]))):
+        raise SystemExit("the built-in synthetic data set could not be generated")
+    window.learner_panel.set_learner("boomer")
+    window.learner_panel.set_params({"loss": "logistic-non-decomposable", "head_type": "complete",
+                                     "max_rules": 1000})
+    if not window.start_training():
+        raise SystemExit("training could not start")
+
+    # Wait (event loop running, no sleeping) until enough rules have arrived.
+    loop = QEventLoop()
+    poll = QTimer()
+    poll.setInterval(20)
+    poll.timeout.connect(lambda: loop.quit() if window.table_model.rowCount() >= args.rules
+                         or not window.training_active else None)
+    deadline = QTimer()
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(loop.quit)
+    poll.start()
+    deadline.start(int(args.timeout * 1000))
+    loop.exec()
+    poll.stop()
+    deadline.stop()
+    if window.table_model.rowCount() < args.rules:
+        window.stop_training()
+        window.training.wait() if window.training is not None else None
+        raise SystemExit(f"only {window.table_model.rowCount()} rules after {args.timeout:g} s")
+
+    window.select_rule(args.select)
+    window.table.flush_repaint()
+    window.plot.draw_now()
+    window._refresh_status()  # the rule count and the losses now, not at the status timer's next tick
+    for _ in range(10):  # let the inspector's and the status bar's pending paints happen
+        app.processEvents()
+    pixmap = window.grab()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    if not pixmap.save(str(args.out)):
+        raise SystemExit(f"could not write {args.out}")
+    if window.training is not None:
+        training = window.training
+        window.stop_training()
+        training.wait()
+    window.close()
+    return args.out
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    out = take(args)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
