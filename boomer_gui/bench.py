@@ -155,8 +155,9 @@ def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m boomer_gui.bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--rules", type=int, default=300, help="rules to learn [300]")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="GUI runs, each between two headless engine runs (the machine's load varies) [3]")
+    p.add_argument("--rounds", type=int, default=5,
+                   help="GUI runs, each between two headless engine runs (the machine's speed drifts by "
+                        "10-15 %% between runs here, so single rounds are noisy) [5]")
     p.add_argument("--data", type=Path, default=None, help=f"svmlight/arff file [{YEAST}]")
     args = p.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

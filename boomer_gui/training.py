@@ -12,6 +12,7 @@ Closing the generator (on stop, on error or at its end) happens in the worker th
 """
 from __future__ import annotations
 
+import sys
 import time
 import weakref
 from collections import deque
@@ -21,6 +22,9 @@ from superqt.utils import WorkerBase
 from superqt.utils._qthreading import GeneratorWorkerSignals
 
 BATCH_INTERVAL_MS = 100
+# While a run streams, threads hand the GIL over after at most 1 ms (Python's default: 5 ms), so
+# the worker, between two kernel calls, is not kept waiting by a repaint in the GUI thread.
+STREAMING_SWITCH_INTERVAL_S = 0.001
 PAUSE_POLL_S = 0.01
 
 _LIVE: "weakref.WeakSet[TrainingWorker]" = weakref.WeakSet()
@@ -238,6 +242,7 @@ class TrainingRun(QObject):
         self.meter = RateMeter()
         self._stop_requested = False
         self._error: BaseException | None = None
+        self._switch_interval: float | None = None
         self.batcher = RecordBatcher(parent=self)
         self.batcher.batchReady.connect(self._on_batch)
 
@@ -257,6 +262,8 @@ class TrainingRun(QObject):
         w.finished.connect(self._on_finished, Qt.QueuedConnection)
         self.meter = RateMeter()
         self._set_state("running")
+        self._switch_interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._switch_interval, STREAMING_SWITCH_INTERVAL_S))
         w.start()
 
     # -- control ---------------------------------------------------------------------------
@@ -313,6 +320,9 @@ class TrainingRun(QObject):
         self.warned.emit(message)
 
     def _on_finished(self):
+        if self._switch_interval is not None:
+            sys.setswitchinterval(self._switch_interval)
+            self._switch_interval = None
         self.batcher.flush()  # every record emitted before 'finished' has arrived by now
         if self._error is not None:
             state = "failed"

@@ -1,24 +1,28 @@
 """Training through the main window: streaming, pause/resume/stop, errors, closing mid-run."""
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
 
-from boomer_gui.training import running_workers
+from boomer_gui.training import STREAMING_SWITCH_INTERVAL_S, running_workers
 
 
 def test_start_streams_rules_into_table_and_plot(qtbot, window):
     inserts = []
     window.table_model.rowsInserted.connect(lambda *a: inserts.append(a))
     batches = []
+    interval = sys.getswitchinterval()
     assert window.start_training()
+    assert sys.getswitchinterval() == min(interval, STREAMING_SWITCH_INTERVAL_S)  # GIL handed over quickly
     window.training.batch.connect(lambda b: batches.append(len(b)))
     assert not window.run_controls.start_button.isEnabled()  # only one run at a time
     assert not window.start_training()
     with qtbot.waitSignal(window.training.done, timeout=60000) as done:
         pass
     assert done.args == ["finished"]
+    assert sys.getswitchinterval() == interval  # restored when the run ends
     n = window.table_model.rowCount()
     assert n == 40 == len(window.run) == len(window.model.rules)
     assert len(inserts) == len(batches) and sum(batches) <= n  # one beginInsertRows per batch
