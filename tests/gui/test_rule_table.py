@@ -5,7 +5,7 @@ import numpy as np
 from PySide6.QtCore import Qt
 
 from boomer_gui.inspector import CoveredExamplesModel
-from boomer_gui.rule_table import COL_BODY, COL_HEAD, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel
+from boomer_gui.rule_table import COL_BODY, COL_COVERAGE, COL_HEAD, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel
 
 
 def test_model_passes_qtmodeltester(trained, qtmodeltester):
@@ -89,3 +89,50 @@ def test_append_is_one_insertion_per_batch():
     proxy.setSourceModel(model)
     proxy.set_label(1)
     assert proxy.rowCount() == len([r for r in recs if r.index % 3 == 1])
+
+
+def test_row_painter_looks_like_per_cell_painting(trained, qapp):
+    """The view paints whole rows itself (fast while rules stream); the picture must match
+    Qt's own per-cell painting through the delegates: first paint, cached paint, selection."""
+    from PySide6.QtGui import QImage
+
+    view = trained.table
+    view.resize(1100, 400)
+    view.select_source_row(3)
+    qapp.processEvents()
+
+    def picture(row_painter: bool) -> QImage:
+        view.row_painter = row_painter
+        view.text_delegate.clear_cache()
+        view.head_delegate.clear_cache()
+        first = view.viewport().grab().toImage()
+        again = view.viewport().grab().toImage()  # second paint: laid-out texts from the cache
+        return first, again
+
+    try:
+        (rows_first, rows_again), (cells, _) = picture(True), picture(False)
+    finally:
+        view.row_painter = True
+    assert rows_first.size() == cells.size()
+
+    def differing(a, b) -> float:
+        """Fraction of differing pixels (every third row and column)."""
+        w, h = a.width(), a.height()
+        differ = sum(a.pixel(x, y) != b.pixel(x, y) for x in range(0, w, 3) for y in range(0, h, 3))
+        return differ / ((w + 2) // 3 * ((h + 2) // 3))
+
+    for image in (rows_first, rows_again):
+        assert differing(image, cells) < 0.01  # anti-aliasing of a few glyphs at most
+    # the selected row is highlighted in both
+    sel_y = view.rowViewportPosition(view.selectionModel().selectedRows()[0].row()) + 5
+    other_y = sel_y + view.rowHeight(0)
+    assert rows_first.pixel(200, sel_y) == cells.pixel(200, sel_y) != cells.pixel(200, other_y)
+    # sorted: proxy rows are mapped to the model's rows
+    view.sortByColumn(COL_COVERAGE, Qt.AscendingOrder)
+    qapp.processEvents()
+    try:
+        (rows_sorted, _), (cells_sorted, _) = picture(True), picture(False)
+    finally:
+        view.row_painter = True
+        view.sortByColumn(-1, Qt.AscendingOrder)
+    assert differing(rows_sorted, cells_sorted) < 0.01 and differing(rows_sorted, rows_first) > 0.05
