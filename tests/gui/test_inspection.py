@@ -131,3 +131,29 @@ def test_steps_with_several_rules_get_one_row_per_rule(qtbot, make_window, train
     window.set_rule_active(3, False)
     expected = _losses(window.model, window.data, window.table_model.active)
     assert window.whatif_losses()["test_subset"] == pytest.approx(expected["test_subset"], abs=1e-12)
+
+
+def test_mouse_click_on_the_painted_checkbox_switches_the_rule_off(qtbot, trained):
+    """The table paints its rows itself; a click where it drew a rule's checkbox still toggles
+    that rule (the indicator is drawn where Qt's delegate expects it)."""
+    from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
+
+    from boomer_gui.rule_table import COL_ON
+
+    view = trained.table
+    view.scrollToTop()
+    idx = trained.proxy.index(2, COL_ON)
+    opt = QStyleOptionViewItem()
+    opt.initFrom(view)
+    opt.features = QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator
+    opt.rect = view.visualRect(idx)
+    box = view.style().subElementRect(QStyle.SE_ItemViewItemCheckIndicator, opt, view)
+    before = view.viewport().grab().toImage()
+    qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=box.center())
+    row = trained.proxy.mapToSource(idx).row()
+    qtbot.waitUntil(lambda: not trained.table_model.active[row], timeout=2000)
+    after = view.viewport().grab().toImage()
+    changed = [before.pixel(x, y) != after.pixel(x, y)
+               for x in range(box.left(), box.right() + 1) for y in range(box.top(), box.bottom() + 1)]
+    assert any(changed)  # the painted box shows the new state
+    assert trained.whatif is not None
