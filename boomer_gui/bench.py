@@ -83,8 +83,7 @@ def gui_run(app, data, params: dict) -> dict:
     timer = QTimer()
     timer.setTimerType(Qt.PreciseTimer)
     timer.setInterval(10)
-    cpu_ticks: list[float] = []
-    timer.timeout.connect(lambda: (ticks.append(time.perf_counter()), cpu_ticks.append(time.thread_time())))
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
     arrivals: list[tuple[float, int]] = []
     window.table_model.rowsInserted.connect(
         lambda *a: arrivals.append((time.perf_counter(), window.table_model.rowCount())))
@@ -104,8 +103,7 @@ def gui_run(app, data, params: dict) -> dict:
     window.close()
     return {"gaps": gaps, "rules": n, "seconds": t_last - t_start, "rate": n / (t_last - t_start),
             "batches": len(arrivals), "gui_cpu_share": cpu / wall, "ticks": np.array(ticks), "t_start": t_start,
-            "t_end": t_last,
-            "cpu_ticks": np.array(cpu_ticks)}
+            "t_end": t_last}
 
 
 def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float, float]:
@@ -175,14 +173,13 @@ def main(argv=None) -> int:
     gui_run(app, data, {**params, "max_rules": max(10, args.rules // 10)})
     engine = [engine_rate(data, params)[0]]
     print(f"engine alone: {engine[0]:.1f} rules/s")
-    gaps, ratios, busy = [], [], []
+    gaps, ratios = [], []
     for r in range(max(1, args.rounds)):
         gui = gui_run(app, data, params)
         engine.append(engine_rate(data, params)[0])
         reference = (engine[-2] + engine[-1]) / 2  # the engine alone just before and just after
         ratios.append(gui["rate"] / reference if reference > 0 else 0.0)
         gaps.append(gui["gaps"])
-        busy.append(gui["gui_cpu_share"])
         g = gui["gaps"]
         print(f"run {r + 1}: {gui['rules']} rules reached the table at {gui['rate']:.1f} rules/s in {gui['batches']} "
               f"batches (engine alone around it: {reference:.1f} rules/s, ratio {ratios[-1]:.3f}); GUI thread busy "

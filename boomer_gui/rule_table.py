@@ -382,9 +382,6 @@ class TextDelegate(QStyledItemDelegate):
             painter.fillRect(rect, self._colors[1])
         return selected
 
-    def _text(self, painter, option, rect: QRect, key, text: str, selected: bool, right: bool) -> None:
-        self.draw_text(painter, option.fontMetrics, rect, key, text, selected, right)
-
     def draw_text(self, painter, fm, rect: QRect, key, text: str, selected: bool, right: bool) -> None:
         """Draw a cell's text, elided to ``rect``, from the cache of laid-out texts."""
         width = rect.width()
@@ -426,7 +423,8 @@ class TextDelegate(QStyledItemDelegate):
         r = option.rect
         selected = self._background(painter, option, r)
         rect = QRect(r.left() + 4, r.top(), max(0, r.width() - 8), r.height())
-        self._text(painter, option, rect, (row, col), source.cells(row)[col] or "", selected, col != COL_BODY)
+        self.draw_text(painter, option.fontMetrics, rect, (row, col), source.cells(row)[col] or "", selected,
+                       col != COL_BODY)
 
     def clear_cache(self) -> None:
         self._static.clear()
@@ -561,7 +559,7 @@ class RuleTableView(QTableView):
         fm = self.fontMetrics()
         selected_rows = {i.row() for i in self.selectionModel().selectedRows()} if self.selectionModel() else set()
         identity = isinstance(model, RuleFilterProxy) and model.identity or model is source
-        check = self._check_option(source.checkable)
+        check, check_states = self._check_option(source.checkable)
         style = self.style()
         grid = QColor.fromRgba(style.styleHint(QStyle.SH_Table_GridLineColor, check, self) & 0xFFFFFFFF) \
             if self.showGrid() else None
@@ -581,9 +579,9 @@ class RuleTableView(QTableView):
             for col, x, w in columns:
                 w -= g
                 if col == COL_ON:
-                    check.rect = QRect(x, y, w, h)  # where Qt's own delegate puts the indicator
+                    check.rect = QRect(x, y, w, h)  # the cell; the indicator goes where Qt's delegate puts it
                     check.rect = style.subElementRect(QStyle.SE_ItemViewItemCheckIndicator, check, self)
-                    check.state = self._check_states[(bool(source.active[row]), selected)]
+                    check.state = check_states[(bool(source.active[row]), selected)]
                     style.drawPrimitive(QStyle.PE_IndicatorItemViewItemCheck, check, painter, self)
                 elif col == COL_HEAD:
                     head.draw_head(painter, fm, QRect(x, y, w, h), source, row, selected)
@@ -605,11 +603,11 @@ class RuleTableView(QTableView):
         opt.initFrom(self)
         opt.features = QStyleOptionViewItem.ViewItemFeature.HasCheckIndicator
         base = QStyle.StateFlag.State_Enabled if enabled else QStyle.StateFlag.State_None
-        self._check_states = {
+        states = {
             (on, sel): base | (QStyle.StateFlag.State_On if on else QStyle.StateFlag.State_Off)
             | (QStyle.StateFlag.State_Selected if sel else QStyle.StateFlag.State_None)
             for on in (False, True) for sel in (False, True)}
-        return opt
+        return opt, states
 
     def setModel(self, model):
         super().setModel(model)

@@ -65,8 +65,10 @@ def take(args) -> Path:
     poll.stop()
     deadline.stop()
     if window.table_model.rowCount() < args.rules:
+        training = window.training
         window.stop_training()
-        window.training.wait() if window.training is not None else None
+        if training is not None:
+            training.wait()
         raise SystemExit(f"only {window.table_model.rowCount()} rules after {args.timeout:g} s")
 
     window.select_rule(args.select)

@@ -4,7 +4,7 @@ The engine's ``fit_iter`` is validated in the GUI thread (so a bad parameter rai
 and then consumed in a superqt worker of the global thread pool.  Records cross to the GUI
 thread only through the worker's queued ``yielded`` signal, as small lists (the worker groups
 records of fast rules, so the GUI thread is not woken for every rule); a
-:class:`RecordBatcher` there coalesces them into batches at most every ~50 ms, so the rule
+:class:`RecordBatcher` there coalesces them into batches at most every ~100 ms, so the rule
 table does one insertion per batch however fast the engine is.
 
 Closing the generator (on stop, on error or at its end) happens in the worker thread before

@@ -147,7 +147,7 @@ class BoomerClassifier(RuleLearner):
         head = np.empty(K)
         weights = np.ones(n, dtype=np.int64)
         bagging = self.instance_sampling == "with-replacement"
-        no_diagonal = np.empty(0, dtype=np.int64)
+        diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
         vectors, vec_ptr, vec_idx = train.kernel_vectors()
         all_labels = np.arange(K, dtype=np.int64)
         seeds = rng.integers(1, 2**63 - 1, size=max(self.max_rules - 1, 0))
@@ -158,13 +158,15 @@ class BoomerClassifier(RuleLearner):
             # Attributes are handed to the threads one at a time: their sweeps differ in cost,
             # and a thread the OS preempts (e.g. for a GUI thread) then holds up no share.
             previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
-            n_cond, quality, label, n_rows, d_labels, d_examples = boost_one_rule(
-                index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
-                loss, Ysign, F, G, H, H_refine, no_diagonal if diagonal is None else diagonal,
-                single, full_refine, weights, bagging, l2, l1, eta, n_sample, max_conditions, min_coverage,
-                rng_state, perm, covered, rows, attrs, ops, thrs, head,
-                train.Y, train.errors, train.example_wise, vectors, vec_ptr, vec_idx)
-            set_parallel_chunksize(previous_chunksize)
+            try:
+                n_cond, quality, label, n_rows, d_labels, d_examples = boost_one_rule(
+                    index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
+                    loss, Ysign, F, G, H, H_refine, diagonal_columns,
+                    single, full_refine, weights, bagging, l2, l1, eta, n_sample, max_conditions, min_coverage,
+                    rng_state, perm, covered, rows, attrs, ops, thrs, head,
+                    train.Y, train.errors, train.example_wise, vectors, vec_ptr, vec_idx)
+            finally:
+                set_parallel_chunksize(previous_chunksize)
             if n_cond == 0:
                 break  # no condition improves the objective: nothing more to learn
             train.count(d_labels, d_examples)

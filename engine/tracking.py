@@ -35,8 +35,7 @@ class LossTracker:
                                          self.vec_ptr, self.vec_idx, self.errors)
         else:
             dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors)
-        self.wrong_labels += dl
-        self.wrong_examples += de
+        self.count(dl, de)
 
     def add_head(self, rows: np.ndarray, n_rows: int, head_labels: np.ndarray, head_scores: np.ndarray) -> None:
         """Update after ``head`` was added to the scores of ``rows[:n_rows]`` (already in ``F``)."""
@@ -44,8 +43,7 @@ class LossTracker:
             self.refresh(rows, n_rows)
             return
         dl, de = label_wise_errors_after_head(self.F, self.Y, rows, n_rows, head_labels, head_scores, self.errors)
-        self.wrong_labels += dl
-        self.wrong_examples += de
+        self.count(dl, de)
 
     def count(self, d_labels: int, d_examples: int) -> None:
         """Add changes of the error totals computed by a kernel (see :meth:`kernel_vectors`)."""

@@ -418,9 +418,10 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
     # single-label rule's first condition has fixed its label, over that label alone: its
     # statistics are then copied into contiguous columns (one pass), so later sweeps read 16
     # bytes per example instead of two strided rows.
+    n_one = N if single else 0
     sc_one = _scratch(m, 1, 1, 1)
-    G_one = np.empty((N, 1))
-    H_one = np.empty((N, 1))
+    G_one = np.empty((n_one, 1))
+    H_one = np.empty((n_one, 1))
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
     head = -1 if single else -2  # -2 complete, -1 best single label
