@@ -41,6 +41,22 @@ def initial_spec(args):
                     n_test=args.examples, seed=args.seed, test_mode="generated")
 
 
+def install_excepthook(window) -> None:
+    """An exception escaping a Qt slot is shown in a message box (with its type) instead of only
+    on stderr; the window stays usable and nothing learned is lost."""
+    previous = sys.excepthook
+
+    def hook(exc_type, exc, tb):
+        previous(exc_type, exc, tb)  # keep the traceback on stderr for bug reports
+        try:
+            window.show_error("Unexpected error", f"{exc_type.__name__}: {exc}\n\nThe window is still usable; "
+                                                  "the rules learned so far are kept.")
+        except Exception:  # noqa: BLE001 - never fail inside the hook
+            pass
+
+    sys.excepthook = hook
+
+
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     from PySide6.QtWidgets import QApplication
@@ -50,6 +66,7 @@ def main(argv=None) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("boomer-gui")
     window = MainWindow()
+    install_excepthook(window)
     window.show()
     if args.data and Path(args.data).suffix.lower() == ".json":
         if not window._guard("Cannot open the session", window.open_session, args.data):

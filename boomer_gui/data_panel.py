@@ -11,15 +11,30 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                                QFormLayout, QGroupBox, QHeaderView, QLabel, QListWidget, QListWidgetItem,
-                               QPushButton, QSpinBox, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QMessageBox, QPushButton, QSpinBox, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from engine.datasets import SYNTHETIC_KINDS
+from engine.datasets import SYNTHETIC_KINDS, test_sibling
 
 from .state import DataSpec, LoadedData, csv_header
 
 DATA_FILTER = "Multi-label data (*.arff *.svm *.svmlight *.libsvm *.txt *.csv);;All files (*)"
 TEST_MODE_TEXT = {"generated": "Fresh synthetic sample", "split": "Random split", "file": "Separate test file"}
+
+
+def checkable_list(names) -> QListWidget:
+    """A list of names with (unticked) checkboxes."""
+    widget = QListWidget()
+    for name in names:
+        item = QListWidgetItem(name)
+        item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
+        item.setCheckState(Qt.Unchecked)
+        widget.addItem(item)
+    return widget
+
+
+def checked_names(widget: QListWidget) -> list[str]:
+    return [widget.item(i).text() for i in range(widget.count()) if widget.item(i).checkState() == Qt.Checked]
 
 
 class CsvLabelDialog(QDialog):
@@ -28,12 +43,7 @@ class CsvLabelDialog(QDialog):
     def __init__(self, path, columns: list[str], parent=None):
         super().__init__(parent)
         self.setWindowTitle(f"Label columns of {Path(path).name}")
-        self.list = QListWidget()
-        for name in columns:
-            item = QListWidgetItem(name)
-            item.setFlags(item.flags() | Qt.ItemIsUserCheckable)
-            item.setCheckState(Qt.Unchecked)
-            self.list.addItem(item)
+        self.list = checkable_list(columns)
         if columns:
             self.list.item(len(columns) - 1).setCheckState(Qt.Checked)
         buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
@@ -45,8 +55,59 @@ class CsvLabelDialog(QDialog):
         layout.addWidget(buttons)
 
     def label_columns(self) -> list[str]:
-        return [self.list.item(i).text() for i in range(self.list.count())
-                if self.list.item(i).checkState() == Qt.Checked]
+        return checked_names(self.list)
+
+
+class LabelChoiceDialog(QDialog):
+    """The labels of a file could not be found: tick the label attributes, or pick its Mulan XML file."""
+
+    def __init__(self, path, candidates: list[str], reason: str = "", parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Which attributes of {Path(path).name} are labels?")
+        self._xml: str | None = None
+        self.list = checkable_list(candidates)
+        explanation = QLabel(
+            "The file does not say which attributes are labels (no Mulan XML file beside it and no MEKA "
+            "'-C n' in its relation name).\n\nTick the label attributes (binary {0,1} attributes are listed), "
+            "or choose the data set's Mulan XML file.")
+        explanation.setWordWrap(True)
+        if reason:
+            explanation.setToolTip(reason)
+        self.xml_button = QPushButton("Choose Mulan XML file…")
+        self.xml_button.clicked.connect(self._choose_xml)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        self.ok_button = buttons.button(QDialogButtonBox.Ok)
+        self.list.itemChanged.connect(self._update_ok)
+        layout = QVBoxLayout(self)
+        layout.addWidget(explanation)
+        layout.addWidget(self.list)
+        layout.addWidget(self.xml_button)
+        layout.addWidget(buttons)
+        self._folder = str(Path(path).parent)
+        self._update_ok()
+
+    def _update_ok(self, *args) -> None:
+        self.ok_button.setEnabled(bool(self.label_columns()))
+
+    def _choose_xml(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Mulan label file", self._folder, "Mulan labels (*.xml)")
+        if path:
+            self.set_xml(path)
+
+    def set_xml(self, path) -> None:
+        self._xml = str(path)
+        self.accept()
+
+    def label_columns(self) -> list[str]:
+        return checked_names(self.list)
+
+    def choice(self) -> dict:
+        """``{'xml': path}`` or ``{'label_columns': [...]}`` for the data spec."""
+        if self._xml:
+            return {"xml": self._xml, "label_columns": None}
+        return {"label_columns": self.label_columns(), "xml": None}
 
 
 class DataPanel(QWidget):
@@ -213,6 +274,9 @@ class DataPanel(QWidget):
             if not label_columns:
                 return False
         settings = self._test_settings()
+        sibling = test_sibling(path) if not test_path else None
+        if sibling is not None and self.ask_use_test_file(path, sibling):
+            test_path = sibling
         if test_path:
             settings.update(test_mode="file", test_path=str(test_path))
         elif settings["test_mode"] != "split":
@@ -222,6 +286,15 @@ class DataPanel(QWidget):
                         **settings)
         self.dataRequested.emit(spec)
         return True
+
+    def ask_use_test_file(self, path, sibling) -> bool:
+        """Offer a training file's test sibling (``scene-test.arff`` for ``scene-train.arff``) as the
+        test set (tests replace this)."""
+        answer = QMessageBox.question(
+            self, "Use the test file?", f"{Path(sibling).name} lies beside {Path(path).name}.\n\nUse it as the "
+            "test set (instead of a random split of the training file)?", QMessageBox.Yes | QMessageBox.No,
+            QMessageBox.Yes)
+        return answer == QMessageBox.Yes
 
     def ask_label_columns(self, path) -> list[str] | None:
         try:

@@ -2,7 +2,7 @@
 
 The JSON rule file holds each rule as ``Rule.to_dict()`` plus its statistics, so
 ``Rule.from_dict`` reads every entry back.  Models are written by the estimator itself
-(``est.save``) and read with ``type(est).from_model_dict``."""
+(``est.save``) and read by the engine's checked loader (``engine.persistence``)."""
 from __future__ import annotations
 
 import csv
@@ -12,6 +12,8 @@ import math
 from pathlib import Path
 from typing import Sequence
 
+from engine import persistence
+from engine.fileio import atomic_write_text
 from engine.registry import get as get_learner
 from engine.rules import Rule, Schema
 
@@ -72,22 +74,22 @@ def write_rules(path, records: Sequence, schema: Schema | None = None, fmt: str 
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".") or "txt").lower()
     if fmt in ("txt", "text"):
-        path.write_text(rules_text(records, schema), encoding="utf-8")
+        atomic_write_text(path, rules_text(records, schema), encoding="utf-8")
         return "txt"
     if fmt == "csv":
-        path.write_text(rules_csv(records, schema), encoding="utf-8")
+        atomic_write_text(path, rules_csv(records, schema), encoding="utf-8")
         return "csv"
     if fmt == "json":
-        path.write_text(json.dumps(rules_json(records, schema), indent=1), encoding="utf-8")
+        atomic_write_text(path, json.dumps(rules_json(records, schema), indent=1), encoding="utf-8")
         return "json"
     raise ValueError(f"unknown rule export format {fmt!r}; use .txt, .csv or .json")
 
 
 def read_rules_json(path, schema: Schema | None = None) -> list[Rule]:
-    doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    if doc.get("format") != RULES_FORMAT:
+    doc = persistence.read_json_file(path, "rule file")
+    if not isinstance(doc, dict) or doc.get("format") != RULES_FORMAT or not isinstance(doc.get("rules"), list):
         raise ValueError(f"{Path(path).name} is not a rule file of this tool")
-    return [Rule.from_dict(d, schema) for d in doc["rules"]]
+    return [Rule.from_dict(d, schema, where=f"rule {i}") for i, d in enumerate(doc["rules"])]
 
 
 # ------------------------------------------------------------------------------------- models
@@ -96,18 +98,14 @@ def model_document(estimator) -> dict:
     return estimator.to_model_dict()
 
 
-def estimator_from_document(doc: dict):
-    """Rebuild an estimator from a model document; the learner is looked up in the registry."""
-    if not isinstance(doc, dict) or "model" not in doc:
-        raise ValueError("not a model file: no 'model' entry")
-    key = doc.get("learner")
-    spec = get_learner(key)  # ValueError names the known learners
-    return spec, spec.factory.from_model_dict(doc)
+def estimator_from_document(doc: dict, name: str = "model file"):
+    """(registry entry, fitted estimator) from a model document; ValueError when invalid.
+
+    The engine's loader does the checking (``engine.persistence``): one implementation."""
+    est = persistence.estimator_from_document(doc, name)
+    return get_learner(doc["learner"]), est
 
 
 def load_model(path):
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{Path(path).name} is not a JSON model file: {exc}") from None
-    return estimator_from_document(doc)
+    """(registry entry, fitted estimator) from a model file; ValueError for any bad content."""
+    return estimator_from_document(persistence.read_json_file(path, "model file"), Path(path).name)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
 from engine import registry
 
 from .state import preset_name
+from .wheel_guard import guard_wheel
 
 INT_LIMIT = 2**31 - 1
 NO_LIMIT = "no limit"
@@ -195,6 +196,7 @@ class LearnerPanel(QWidget):
             self.presets_layout.addWidget(b, i, 0)
             self.preset_buttons[name] = b
         self.presets_title.setVisible(bool(spec.presets))
+        guard_wheel(self)  # scrolling over the new editors never changes them
         self._updating = False
         self._mark_preset()
 

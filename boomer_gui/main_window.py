@@ -7,8 +7,8 @@ the inspector only computes rule coverage, which is single-threaded."""
 from __future__ import annotations
 
 import gc
-import json
 import math
+from dataclasses import replace
 import time
 from pathlib import Path
 
@@ -16,24 +16,28 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QScrollArea, QSplitter, QTabWidget, QVBoxLayout,
-                               QWidget)
+                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QSplitter, QTabWidget,
+                               QToolBar, QVBoxLayout, QWidget)
 
+from engine.datasets import LabelsNotFoundError
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
+from engine.registry import get as get_learner
 
 from . import exports
-from .data_panel import DataPanel
+from .data_loading import DataLoadJob, load_with_notes
+from .data_panel import DataPanel, LabelChoiceDialog
 from .explanation import ExplanationPanel
 from .inspector import RuleInspector
 from .learner_panel import LearnerPanel
-from .rule_table import COL_ON, RuleFilterProxy, RuleTableModel, RuleTableView
+from .rule_table import COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
 from .run_controls import RunControls
 from .session import Session, load_session, save_session
 from .state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
 from .trajectory_plot import EXPORT_FILTER, TrajectoryPlot
 from .training import TrainingRun
+from .wheel_guard import guard_wheel
 
 APP_TITLE = "BOOMER – multi-label rule learning"
 CLOSE_WAIT_MS = 3000
@@ -51,6 +55,12 @@ def _fmt_losses(d: dict) -> str:
             continue
         parts.append(f"{split}: Hamming {h:.4f} · subset 0/1 {s:.4f}")
     return "   |   ".join(parts)
+
+
+def _check_model_fits(model, data: LoadedData) -> None:
+    if model.n_features != data.train.n_features or model.n_labels != data.train.n_labels:
+        raise ValueError(f"the model expects {model.n_features} attributes and {model.n_labels} labels; the data "
+                         f"have {data.train.n_features} and {data.train.n_labels}")
 
 
 def rule_budget(spec, params: dict) -> int | None:
@@ -75,6 +85,7 @@ class MainWindow(QMainWindow):
         self.whatif: WhatIf | None = None
         self._message_boxes: list[QMessageBox] = []
         self._closing = False
+        self._loading: DataLoadJob | None = None
         self._started_at = 0.0
 
         # -- panels
@@ -93,8 +104,7 @@ class MainWindow(QMainWindow):
         # -- layout: setup on the left, table over plot in the centre, inspection on the right
         setup = QWidget()
         sl = QVBoxLayout(setup)
-        for title, widget in (("Data", self.data_panel), ("Learner", self.learner_panel),
-                              ("Training", self.run_controls)):
+        for title, widget in (("Data", self.data_panel), ("Learner", self.learner_panel)):
             box = QGroupBox(title)
             bl = QVBoxLayout(box)
             bl.setContentsMargins(6, 6, 6, 6)
@@ -111,9 +121,16 @@ class MainWindow(QMainWindow):
         self.setup_dock.setWidget(scroll)
         self.setup_dock.setFeatures(QDockWidget.DockWidgetMovable | QDockWidget.DockWidgetFloatable)
         self.addDockWidget(Qt.LeftDockWidgetArea, self.setup_dock)
+        guard_wheel(setup)  # scrolling the setup panel never changes a setting
+        # Run controls and progress stay visible whatever the setup panel's scroll position.
+        self.run_bar = QToolBar("Training", self)
+        self.run_bar.setObjectName("training")
+        self.run_bar.setMovable(False)
+        self.run_bar.addWidget(self.run_controls)
+        self.addToolBar(Qt.TopToolBarArea, self.run_bar)
 
         self.label_filter = QComboBox()
-        self.label_filter.setToolTip("Only rules whose head has this label among its strongest labels")
+        self.label_filter.setToolTip("Only rules whose head gives this label a non-zero score")
         self.attribute_filter = QComboBox()
         self.attribute_filter.setToolTip("Only rules with a condition on this attribute")
         self.attribute_filter.setMaximumWidth(200)
@@ -155,13 +172,19 @@ class MainWindow(QMainWindow):
         self.loss_label.setMinimumWidth(320)  # the window must still fit a 1280-pixel projector
         self.loss_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         self.statusBar().addPermanentWidget(self.loss_label)
+        self.load_progress = QProgressBar()
+        self.load_progress.setRange(0, 1000)
+        self.load_progress.setMaximumWidth(200)
+        self.load_progress.setFormat("loading %p%")
+        self.load_progress.hide()
+        self.statusBar().addPermanentWidget(self.load_progress)
         self._status_timer = QTimer(self)
         self._status_timer.setSingleShot(True)
         self._status_timer.setInterval(STATUS_INTERVAL_MS)
         self._status_timer.timeout.connect(self._refresh_status)
 
         # -- connections
-        self.data_panel.dataRequested.connect(self.load_data)
+        self.data_panel.dataRequested.connect(self.request_data)
         self.run_controls.startRequested.connect(self.start_training)
         self.run_controls.pauseRequested.connect(self.pause_training)
         self.run_controls.resumeRequested.connect(self.resume_training)
@@ -208,12 +231,30 @@ class MainWindow(QMainWindow):
         self.act_export_plot = action(m, "Export &plot (PNG, SVG, PDF)…", self.export_plot_dialog)
         m.addSeparator()
         action(m, "&Quit", self.close, QKeySequence.Quit)
+        e = self.menuBar().addMenu("&Edit")
+        self.act_copy_rules = action(e, "&Copy selected rules", self.copy_selected_rules, QKeySequence.Copy,
+                                     "Copy the selected rules as text")
+        self.act_copy_rules.setShortcutContext(Qt.WidgetWithChildrenShortcut)  # Ctrl+C elsewhere is untouched
+        self.table.addAction(self.act_copy_rules)
         r = self.menuBar().addMenu("&Run")
         self.act_start = action(r, "&Start", self.start_training, "Ctrl+R")
         self.act_pause = action(r, "&Pause / resume", self.toggle_pause, "Ctrl+P")
         self.act_stop = action(r, "S&top", self.stop_training, "Ctrl+.")
         v = self.menuBar().addMenu("&View")
         v.addAction(self.setup_dock.toggleViewAction())
+
+    def selected_records(self) -> list:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.proxy.index(r, 0).data(RecordRole) for r in rows]
+
+    def copy_selected_rules(self) -> str:
+        """The selected rules as text (index, body -> head) on the clipboard; returns the text."""
+        schema = self.data.train.schema if self.data else None
+        text = "\n".join(f"{rec.index}\t{rec.rule.to_text(schema)}" for rec in self.selected_records())
+        if text:
+            QApplication.clipboard().setText(text)
+            self.statusBar().showMessage(f"{text.count(chr(10)) + 1} rule(s) copied", 4000)
+        return text
 
     # ---------------------------------------------------------------------------- errors
     def show_error(self, title: str, text: str) -> None:
@@ -236,20 +277,89 @@ class MainWindow(QMainWindow):
 
     # ---------------------------------------------------------------------------- data
     def load_data(self, spec: DataSpec) -> bool:
-        if self.training_active:
-            self.show_error("Training in progress", "Stop the current run before changing the data.")
+        """Load the data a spec describes, here and now (start-up, scripts, tests); see :meth:`request_data`
+        for the background load the data panel uses.  On any failure one message box, and the window
+        is unchanged; a file whose labels cannot be found offers a choice of label attributes or XML."""
+        if not self._may_load():
             return False
         QApplication.setOverrideCursor(Qt.WaitCursor)
         try:
-            loaded = load_data(spec)
-        except (ValueError, OSError, MemoryError) as exc:
-            what = spec.path if spec.kind == "file" else spec.synthetic
-            self.show_error("Cannot load the data", f"{what}:\n{self._error_text(exc)}")
-            return False
-        finally:
+            loaded, notes = load_with_notes(spec)
+        except Exception as exc:  # noqa: BLE001 - reported; the window stays as it was
             QApplication.restoreOverrideCursor()
-        self.set_data(loaded)
+            retry = self._load_failed(spec, exc)
+            return self.load_data(retry) if retry is not None else False
+        QApplication.restoreOverrideCursor()
+        self._load_succeeded(loaded, notes)
         return True
+
+    def request_data(self, spec: DataSpec) -> None:
+        """Load in a worker thread with a progress bar; the window stays usable meanwhile."""
+        if not self._may_load():
+            return
+        job = DataLoadJob(spec, self)
+        job.progressed.connect(lambda f: self.load_progress.setValue(int(1000 * f)))
+        job.succeeded.connect(self._load_succeeded)
+        job.failed.connect(lambda exc: self._background_load_failed(job, exc))
+        job.done.connect(lambda: self._load_done(job))
+        self._loading = job
+        self.load_progress.setValue(0)
+        self.load_progress.show()
+        what = Path(spec.path).name if spec.kind == "file" else spec.synthetic
+        self.statusBar().showMessage(f"Loading {what}…")
+        self._update_enabled()
+        job.start()
+
+    @property
+    def loading(self) -> bool:
+        return self._loading is not None
+
+    def _may_load(self) -> bool:
+        if self.training_active:
+            self.show_error("Training in progress", "Stop the current run before changing the data.")
+            return False
+        if self._loading is not None:
+            self.statusBar().showMessage("A data set is still loading; wait for it to finish.", 5000)
+            return False
+        return True
+
+    def _load_done(self, job: DataLoadJob) -> None:
+        if self._loading is job:
+            self._loading = None
+            self.load_progress.hide()
+            self._update_enabled()
+        job.deleteLater()
+
+    def _background_load_failed(self, job: DataLoadJob, exc) -> None:
+        self._load_done(job)
+        retry = self._load_failed(job.spec, exc)
+        if retry is not None:
+            self.request_data(retry)
+
+    def _load_failed(self, spec: DataSpec, exc) -> DataSpec | None:
+        """Report a failed load; for missing labels ask for them and return the spec to retry."""
+        if isinstance(exc, LabelsNotFoundError):
+            choice = self.ask_labels(spec.path, exc)
+            if choice is None:
+                self.statusBar().showMessage(f"Not loaded: {exc}", 10000)
+                return None
+            return replace(spec, **choice)
+        what = spec.path if spec.kind == "file" else spec.synthetic
+        self.show_error("Cannot load the data", f"{what}:\n{self._error_text(exc)}")
+        return None
+
+    def _load_succeeded(self, loaded: LoadedData, notes) -> None:
+        self.set_data(loaded)
+        if notes:
+            self.show_error("The data loaded with a warning", "\n\n".join(notes))
+
+    def ask_labels(self, path, exc) -> dict | None:
+        """Ask which attributes of ``path`` are labels, or for its Mulan XML file (tests replace this).
+        Returns ``{'label_columns': [...]}``, ``{'xml': path}`` or None (cancelled)."""
+        dialog = LabelChoiceDialog(path, exc.candidates, str(exc), self)
+        if dialog.exec() != LabelChoiceDialog.Accepted:
+            return None
+        return dialog.choice()
 
     def set_data(self, loaded: LoadedData) -> None:
         self.data = loaded
@@ -292,7 +402,7 @@ class MainWindow(QMainWindow):
         return self.training is not None and self.training.active
 
     def start_training(self) -> bool:
-        if self.training_active:
+        if self.training_active or self._loading is not None:  # never train while the data may change
             return False
         if self.data is None:
             self.show_error("No data", "Open a data file or generate a synthetic data set first.")
@@ -485,17 +595,18 @@ class MainWindow(QMainWindow):
 
     def _update_enabled(self) -> None:
         active = self.training_active
+        busy = active or self._loading is not None  # training, or a data set loading
         state = self.training.state if active else "idle"
-        can_start = self.data is not None and self.learner_panel.spec is not None
+        can_start = self.data is not None and self.learner_panel.spec is not None and self._loading is None
         self.run_controls.set_state(state, can_start)
         self.act_start.setEnabled(not active and can_start)
         self.act_pause.setEnabled(active)
         self.act_stop.setEnabled(active)
         self.learner_panel.set_editable(not active)
-        self.data_panel.set_editable(not active)
-        self.act_open.setEnabled(not active)
-        self.act_open_session.setEnabled(not active)
-        self.act_load_model.setEnabled(not active and self.data is not None)
+        self.data_panel.set_editable(not busy)
+        self.act_open.setEnabled(not busy)
+        self.act_open_session.setEnabled(not busy)
+        self.act_load_model.setEnabled(not busy and self.data is not None)
         has_model = self.model is not None and not active
         self.act_save_model.setEnabled(has_model)
         self.act_save_session.setEnabled(not active and self.data is not None)
@@ -558,9 +669,7 @@ class MainWindow(QMainWindow):
     def _show_loaded_model(self, spec, est, name: str, run: Run | None = None, active=None) -> None:
         model = est.model_
         d = self.data
-        if model.n_features != d.train.n_features or model.n_labels != d.train.n_labels:
-            raise ValueError(f"the model expects {model.n_features} attributes and {model.n_labels} labels; the data "
-                             f"have {d.train.n_features} and {d.train.n_labels}")
+        _check_model_fits(model, d)
         self._clear_model()
         if run is None or len(run) != len(model.rules):
             run = self._trajectory_run(spec, est, model, name)
@@ -640,10 +749,14 @@ class MainWindow(QMainWindow):
             self._guard("Cannot save the session", self.save_session, path)
 
     def open_session(self, path) -> None:
+        """Everything is read and checked first (file, data, model, runs); the window changes only
+        when all of it succeeded, so a bad session leaves the window as it was."""
         if self.training_active:
             raise ValueError("stop the current run before opening a session")
         s = load_session(path)
         loaded = load_data(s.data)
+        if s.estimator is not None:
+            _check_model_fits(s.estimator.model_, loaded)
         self.set_data(loaded)
         if s.learner:
             try:
@@ -653,11 +766,10 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
         self.history = s.history()
         self.plot.set_history(self.history)
-        if s.model:
-            spec, est = exports.estimator_from_document(s.model)
-            run = self.history.runs[s.current_run] if s.current_run is not None and \
-                0 <= s.current_run < len(self.history.runs) else None
-            self._show_loaded_model(spec, est, name="session model", run=run, active=s.active)
+        if s.estimator is not None:
+            run = self.history.runs[s.current_run] if s.current_run is not None else None
+            self._show_loaded_model(get_learner(s.model["learner"]), s.estimator, name="session model", run=run,
+                                    active=s.active)
         self.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
         self._update_enabled()
 
@@ -667,10 +779,11 @@ class MainWindow(QMainWindow):
             self._guard("Cannot open the session", self.open_session, path)
 
     def _guard(self, title: str, fn, *args) -> bool:
+        """Run a user action; any failure is one message box and the window stays usable."""
         try:
             fn(*args)
             return True
-        except (ValueError, OSError, KeyError, MemoryError, json.JSONDecodeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - the action boundary: report, never crash the window
             self.show_error(title, self._error_text(exc))
             return False
 

@@ -196,13 +196,12 @@ class RuleTableModel(QAbstractTableModel):
             self._attrs[row] = a
         return a
 
-    def strongest_labels(self, row: int) -> frozenset:
-        """The head's labels shown in the head column (its strongest ``HEAD_LABELS_SHOWN``)."""
+    def predicted_labels(self, row: int) -> frozenset:
+        """The labels the rule's head gives a non-zero score (what the label filter matches)."""
         s = self._strong[row]
         if s is None:
             rule = self.records[row].rule
-            order = np.argsort(-np.abs(rule.head_scores), kind="stable")[:HEAD_LABELS_SHOWN]
-            s = frozenset(int(rule.head_labels[i]) for i in order if rule.head_scores[i] != 0)
+            s = frozenset(int(k) for k, v in zip(rule.head_labels, rule.head_scores) if v != 0)
             self._strong[row] = s
         return s
 
@@ -323,7 +322,7 @@ class RuleFilterProxy(QSortFilterProxyModel):
         if not self.filtering:
             return True
         m = self.sourceModel()
-        if self.label is not None and self.label not in m.strongest_labels(row):
+        if self.label is not None and self.label not in m.predicted_labels(row):
             return False
         if self.attribute is not None and self.attribute not in m.attributes(row):
             return False
@@ -490,7 +489,7 @@ class RuleTableView(QTableView):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.setSelectionMode(QAbstractItemView.ExtendedSelection)  # several rules for Ctrl+C
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
         self.setTextElideMode(Qt.ElideRight)
@@ -678,11 +677,14 @@ class RuleTableView(QTableView):
         self.scrollToBottom()
 
     def _selection_changed(self, *args):
-        rows = self.selectionModel().selectedRows()
-        self.ruleSelected.emit(rows[0].data(RecordRole) if rows else None)
+        self.ruleSelected.emit(self.selected_record())
 
     def selected_record(self):
+        """The rule to inspect: the current row when it is selected, else the first selected one."""
         rows = self.selectionModel().selectedRows()
+        current = self.currentIndex()
+        if current.isValid() and self.selectionModel().isRowSelected(current.row(), current.parent()):
+            return current.sibling(current.row(), 0).data(RecordRole)
         return rows[0].data(RecordRole) if rows else None
 
     def select_source_row(self, row: int) -> None:

@@ -1,8 +1,10 @@
-"""Start, Pause/Resume and Stop, with a progress bar: rules learned, rules per second, time left."""
+"""Start, Pause/Resume and Stop, with a progress bar: rules learned, rules per second, time left.
+
+One row, made for the main window's always-visible toolbar."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
 
 
 def format_eta(seconds: float | None) -> str:
@@ -37,13 +39,16 @@ class RunControls(QWidget):
         self.start_button.clicked.connect(self.startRequested)
         self.pause_button.clicked.connect(self._pause_clicked)
         self.stop_button.clicked.connect(self.stopRequested)
-        layout = QGridLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.start_button, 0, 0)
-        layout.addWidget(self.pause_button, 0, 1)
-        layout.addWidget(self.stop_button, 0, 2)
-        layout.addWidget(self.progress, 1, 0, 1, 3)
-        layout.addWidget(self.info, 2, 0, 1, 3)
+        self.progress.setMinimumWidth(180)
+        self.progress.setMaximumWidth(320)
+        self.info.setMinimumWidth(200)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 2, 4, 2)
+        for button in (self.start_button, self.pause_button, self.stop_button):
+            layout.addWidget(button)
+        layout.addSpacing(8)
+        layout.addWidget(self.progress, 1)
+        layout.addWidget(self.info, 2)
         self.state = "idle"
         self.set_state("idle")
 

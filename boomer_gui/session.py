@@ -9,6 +9,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine import model_document as check
+from engine import persistence
+from engine.fileio import atomic_write_text
+from engine.registry import get as get_learner
+
 from .state import DataSpec, RunHistory
 
 SESSION_FORMAT = "boomer-gui-session"
@@ -24,6 +29,7 @@ class Session:
     runs: list = field(default_factory=list)  # Run.to_dict() of every run
     current_run: int | None = None  # index into runs of the run the model belongs to
     active: list | None = None  # what-if switches of the model's rules
+    estimator: object | None = field(default=None, repr=False, compare=False)  # built from ``model``
 
     def to_dict(self) -> dict:
         return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "data": self.data.to_dict(),
@@ -32,29 +38,65 @@ class Session:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Session":
+        """A session from its document, checked completely before anything is applied.
+
+        Data spec, learner key and parameters, the model (by the engine's model checks; the
+        estimator is built here and kept in :attr:`estimator`), every run, ``current_run`` and
+        the what-if switches are validated; any problem is one ValueError.  Afterwards only
+        loading the data file itself can fail."""
         if not isinstance(d, dict) or d.get("format") != SESSION_FORMAT:
             raise ValueError("not a session file of this tool")
-        if int(d.get("version", 0)) > SESSION_VERSION:
-            raise ValueError(f"session version {d.get('version')} is newer than this program understands")
-        try:
-            learner = d["learner"]
-            return cls(data=DataSpec.from_dict(d["data"]), learner=str(learner["key"]),
-                       params=dict(learner.get("params") or {}), model=d.get("model"),
-                       runs=list(d.get("runs") or []), current_run=d.get("current_run"), active=d.get("active"))
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"malformed session file: missing or wrong field {exc}") from None
+        version = d.get("version", 0)
+        if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= SESSION_VERSION:
+            raise ValueError(f"session version {version!r} is not one this program reads (1 to {SESSION_VERSION})")
+        for key in ("data", "learner"):
+            if key not in d:
+                raise ValueError(f"malformed session file: missing field {key!r}")
+        data = DataSpec.from_dict(d["data"])
+        learner = check.mapping(d["learner"], "learner")
+        key = check.string(learner.get("key"), "learner, key")
+        params = dict(check.mapping(learner.get("params") or {}, "learner, params"))
+        if key:
+            get_learner(key).factory.from_params(params)  # unknown names and bad values: ValueError
+        estimator = None
+        model = d.get("model")
+        if model is not None:
+            estimator = persistence.estimator_from_document(model, "session model")
+        runs = check.sequence(d.get("runs") or [], "runs", max_length=10_000)
+        RunHistory.from_list(runs)  # every run checked
+        current = d.get("current_run")
+        if current is not None:
+            if model is None:
+                raise ValueError("current_run: the session has no model")
+            current = check.integer(current, "current_run", 0, max(len(runs), 1))
+            if current >= len(runs):
+                raise ValueError(f"current_run: {current} but the session has {len(runs)} runs")
+        active = d.get("active")
+        if active is not None:
+            if estimator is None:
+                raise ValueError("active: the session has no model")
+            active = check.sequence(active, "active")
+            if len(active) != len(estimator.model_.rules) or not all(isinstance(a, bool) for a in active):
+                raise ValueError(f"active: expected {len(estimator.model_.rules)} true/false switches, "
+                                 f"one per rule of the model")
+        session = cls(data=data, learner=key, params=params, model=model, runs=list(runs), current_run=current,
+                      active=active)
+        session.estimator = estimator
+        return session
 
     def history(self) -> RunHistory:
         return RunHistory.from_list(self.runs)
 
 
 def save_session(path, session: Session) -> None:
-    Path(path).write_text(json.dumps(session.to_dict(), indent=1), encoding="utf-8")
+    atomic_write_text(path, json.dumps(session.to_dict(), indent=1))
 
 
 def load_session(path) -> Session:
+    """Read and check a session file completely (see :meth:`Session.from_dict`); ValueError for
+    any bad content, FileNotFoundError for a missing file."""
+    doc = persistence.read_json_file(path, "session file")
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{Path(path).name} is not a JSON session file: {exc}") from None
-    return Session.from_dict(doc)
+        return Session.from_dict(doc)
+    except ValueError as exc:
+        raise ValueError(f"{Path(path).name}: {exc}") from None

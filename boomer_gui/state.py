@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from engine.datasets import SYNTHETIC_KINDS, Dataset, load, make_synthetic
+from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, make_synthetic
 from engine.metrics import hamming_loss, subset_zero_one_loss
 
 TEST_MODES = ("split", "file", "generated")
@@ -27,7 +28,7 @@ class DataSpec:
 
     kind: str = "synthetic"  # 'synthetic' | 'file'
     path: str | None = None
-    label_columns: list | None = None  # CSV only
+    label_columns: list | None = None  # CSV and ARFF: the label columns (names or indices)
     synthetic: str = "conditional-dependence"
     n_examples: int = 2000
     n_labels: int = 6
@@ -37,6 +38,7 @@ class DataSpec:
     split_seed: int = 0
     test_path: str | None = None
     n_test: int = 2000
+    xml: str | None = None  # ARFF: the Mulan label file (found beside the file when not given)
 
     def __post_init__(self):
         if self.kind not in ("synthetic", "file"):
@@ -75,8 +77,37 @@ class DataSpec:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "DataSpec":
+        """A spec from a (possibly hand-edited) session: every field's type and range is checked."""
+        from engine import model_document as check
+
+        d = check.mapping(d, "data")
         names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in names})
+        unknown = sorted(str(k) for k in d if k not in names)
+        if unknown:
+            raise ValueError(f"data: unknown field(s) {', '.join(unknown)}")
+        out = {}
+        for key, value in d.items():
+            where = f"data, {key}"
+            if key in ("kind", "synthetic", "test_mode"):
+                out[key] = check.string(value, where)
+            elif key in ("path", "test_path", "xml"):
+                out[key] = None if value is None else check.string(value, where)
+            elif key == "label_columns":
+                if value is not None:
+                    value = [v if isinstance(v, str) else check.integer(v, where, -10 ** 6, 10 ** 6)
+                             for v in check.sequence(value, where, max_length=10 ** 6)]
+                out[key] = value
+            elif key in ("n_examples", "n_test"):
+                out[key] = check.integer(value, where, 1, 10 ** 8)
+            elif key == "n_labels":
+                out[key] = check.integer(value, where, 1, 10 ** 4)
+            elif key in ("seed", "split_seed"):
+                out[key] = check.integer(value, where, 0, 2 ** 32 - 1)
+            elif key == "test_fraction":
+                out[key] = check.number(value, where)
+                if not 0.0 < out[key] < 1.0:
+                    raise ValueError(f"{where}: {out[key]} is not in (0, 1)")
+        return cls(**out)
 
 
 @dataclass
@@ -94,22 +125,40 @@ class LoadedData:
         return (hamming_loss(self.test.Y, self.test.bayes_Y), subset_zero_one_loss(self.test.Y, self.test.bayes_Y))
 
 
-def load_data(spec: DataSpec) -> LoadedData:
-    """Load or generate the data a spec describes; raises ValueError/OSError with a clear message."""
+def load_data(spec: DataSpec, progress=None) -> LoadedData:
+    """Load or generate the data a spec describes; raises ValueError/OSError with a clear message.
+    ``progress`` (optional) is called with the fraction done while files are parsed."""
+    share = 0.7 if spec.test_mode == "file" else 1.0
     if spec.kind == "synthetic":
         full = make_synthetic(spec.synthetic, int(spec.n_examples), int(spec.n_labels), int(spec.seed))
     else:
-        full = load(spec.path, label_columns=spec.label_columns or None)
+        main_progress = None if progress is None else (lambda f: progress(share * f))
+        full = load(spec.path, progress=main_progress, **_file_options(spec.path, spec))
     if spec.test_mode == "generated":
         train = full
         test = make_synthetic(spec.synthetic, int(spec.n_test), int(spec.n_labels), spec.test_seed)
     elif spec.test_mode == "file":
         train = full
-        test = load(spec.test_path, label_columns=spec.label_columns or None)
+        test_progress = None if progress is None else (lambda f: progress(share + (1.0 - share) * f))
+        test = load(spec.test_path, progress=test_progress, **_file_options(spec.test_path, spec, train))
         check_compatible(train, test)
     else:
         train, test = full.train_test_split(float(spec.test_fraction), int(spec.split_seed))
     return LoadedData(spec, full, train, test)
+
+
+def _file_options(path, spec: DataSpec, train: Dataset | None = None) -> dict:
+    """The loader options a spec gives for one of its files (a test file takes the training file's
+    labels, label file and number of svmlight attributes)."""
+    suffix = Path(path).suffix.lower()
+    options = {}
+    if suffix in (".csv", ".arff") and spec.label_columns:
+        options["label_columns"] = spec.label_columns
+    if suffix == ".arff" and spec.xml and not spec.label_columns:
+        options["xml"] = spec.xml
+    if suffix in SVMLIGHT_SUFFIXES and train is not None:
+        options.update(n_features=train.n_features, n_labels=train.n_labels)
+    return options
 
 
 def check_compatible(train: Dataset, test: Dataset) -> None:
@@ -137,6 +186,9 @@ _SERIES = ("coverage", "improvement", "train_hamming", "train_subset", "test_ham
 
 def _num(x) -> float:
     return math.nan if x is None else float(x)
+
+
+RUN_STATUSES = ("running", "paused", "finished", "stopped", "failed", "loaded")
 
 
 @dataclass
@@ -201,18 +253,39 @@ class Run:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "Run":
+        """A run from a (possibly hand-edited) session; every field is checked (ValueError)."""
+        from matplotlib.colors import is_color_like
+
+        from engine import model_document as check
+
+        d = check.mapping(d, "run")
+        name = check.string(d.get("name", "run"), "run, name")
+        where = f"run {name!r}"
         series = {k: [] for k in _SERIES}
-        for k, vals in (d.get("series") or {}).items():
-            if k in series:
-                series[k] = [int(v) if k == "coverage" else _num(v) for v in vals]
-        n = {len(v) for v in series.values()}
-        if len(n) > 1:
-            raise ValueError(f"run {d.get('name')!r}: its series have different lengths")
-        status = d.get("status", "finished")
-        return cls(name=str(d.get("name", "run")), color=str(d.get("color", PALETTE[0])),
-                   learner=str(d.get("learner", "")), params=dict(d.get("params") or {}),
-                   visible=bool(d.get("visible", True)), status="stopped" if status in ("running", "paused") else status,
-                   series=series, whatif=d.get("whatif"))
+        for k, vals in check.mapping(d.get("series") or {}, f"{where}, series").items():
+            if k not in series:
+                raise ValueError(f"{where}: unknown series {k!r}")
+            vals = check.sequence(vals, f"{where}, {k}")
+            if k == "coverage":
+                series[k] = [check.integer(v, f"{where}, coverage", -1, 2 ** 62) for v in vals]
+            else:
+                series[k] = [math.nan if v is None else check.number(v, f"{where}, {k}") for v in vals]
+        if len({len(v) for v in series.values()}) > 1:
+            raise ValueError(f"{where}: its series have different lengths")
+        color = check.string(d.get("color", PALETTE[0]), f"{where}, color")
+        if not is_color_like(color):
+            raise ValueError(f"{where}, color: {color!r} is not a colour")
+        status = check.choice(d.get("status", "finished"), f"{where}, status", RUN_STATUSES)
+        visible = d.get("visible", True)
+        if not isinstance(visible, bool):
+            raise ValueError(f"{where}, visible: expected true or false")
+        whatif = d.get("whatif")
+        if whatif is not None:
+            whatif = {check.string(k, f"{where}, whatif"): check.number(v, f"{where}, whatif {k}")
+                      for k, v in check.mapping(whatif, f"{where}, whatif").items()}
+        return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
+                   params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
+                   status="stopped" if status in ("running", "paused") else status, series=series, whatif=whatif)
 
 
 class RunHistory:
@@ -253,8 +326,10 @@ class RunHistory:
 
     @classmethod
     def from_list(cls, items: Iterable[Mapping]) -> "RunHistory":
+        from engine import model_document as check
+
         history = cls()
-        for d in items:
+        for d in check.sequence(items, "runs", max_length=10_000):
             history.add(Run.from_dict(d))
         return history
 

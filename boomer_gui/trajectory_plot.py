@@ -18,6 +18,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
+from engine.fileio import atomic_savefig
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QPushButton, QTabWidget,
@@ -28,6 +29,8 @@ from .state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250
 ISOMETRIC_LINES = 10  # about this many isometrics cross the visible axes
+
+EMPTY_HAMMING_MAX = 0.5  # x range of the empty trajectory plot (subset 0/1 loss: 0 to 1)
 
 
 def nice_step(span: float) -> float:
@@ -184,7 +187,7 @@ class TrajectoryPlot(QWidget):
         # A matplotlib legend costs more than the rest of a redraw: on screen a Qt label says the
         # same; the legend is shown only in exported figures.
         self._legend.set_visible(False)
-        ax.set_xlim(0, 0.3)
+        ax.set_xlim(0, EMPTY_HAMMING_MAX)
         ax.set_ylim(0, 1)
         for a, title in ((self.hamming_ax, "Hamming loss"), (self.subset_ax, "subset 0/1 loss")):
             a.set_title(title, fontsize=10)
@@ -438,6 +441,13 @@ class TrajectoryPlot(QWidget):
     def _autoscale(self, tab: int):
         runs = self._visible_runs()
         live = self._live
+        if tab == 0 and not runs:
+            # nothing learned yet: the full loss ranges (the Bayes star alone would zoom to a point)
+            bx, by = self.bayes if self.bayes else (0.0, 0.0)
+            self.traj_ax.set_xlim(0.0, max(EMPTY_HAMMING_MAX, 1.1 * bx))
+            self.traj_ax.set_ylim(0.0, max(1.0, 1.05 * by))
+            self._isometrics.set_segments(isometric_segments(self.traj_ax.get_xlim(), self.traj_ax.get_ylim()))
+            return
         if tab == 0:
             xs = [np.array([self.bayes[0]])] if self.bayes else []
             ys = [np.array([self.bayes[1]])] if self.bayes else []
@@ -497,7 +507,7 @@ class TrajectoryPlot(QWidget):
         legend = legend_ax.legend(handles=list(styles) + runs, loc="best",
                                   fontsize=7, framealpha=0.85)
         try:
-            fig.savefig(path, dpi=150)
+            atomic_savefig(fig, path, dpi=150)
         finally:
             legend.remove()
             if which != "losses":

@@ -7,7 +7,11 @@ The engine is free of any GUI toolkit.  Public entry points:
 - :class:`RuleRecord` - what ``fit_iter`` yields per rule;
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
 """
-from .adaboost import AdaBoostMHClassifier
+from .numba_cache import ensure_cache_dir
+
+ensure_cache_dir()  # before any kernel is compiled
+
+from .adaboost import AdaBoostMHClassifier  # noqa: E402
 from .boomer import BoomerClassifier
 from .learner import RuleLearner, RuleRecord
 from .model import RuleModel

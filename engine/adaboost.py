@@ -142,7 +142,9 @@ class AdaBoostMHClassifier(RuleLearner):
                     sample_features(perm, n_sample, rng_state)
                 best_splits(perm, n_sample, index.ptr, index.rows, index.values, index.missing_ptr,
                             index.missing_rows, index.nominal, cov, A, d, S_T, W_T, n_T, W_all, mode,
-                            out_z, out_op, out_thr)
+                            out_z, out_op, out_thr, data.cancel)
+                if data.cancelled:
+                    return  # the unfinished rule is dropped
                 best = -1
                 for c in range(n_sample):
                     if out_op[c] >= 0 and (best < 0 or out_z[c] < out_z[best]):

@@ -2,11 +2,17 @@
 
 Each data set from ``../shared/data`` is split 2/3 : 1/3 (seed 0).  Both learners use
 bagging with replacement, log2 attribute sampling, shrinkage 0.3, L2 weight 1.0, no label or
-feature binning, no holdout or pruning, and the same number of rules.  mlrl-boomer is used as
-a black box (``pip install mlrl-boomer``); without it only our figures are printed.
+feature binning, no holdout or pruning, and the same number of rules, every setting passed
+explicitly.  mlrl-boomer is used as a black box: ``--reference-python PY`` runs it in another
+interpreter (the newest releases need Python >= 3.12), else the one installed here (0.12.3 with
+``pip install .[bench]``); without either only our figures are printed.  Ours and the reference
+alternate seed by seed; fit times are medians over the seeds.
 """
 from __future__ import annotations
 
+import json
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,15 +31,76 @@ VARIANTS = {
 }
 
 
-def _reference(loss, head, rules, seed):
-    try:
+def _settings(loss, head, rules, seed) -> dict:
+    """The reference's settings, every one passed explicitly (mlrl-boomer's names and values)."""
+    return dict(loss=loss, head_type=head, max_rules=rules, shrinkage=0.3, l2_regularization_weight=1.0,
+                instance_sampling="with-replacement", feature_sampling="without-replacement",
+                label_binning="none", feature_binning="none", holdout="none", global_pruning="none",
+                rule_pruning="none", default_rule="true", random_state=seed)
+
+
+class InProcessReference:
+    """mlrl-boomer installed in this interpreter (0.12.3 runs on Python 3.11: ``pip install .[bench]``)."""
+
+    def __init__(self):
+        from mlrl.boosting import Boomer  # noqa: F401 - ImportError: not installed
+        from importlib.metadata import version
+
+        self.version = version("mlrl-boomer")
+
+    def fit_predict(self, settings, X_train, Y_train, X_test):
         from mlrl.boosting import Boomer
+
+        est = Boomer(**settings)
+        start = time.perf_counter()
+        est.fit(X_train, Y_train)
+        seconds = time.perf_counter() - start
+        return seconds, est.predict(X_test)
+
+
+class SubprocessReference:
+    """mlrl-boomer in another interpreter (the newest releases need Python >= 3.12): a small driver
+    script (``reference_driver.py``) fits there and measures the fit time itself."""
+
+    def __init__(self, python: str):
+        self.python = python
+        probe = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('mlrl-boomer'))"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            raise ValueError(f"{python} cannot import mlrl-boomer: {probe.stderr.strip().splitlines()[-1:]}")
+        self.version = probe.stdout.strip()
+        self._folder = tempfile.mkdtemp(prefix="boomer-bench-")
+
+    def fit_predict(self, settings, X_train, Y_train, X_test):
+        arrays = {"Y_train": np.asarray(Y_train)}
+        for name, X in (("X_train", X_train), ("X_test", X_test)):
+            if sp.issparse(X):
+                X = sp.csr_matrix(X)
+                arrays.update({f"{name}_data": X.data, f"{name}_indices": X.indices, f"{name}_indptr": X.indptr,
+                               f"{name}_shape": np.array(X.shape)})
+            else:
+                arrays[name] = np.asarray(X)
+        data, options = Path(self._folder) / "data.npz", Path(self._folder) / "settings.json"
+        np.savez(data, **arrays)
+        options.write_text(json.dumps(settings))
+        proc = subprocess.run([self.python, str(DRIVER), str(data), str(options)], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"the reference failed: {proc.stderr.strip()[-2000:]}")
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+        return out["fit_seconds"], np.asarray(out["predictions"])
+
+
+DRIVER = Path(__file__).with_name("reference_driver.py")
+
+
+def _reference(python: str | None):
+    """The reference runner: another interpreter (``--reference-python``), else this one, else None."""
+    if python:
+        return SubprocessReference(python)
+    try:
+        return InProcessReference()
     except ImportError:
         return None
-    return Boomer(loss=loss, head_type=head, max_rules=rules, shrinkage=0.3, l2_regularization_weight=1.0,
-                  instance_sampling="with-replacement", feature_sampling="without-replacement",
-                  label_binning="none", feature_binning="none", holdout="none", global_pruning="none",
-                  rule_pruning="none", default_rule="true", random_state=seed)
 
 
 def _losses(Y, P):
@@ -56,12 +123,13 @@ def run(args) -> int:
     if not DATA_DIR.is_dir():
         print(f"benchmark data not found at {DATA_DIR}; nothing to do")
         return 1
-    print(f"JIT compile / cache load: {_warm_up():.2f} s")
+    reference = _reference(getattr(args, "reference_python", None))
+    print(f"JIT compile / cache load: {_warm_up():.2f} s; reference: "
+          f"{'mlrl-boomer ' + reference.version if reference else 'none (pip install mlrl-boomer)'}")
     header = (f"{'data':9s} {'variant':13s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} | "
               f"{'ours Ham':>8s} {'ref Ham':>8s} {'ours 0/1':>8s} {'ref 0/1':>8s}")
     print(header)
     print("-" * len(header))
-    rows = []
     for name in args.data or DATASETS:
         ds = load(DATA_DIR / DATASETS[name])
         train, test = ds.train_test_split(0.33, seed=0)
@@ -71,30 +139,26 @@ def run(args) -> int:
         for variant in args.variants or VARIANTS:
             loss, head = VARIANTS[variant]
             ours_t, ref_t, ours_l, ref_l = [], [], [], []
-            # All our runs first, then the reference's: its OpenMP threads keep spinning for a
-            # while after a fit and would slow down whatever runs next.
-            for seed in range(1, args.seeds + 1):
+            for seed in range(1, args.seeds + 1):  # ours and the reference alternate, seed by seed
                 est = BoomerClassifier(loss=loss, head_type=head, max_rules=args.rules, random_state=seed)
                 t = time.perf_counter()
                 est.fit(train.X, train.Y, nominal_attributes=train.nominal_mask)
                 ours_t.append(time.perf_counter() - t)
                 ours_l.append(_losses(test.Y, est.predict(test.X)))
-            for seed in range(1, args.seeds + 1):
-                ref = _reference(loss, head, args.rules, seed)
-                if ref is None:
-                    break
-                t = time.perf_counter()
-                ref.fit(Xtr_ref, train.Y)
-                ref_t.append(time.perf_counter() - t)
-                ref_l.append(_losses(test.Y, ref.predict(Xte_ref)))
-            o = float(np.mean(ours_t))
-            r = float(np.mean(ref_t)) if ref_t else float("nan")
+                if reference is not None:
+                    settings = _settings(loss, head, args.rules, seed)
+                    if isinstance(reference, SubprocessReference):
+                        settings["binary_predictor"] = "output-wise" if variant == "label-wise" else "example-wise"
+                    seconds, P = reference.fit_predict(settings, Xtr_ref, train.Y, Xte_ref)
+                    ref_t.append(seconds)
+                    ref_l.append(_losses(test.Y, P))
+            o = float(np.median(ours_t))
+            r = float(np.median(ref_t)) if ref_t else float("nan")
             ours = np.mean(ours_l, axis=0)
             ref_losses = np.mean(ref_l, axis=0) if ref_l else (float("nan"), float("nan"))
-            row = (f"{name:9s} {variant:13s} {o:8.2f} {r:8.2f} {o / r:6.2f} | "
-                   f"{100 * ours[0]:8.2f} {100 * ref_losses[0]:8.2f} {100 * ours[1]:8.2f} {100 * ref_losses[1]:8.2f}")
-            print(row, flush=True)
-            rows.append(row)
-    print(f"({args.rules} rules; means over random_state 1..{args.seeds}; losses in percent on a 1/3 test split; "
-          f"ratio = ours / reference fit time)")
+            print(f"{name:9s} {variant:13s} {o:8.2f} {r:8.2f} {o / r:6.2f} | "
+                  f"{100 * ours[0]:8.2f} {100 * ref_losses[0]:8.2f} {100 * ours[1]:8.2f} {100 * ref_losses[1]:8.2f}",
+                  flush=True)
+    print(f"({args.rules} rules; median fit times and mean losses over random_state 1..{args.seeds}; losses in "
+          f"percent on a 1/3 test split; ratio = ours / reference fit time)")
     return 0

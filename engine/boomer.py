@@ -148,13 +148,13 @@ class BoomerClassifier(RuleLearner):
         weights = np.ones(n, dtype=np.int64)
         bagging = self.instance_sampling == "with-replacement"
         diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
-        vectors, vec_ptr, vec_idx = train.kernel_vectors()
+        vector_index = train.kernel_vectors()
         all_labels = np.arange(K, dtype=np.int64)
-        seeds = rng.integers(1, 2**63 - 1, size=max(self.max_rules - 1, 0))
+        seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)
         min_coverage = int(self.min_coverage)
         for t in range(1, self.max_rules):
-            rng_state[0] = seeds[t - 1]
+            rng_state[0] = seeds.next()
             # Attributes are handed to the threads one at a time: their sweeps differ in cost,
             # and a thread the OS preempts (e.g. for a GUI thread) then holds up no share.
             previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
@@ -164,11 +164,11 @@ class BoomerClassifier(RuleLearner):
                     loss, Ysign, F, G, H, H_refine, diagonal_columns,
                     single, full_refine, weights, bagging, l2, l1, eta, n_sample, max_conditions, min_coverage,
                     rng_state, perm, covered, rows, attrs, ops, thrs, head,
-                    train.Y, train.errors, train.example_wise, vectors, vec_ptr, vec_idx)
+                    train.Y, train.errors, train.example_wise, *vector_index, data.cancel)
             finally:
                 set_parallel_chunksize(previous_chunksize)
-            if n_cond == 0:
-                break  # no condition improves the objective: nothing more to learn
+            if n_cond == 0 or data.cancelled:
+                break  # no condition improves the objective (or training was cancelled)
             train.count(d_labels, d_examples)
             labels = np.array([label]) if single else all_labels
             conditions = tuple(Condition(a, OPERATORS[o], v)
@@ -192,3 +192,23 @@ class BoomerClassifier(RuleLearner):
             val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(val_hamming=val.hamming, val_subset=val.subset)
         return RuleRecord(**record)
+
+
+class _RuleSeeds:
+    """Per-rule seeds drawn from ``rng`` in chunks: the same sequence as drawing ``max_rules`` of them
+    at once, without allocating for a budget of millions of rules up front."""
+
+    CHUNK = 4096
+
+    def __init__(self, rng: np.random.Generator):
+        self._rng = rng
+        self._chunk = np.empty(0, dtype=np.int64)
+        self._pos = 0
+
+    def next(self) -> int:
+        if self._pos == len(self._chunk):
+            self._chunk = self._rng.integers(1, 2**63 - 1, size=self.CHUNK)
+            self._pos = 0
+        self._pos += 1
+        return self._chunk[self._pos - 1]
+

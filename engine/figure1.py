@@ -16,6 +16,7 @@ import numpy as np
 from . import metrics
 from .boomer import BoomerClassifier
 from .datasets import SYNTHETIC_KINDS, make_synthetic
+from .fileio import atomic_savefig, check_output_path
 from .trajectory import Trajectory, save_trajectories
 
 VARIANTS = {
@@ -109,7 +110,7 @@ def draw(results: list[PanelResult], path) -> None:
         ax.set_ylabel("subset 0/1 loss (test)")
         ax.grid(alpha=0.2)
     axes[0].legend(fontsize=8, loc="upper left")
-    fig.savefig(path, dpi=130)
+    atomic_savefig(fig, path, dpi=130)
 
 
 class _Progress:
@@ -136,6 +137,9 @@ class _Progress:
 
 
 def run(args) -> int:
+    check_output_path(args.out, what="figure file")
+    if args.trajectories:
+        check_output_path(args.trajectories, not_same_as=(args.out,), what="trajectories file")
     start = time.perf_counter()
     results = run_study(args.rules, args.examples, args.seed, progress=_Progress())
     draw(results, args.out)

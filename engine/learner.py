@@ -9,13 +9,14 @@ training; the estimator then predicts with the rules learned so far.  Subclasses
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterator, Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from .fileio import atomic_write_text
 from .model import RuleModel
 from .rules import Rule, Schema
 from .validation import check_features, check_labels, check_nominal
@@ -63,6 +64,13 @@ class TrainingData:
     schema: Schema
     X_val: object | None = None
     Y_val: np.ndarray | None = None
+    # Set to 1 (from another thread) to cancel: kernels check it between attributes and within
+    # sweeps and return early; ``_learn`` then ends without yielding the unfinished rule.
+    cancel: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint8))
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self.cancel[0])
 
 
 class RuleLearner(ClassifierMixin, BaseEstimator):
@@ -80,10 +88,14 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
 
     # -- training -----------------------------------------------------------------------
     def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None,
-                 schema: Schema | None = None) -> Iterator[RuleRecord]:
-        """Validate everything, then yield a :class:`RuleRecord` per rule as it is learned."""
+                 schema: Schema | None = None, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
+        """Validate everything, then yield a :class:`RuleRecord` per rule as it is learned.
+
+        Setting ``cancel`` (from any thread) stops training within a fraction of a second, even
+        in the middle of a rule: the unfinished rule is dropped, the generator ends normally and
+        the estimator keeps the rules learned so far (as closing the generator does)."""
         data = self._prepare(X, Y, X_val, Y_val, nominal_attributes, schema)
-        return self._run(data)
+        return self._run(data, cancel)
 
     def _prepare(self, X, Y, X_val, Y_val, nominal_attributes, schema) -> TrainingData:
         self._validate_params()
@@ -110,16 +122,27 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
         self.schema_ = schema
         return TrainingData(Xc, Yc, nominal, schema, Xv, Yv)
 
-    def _run(self, data: TrainingData) -> Iterator[RuleRecord]:
+    def _run(self, data: TrainingData, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
         rules: list[Rule] = []
         self.records_ = []
         self.model_ = self._make_model(rules, data)
+        watcher = _CancelWatcher(cancel, data.cancel) if cancel is not None else None
+
+        def stopping() -> bool:  # between steps the event is read directly, not via the watcher's poll
+            return data.cancelled or (watcher is not None and watcher.check())
+
         try:
             for record in self._learn(data):
+                if stopping():
+                    break  # a step finished while cancelling: it is dropped like an unfinished one
                 rules.extend(record.rules)
                 self.records_.append(record)
                 yield record
+                if stopping():
+                    break
         finally:
+            if watcher is not None:
+                watcher.finish()
             self.model_ = self._make_model(list(rules), data)
 
     def fit(self, X, Y, **kwargs):
@@ -162,16 +185,64 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
 
     def save(self, path) -> None:
         """Write the model as JSON (a documented, safe format; never pickled)."""
-        Path(path).write_text(json.dumps(self.to_model_dict(), indent=1))
+        atomic_write_text(path, json.dumps(self.to_model_dict(), indent=1))
 
     @classmethod
     def from_model_dict(cls, doc: Mapping) -> "RuleLearner":
-        est = cls(**doc.get("params", {}))
+        """A fitted estimator from a model document; every field is checked (ValueError)."""
+        from . import model_document as checks
+
+        doc = checks.mapping(doc, "model file")
+        if "model" not in doc:
+            raise ValueError("model file: missing field 'model'")
+        est = cls.from_params(checks.mapping(doc.get("params", {}), "model file, params"))
         est.model_ = RuleModel.from_dict(doc["model"])
         est.n_features_in_ = est.model_.n_features
         est.n_labels_ = est.model_.n_labels
         est.schema_ = est.model_.schema
         return est
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> "RuleLearner":
+        """An estimator with ``params`` (e.g. read from a file), checked like ``fit`` checks them."""
+        known = set(cls._get_param_names())
+        unknown = sorted(str(k) for k in params if k not in known)
+        if unknown:
+            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
+        est = cls(**params)
+        est._validate_params()
+        return est
+
+
+class _CancelWatcher:
+    """Copies a ``threading.Event`` into the flag array the kernels poll (they cannot wait on an
+    Event); a daemon thread checks the event every 20 ms until the fit ends."""
+
+    POLL_S = 0.02
+
+    def __init__(self, event: threading.Event, flag: np.ndarray):
+        self._event, self._flag, self._done = event, flag, threading.Event()
+        if event.is_set():
+            flag[0] = 1
+        self._thread = threading.Thread(target=self._watch, name="fit-cancel-watcher", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.is_set():
+            if self._event.wait(self.POLL_S):
+                self._flag[0] = 1
+                return
+
+    def check(self) -> bool:
+        """Whether the event is set (the flag is set too, so the kernels see it at once)."""
+        if self._event.is_set():
+            self._flag[0] = 1
+            return True
+        return False
+
+    def finish(self) -> None:
+        self._done.set()
+        self._thread.join()
 
 
 def _jsonable(params: Mapping) -> dict:

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core.boosting import example_wise_predict
+from .core.label_vectors import build_index
 from .core.losses import LOSS_CODES
 from .core.predict import body_coverage, first_covering, sum_of_heads
 from .rules import OP_CODES, Rule, Schema
@@ -92,6 +93,7 @@ class RuleModel:
     schema: Schema | None = None
     nominal: np.ndarray | None = None
     _compiled: CompiledRules | None = field(default=None, repr=False, compare=False)
+    _vector_index: tuple | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
         if self.prediction not in PREDICTIONS:
@@ -128,10 +130,16 @@ class RuleModel:
 
     def predict_from_scores(self, F: np.ndarray) -> np.ndarray:
         if self.prediction == "example-wise":
+            return example_wise_predict(LOSS_CODES[self.loss], np.ascontiguousarray(F), *self.vector_index())
+        return (F > 0).astype(np.uint8)
+
+    def vector_index(self) -> tuple:
+        """The known label vectors and their search index for eq. (19), built once per model."""
+        if self._vector_index is None or self._vector_index[0] is not self.label_vectors:
             vectors = np.ascontiguousarray(self.label_vectors, dtype=np.uint8)
             ptr, idx = label_vector_index(vectors)
-            return example_wise_predict(LOSS_CODES[self.loss], np.ascontiguousarray(F), vectors, ptr, idx)
-        return (F > 0).astype(np.uint8)
+            self._vector_index = (self.label_vectors, (vectors, ptr, idx, *build_index(vectors, ptr, idx)))
+        return self._vector_index[1]
 
     def predict(self, X, active=None) -> np.ndarray:
         return self.predict_from_scores(self.scores(X, active))
@@ -162,22 +170,49 @@ class RuleModel:
 
     @classmethod
     def from_dict(cls, d: dict) -> "RuleModel":
-        try:
-            s = d["schema"]
-            schema = Schema(tuple(s["feature_names"]), tuple(s["label_names"]),
-                            {int(j): list(v) for j, v in s["nominal_values"].items()})
-            nominal = np.zeros(int(d["n_features"]), dtype=bool)
-            nominal[list(d.get("nominal", []))] = True
-            vectors = d.get("label_vectors")
-            return cls(
-                rules=[Rule.from_dict(r, schema) for r in d["rules"]],
-                n_features=int(d["n_features"]), n_labels=int(d["n_labels"]),
-                prediction=d["prediction"], loss=d.get("loss"),
-                label_vectors=None if vectors is None else np.asarray(vectors, dtype=np.uint8).reshape(-1, int(d["n_labels"])),
-                schema=schema, nominal=nominal,
-            )
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise ValueError(f"not a rule model: missing or malformed field {exc}") from exc
+        """Read a model written by :meth:`to_dict`, checking every index, shape, type and value.
+
+        A model file is untrusted input: anything a prediction kernel would index with is range-
+        checked here (never in the kernels).  Raises one ValueError naming the rule and field."""
+        from . import model_document as doc
+
+        d = doc.mapping(d, "model")
+        for key in ("n_features", "n_labels", "prediction", "rules"):
+            if key not in d:
+                raise ValueError(f"model: missing field {key!r}")
+        n_features = doc.integer(d["n_features"], "model, n_features", 1, doc.MAX_FEATURES + 1)
+        n_labels = doc.integer(d["n_labels"], "model, n_labels", 1, doc.MAX_LABELS + 1)
+        prediction = doc.choice(d["prediction"], "model, prediction", PREDICTIONS)
+        loss = doc.choice(d.get("loss"), "model, loss", (None, *LOSS_CODES))
+        schema = _schema_from_dict(d.get("schema", {}), n_features, n_labels)
+        nominal = np.zeros(n_features, dtype=bool)
+        for j in doc.sequence(d.get("nominal", []), "model, nominal", max_length=n_features):
+            nominal[doc.integer(j, "model, nominal attribute", 0, n_features)] = True
+        vectors = d.get("label_vectors")
+        if prediction == "example-wise":
+            if loss is None:
+                raise ValueError("model: example-wise prediction needs the loss")
+            vectors = doc.label_vector_matrix(vectors, "model, label_vectors", n_labels)
+        elif vectors is not None:
+            vectors = doc.label_vector_matrix(vectors, "model, label_vectors", n_labels)
+        rules = [Rule.from_dict(r, schema, n_features, n_labels, where=f"rule {i}")
+                 for i, r in enumerate(doc.sequence(d["rules"], "model, rules"))]
+        return cls(rules=rules, n_features=n_features, n_labels=n_labels, prediction=prediction, loss=loss,
+                   label_vectors=vectors, schema=schema, nominal=nominal)
+
+
+def _schema_from_dict(s, n_features: int, n_labels: int) -> Schema:
+    from . import model_document as doc
+
+    s = doc.mapping(s, "model, schema")
+    values = {}
+    for key, names in doc.mapping(s.get("nominal_values", {}), "model, schema, nominal_values").items():
+        if not (isinstance(key, str) and key.isascii() and key.isdigit()):
+            raise ValueError(f"model, schema, nominal_values: {key!r} is not an attribute index")
+        j = doc.integer(int(key), "model, schema, nominal_values attribute", 0, n_features)
+        values[j] = list(doc.strings(names, f"model, schema, nominal_values[{key}]"))
+    return Schema(doc.strings(s.get("feature_names", []), "model, schema, feature_names", n_features),
+                  doc.strings(s.get("label_names", []), "model, schema, label_names", n_labels), values)
 
 
 def label_vector_index(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

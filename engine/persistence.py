@@ -1,22 +1,52 @@
-"""Loading saved models of any registered learner (JSON; nothing is ever unpickled)."""
+"""Loading saved models of any registered learner (JSON; nothing is ever unpickled).
+
+A model file is untrusted input: :func:`load_estimator` checks every field before a kernel
+sees it, and raises ValueError for any content that is not a valid model."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Mapping
 
-from .learner import MODEL_FORMAT, RuleLearner
+from . import model_document as checks
+from .fileio import input_file_problem
+from .learner import MODEL_FORMAT, MODEL_VERSION, RuleLearner
+
+
+def read_json_file(path, what: str, max_bytes: int = checks.MAX_MODEL_FILE_BYTES):
+    """The JSON content of a regular file of at most ``max_bytes``; ValueError for bad content,
+    FileNotFoundError for a missing file, ValueError for directories and other non-files."""
+    path = Path(path)
+    problem = input_file_problem(path, what, max_bytes)
+    if problem:
+        raise ValueError(f"{path.name}: {problem}")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name}: not a {what} (not UTF-8 text: byte {exc.start})") from None
+    except OSError as exc:
+        raise ValueError(f"{path.name}: cannot be read ({exc.strerror or exc})") from None
+    return checks.parse_json(text, path.name, what)
+
+
+def estimator_from_document(doc: Mapping, name: str = "model file") -> RuleLearner:
+    """A fitted estimator from a model document (``est.to_model_dict()``); ValueError when invalid."""
+    from . import registry
+
+    if not isinstance(doc, Mapping) or doc.get("format") != MODEL_FORMAT:
+        raise ValueError(f"{name}: not a model file of this tool (format field missing or different)")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or not 1 <= version <= MODEL_VERSION:
+        raise ValueError(f"{name}: model format version {version!r} is not one this program reads "
+                         f"(1 to {MODEL_VERSION})")
+    key = doc.get("learner")
+    if not isinstance(key, str):
+        raise ValueError(f"{name}: the learner field must be a learner key, found {key!r}")
+    try:
+        return registry.get(key).factory.from_model_dict(doc)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def load_estimator(path) -> RuleLearner:
     """Read a model written by ``RuleLearner.save`` and return a fitted estimator."""
-    from . import registry
-
-    path = Path(path)
-    try:
-        doc = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path.name}: not a model file (invalid JSON at line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(doc, dict) or doc.get("format") != MODEL_FORMAT:
-        raise ValueError(f"{path.name}: not a model file of this tool (format field missing or different)")
-    spec = registry.get(doc.get("learner", ""))
-    return spec.factory.from_model_dict(doc)
+    return estimator_from_document(read_json_file(path, "model file"), Path(path).name)

@@ -74,6 +74,43 @@ class Condition:
         return f"{name} {self.operator} {value}"
 
 
+def _merged_conditions(conditions, schema: Schema) -> list[str]:
+    """Equivalent, shorter text of a conjunction: per attribute the tightest bounds and value sets."""
+    groups: dict[int, dict] = {}
+    for c in conditions:
+        g = groups.setdefault(c.attribute, {"lo": None, "hi": None, "eq": [], "neq": []})
+        if c.operator == ">":
+            g["lo"] = c.threshold if g["lo"] is None else max(g["lo"], c.threshold)
+        elif c.operator == "<=":
+            g["hi"] = c.threshold if g["hi"] is None else min(g["hi"], c.threshold)
+        elif c.operator == "==":
+            if c.threshold not in g["eq"]:
+                g["eq"].append(c.threshold)
+        elif c.threshold not in g["neq"]:
+            g["neq"].append(c.threshold)
+    parts = []
+    for j, g in groups.items():
+        name = schema.feature(j)
+        values = [schema.value(j, v) for v in g["eq"]]
+        if len(values) == 1:
+            parts.append(f"{name} == {values[0]}")
+        elif values:  # contradictory equalities: show them as they are
+            parts.extend(f"{name} == {v}" for v in values)
+        others = [schema.value(j, v) for v in g["neq"] if v not in g["eq"]]
+        if len(g["eq"]) == 0 and len(others) == 1:
+            parts.append(f"{name} != {others[0]}")
+        elif len(g["eq"]) == 0 and others:
+            parts.append(f"{name} ∉ {{{', '.join(others)}}}")
+        lo, hi = g["lo"], g["hi"]
+        if lo is not None and hi is not None:
+            parts.append(f"{_format_number(lo)} < {name} <= {_format_number(hi)}")
+        elif lo is not None:
+            parts.append(f"{name} > {_format_number(lo)}")
+        elif hi is not None:
+            parts.append(f"{name} <= {_format_number(hi)}")
+    return parts
+
+
 @dataclass(frozen=True, eq=False)
 class Rule:
     """A conjunctive body and a head of (label index, score) pairs."""
@@ -122,9 +159,14 @@ class Rule:
     def with_schema(self, schema: Schema | None) -> "Rule":
         return Rule(self.conditions, self.head_labels, self.head_scores, schema)
 
-    def body_text(self, schema: Schema | None = None) -> str:
+    def body_text(self, schema: Schema | None = None, merged: bool = True) -> str:
+        """The body as text.  ``merged``: one interval per numeric attribute (``-0.83 < x1 <= -0.71``
+        for ``x1 <= 0.36, x1 <= -0.71, x1 > -0.83``) and one set per nominal attribute, in the order
+        of each attribute's first condition; otherwise every condition as learned."""
         schema = schema or self.schema
-        return "{" + ", ".join(c.to_text(schema) for c in self.conditions) + "}"
+        if not merged:
+            return "{" + ", ".join(c.to_text(schema) for c in self.conditions) + "}"
+        return "{" + ", ".join(_merged_conditions(self.conditions, schema or Schema())) + "}"
 
     def head_text(self, schema: Schema | None = None, max_labels: int | None = None) -> str:
         schema = schema or self.schema or Schema()
@@ -168,14 +210,43 @@ class Rule:
         }
 
     @classmethod
-    def from_dict(cls, d: Mapping, schema: Schema | None = None) -> "Rule":
-        try:
-            conditions = tuple(
-                Condition(int(c["attribute"]), str(c["operator"]), float(c["threshold"]))
-                for c in d["conditions"]
-            )
-            head = d["head"]
-            return cls(conditions, np.asarray(head["labels"], dtype=np.int64),
-                       np.asarray(head["scores"], dtype=np.float64), schema)
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"not a rule dict: missing or malformed field {exc}") from exc
+    def from_dict(cls, d: Mapping, schema: Schema | None = None, n_features: int | None = None,
+                  n_labels: int | None = None, where: str = "rule") -> "Rule":
+        """Read a rule written by :meth:`to_dict`, checking every field (it may come from a file).
+
+        With ``n_features``/``n_labels`` the attribute and label indices must lie in range; head
+        labels must be distinct and scores finite.  Raises ValueError naming ``where`` and the field."""
+        from . import model_document as doc
+
+        big = np.iinfo(np.int64).max
+        d = doc.mapping(d, where)
+        if "conditions" not in d or "head" not in d:
+            raise ValueError(f"{where}: missing field {'conditions' if 'conditions' not in d else 'head'!r}")
+        conditions = []
+        for i, c in enumerate(doc.sequence(d["conditions"], f"{where}, conditions")):
+            field_name = f"{where}, condition {i}"
+            c = doc.mapping(c, field_name)
+            for key in ("attribute", "operator", "threshold"):
+                if key not in c:
+                    raise ValueError(f"{field_name}: missing field {key!r}")
+            attribute = doc.integer(c["attribute"], f"{field_name}, attribute", 0, n_features or big)
+            operator = doc.choice(c["operator"], f"{field_name}, operator", OPERATORS)
+            threshold = doc.number(c["threshold"], f"{field_name}, threshold")
+            if operator in ("==", "!="):
+                values = schema.nominal_values.get(attribute) if schema is not None else None
+                doc.integer(threshold, f"{field_name}, nominal value code", 0, len(values) if values else big)
+            conditions.append(Condition(attribute, operator, threshold))
+        head = doc.mapping(d["head"], f"{where}, head")
+        if "labels" not in head or "scores" not in head:
+            raise ValueError(f"{where}, head: missing field {'labels' if 'labels' not in head else 'scores'!r}")
+        labels = doc.sequence(head["labels"], f"{where}, head labels", max_length=n_labels)
+        scores = doc.sequence(head["scores"], f"{where}, head scores")
+        if len(labels) != len(scores):
+            raise ValueError(f"{where}, head: {len(labels)} labels but {len(scores)} scores")
+        labels = [doc.integer(k, f"{where}, head label", 0, n_labels or big) for k in labels]
+        scores = [doc.number(s, f"{where}, head score") for s in scores]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"{where}, head: a label occurs twice")
+        order = np.argsort(np.asarray(labels, dtype=np.int64), kind="stable")
+        return cls(tuple(conditions), np.asarray(labels, dtype=np.int64)[order],
+                   np.asarray(scores, dtype=np.float64)[order], schema)

@@ -233,7 +233,9 @@ class SeCoClassifier(RuleLearner):
             conditions = []
             while len(conditions) < max_conditions and n_T > min_coverage:
                 best_conditions(D, *index_args, cov, bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2,
-                                exhaustive, min_coverage, out_v, out_p, out_op, out_thr, out_evals)
+                                exhaustive, min_coverage, out_v, out_p, out_op, out_thr, out_evals, data.cancel)
+                if data.cancelled:
+                    return  # the unfinished rule is dropped
                 rule_evals += int(out_evals.sum())
                 best = -1
                 for j in range(D):

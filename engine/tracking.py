@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core.boosting import example_wise_errors, label_wise_errors, label_wise_errors_after_head
+from .core.label_vectors import build_index
 from .core.losses import LOSS_CODES
 from .model import label_vector_index
 
@@ -22,6 +23,7 @@ class LossTracker:
         if self.example_wise:
             self.vectors = np.ascontiguousarray(label_vectors, dtype=np.uint8)
             self.vec_ptr, self.vec_idx = label_vector_index(self.vectors)
+            self.vec_keys, self.vec_hashes, self.vec_table = build_index(self.vectors, self.vec_ptr, self.vec_idx)
         self.errors = np.zeros(n, dtype=np.int64)
         self.wrong_labels = 0
         self.wrong_examples = 0
@@ -31,8 +33,8 @@ class LossTracker:
         """Recompute predictions of ``rows[:n_rows]`` from the current scores ``F``."""
         n_rows = len(rows) if n_rows is None else n_rows
         if self.example_wise:
-            dl, de = example_wise_errors(self.loss_code, self.F, self.Y, rows, n_rows, self.vectors,
-                                         self.vec_ptr, self.vec_idx, self.errors)
+            dl, de = example_wise_errors(self.loss_code, self.F, self.Y, rows, n_rows, *self.kernel_vectors(),
+                                         self.errors)
         else:
             dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors)
         self.count(dl, de)
@@ -51,10 +53,13 @@ class LossTracker:
         self.wrong_examples += d_examples
 
     def kernel_vectors(self):
-        """(label vectors, CSR pointer, label indices) for eq. (19) kernels; empty when label-wise."""
+        """(label vectors, CSR pointer, label indices, hash keys, hashes, table) for eq. (19) kernels
+        (see :mod:`engine.core.label_vectors`); empty when label-wise."""
         if self.example_wise:
-            return self.vectors, self.vec_ptr, self.vec_idx
-        return np.zeros((0, self.Y.shape[1]), dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+            return self.vectors, self.vec_ptr, self.vec_idx, self.vec_keys, self.vec_hashes, self.vec_table
+        K = self.Y.shape[1]
+        return (np.zeros((0, K), dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                np.zeros(K, dtype=np.uint64), np.zeros(0, dtype=np.uint64), np.full(16, -1, dtype=np.int64))
 
     @property
     def hamming(self) -> float:

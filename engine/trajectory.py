@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .fileio import atomic_write_text
+
 COLUMNS = ("rules", "train_hamming", "train_subset", "test_hamming", "test_subset")
 
 
@@ -80,9 +82,9 @@ def save_trajectories(trajectories: list[Trajectory], path) -> None:
     """JSON (a list) or CSV (runs one after another, separated by blank lines), by suffix."""
     path = Path(path)
     if path.suffix.lower() == ".csv":
-        path.write_text("\n".join(t.to_csv() for t in trajectories))
+        atomic_write_text(path, "\n".join(t.to_csv() for t in trajectories))
     else:
-        path.write_text(json.dumps([t.to_dict() for t in trajectories], indent=1))
+        atomic_write_text(path, json.dumps([t.to_dict() for t in trajectories], indent=1))
 
 
 def load_trajectories(path) -> list[Trajectory]:

@@ -30,7 +30,8 @@ def check_features(X, name: str = "X"):
     if Xs.shape[1] == 0:
         raise ValueError(f"{name} has zero attributes")
     if np.isinf(data).any():
-        raise ValueError(f"{name} contains infinite values; use NaN for missing values")
+        raise ValueError(f"{name} contains infinite values or values beyond the float32 range (±3.4e38); "
+                         "use NaN for missing values")
     return Xs
 
 
@@ -72,9 +73,21 @@ def check_nominal(nominal, n_features: int) -> np.ndarray:
         if arr.shape != (n_features,):
             raise ValueError(f"nominal_attributes mask has length {arr.size}, expected {n_features}")
         return arr.copy()
+    if arr.ndim > 1:
+        raise ValueError("nominal_attributes must be a boolean mask or a list of attribute indices")
+    if arr.size and arr.dtype.kind not in "iu":
+        try:
+            values = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("nominal_attributes must be a boolean mask or a list of attribute indices") from None
+        if not (np.isfinite(values) & (values == np.round(values))).all():
+            bad = next(v for v in arr.ravel() if not (np.isfinite(float(v)) and float(v) == round(float(v))))
+            raise ValueError(f"nominal_attributes must hold attribute indices (integers), found {bad!r}")
     idx = arr.astype(np.int64).ravel()
     if idx.size and (idx.min() < 0 or idx.max() >= n_features):
         raise ValueError(f"nominal_attributes contains an index outside 0..{n_features - 1}")
+    if len(np.unique(idx)) != idx.size:
+        raise ValueError("nominal_attributes names an attribute twice")
     mask[idx] = True
     return mask
 

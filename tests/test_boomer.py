@@ -237,3 +237,21 @@ def test_documented_behaviour_for_degenerate_data():
 def test_unfitted_estimator_says_so():
     with pytest.raises(ValueError, match="not fitted"):
         BoomerClassifier().predict(np.zeros((2, 2)))
+
+
+def test_rule_bodies_read_as_one_interval_or_set_per_attribute():
+    from engine.rules import Condition, Rule, Schema
+
+    schema = Schema(("x1", "x2", "mood"), ("y",), {2: ["calm", "sad", "happy"]})
+    conds = (Condition(0, "<=", 0.3627), Condition(1, ">", 0.5), Condition(0, "<=", -0.709),
+             Condition(0, ">", -0.8274), Condition(2, "!=", 1.0), Condition(2, "!=", 2.0), Condition(1, ">", 0.7))
+    rule = Rule(conds, np.array([0]), np.array([0.5]), schema)
+    assert rule.body_text() == "{-0.8274 < x1 <= -0.709, x2 > 0.7, mood ∉ {sad, happy}}"
+    assert rule.body_text(merged=False).count(",") == len(conds) - 1  # the raw list is still there
+    eq = Rule((Condition(2, "==", 2.0), Condition(2, "!=", 1.0)), np.array([0]), np.array([1.0]), schema)
+    assert eq.body_text() == "{mood == happy}"  # '!= sad' is implied
+    # the merged text describes the same examples as the raw conditions
+    X = np.random.default_rng(0).uniform(-1, 1, size=(500, 3)).astype(np.float32)
+    X[:, 2] = np.random.default_rng(1).integers(0, 3, size=500)
+    lo_hi = (X[:, 0] > -0.8274) & (X[:, 0] <= -0.709) & (X[:, 1] > 0.7) & (X[:, 2] == 0)
+    assert np.array_equal(rule.covers(X), lo_hi)

@@ -214,8 +214,12 @@ def test_missing_file_and_unknown_suffix_and_misplaced_options(tmp_path):
         load(tmp_path / "nothing.arff")
     with pytest.raises(DatasetFormatError, match=r"data\.xls: unknown file type '\.xls'"):
         load(write(tmp_path, "data.xls", "x"))
-    with pytest.raises(ValueError, match="label_columns= does not apply to .arff"):
-        load(write(tmp_path, "w.arff", WEATHER.format(relation="w -C 1")), label_columns=["play"])
+    with pytest.raises(ValueError, match="label_columns= does not apply to .svm"):
+        load(write(tmp_path, "w.svm", "0 1:1\n"), label_columns=["play"])
+    with pytest.raises(ValueError, match="n_features= does not apply to .arff"):
+        load(write(tmp_path, "w.arff", WEATHER.format(relation="w -C 1")), n_features=3)
+    # label_columns choose the labels of an ARFF file too, overriding its header
+    assert load(tmp_path / "w.arff", label_columns=["play"]).label_names == ["play"]
 
 
 def test_error_is_a_picklable_value_error():

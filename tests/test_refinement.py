@@ -26,7 +26,7 @@ def _quality(mask, w, G, H, full, single, l2):
 
 def _scratch(G, H):
     K, S = G.shape[1], H.shape[1]
-    return np.empty((4, K)), np.empty((4, S)), np.zeros((K, K)), np.zeros(K)
+    return np.empty((4, K)), np.empty((4, S)), np.zeros((K, K)), np.zeros(K), np.zeros(1, np.uint8)
 
 
 def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):
@@ -123,7 +123,7 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows,
                                          index.nominal, G, H, full, True, np.ones(n, np.int64), False, 1.0, 0.0, 0, 2, 10,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
-                                         thrs)
+                                         thrs, np.zeros(1, np.uint8))
     assert 1 <= n_cond <= 2 and quality < 0 and 0 <= label < K
     assert covered.sum() >= 10
     w = np.ones(n)

@@ -2,13 +2,12 @@
 score and statistics updates for covered examples only, and incremental loss tracking."""
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from .heads import complete_scores, label_score, diagonal_position
-from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_statistics, label_costs, label_statistics
+from .label_vectors import SEARCH_BUDGET, best_label_vector_into, search_scratch
+from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_statistics, label_statistics
 
 
 @njit(cache=True, nogil=True)
@@ -117,36 +116,26 @@ def label_wise_errors_after_head(F, Y, rows, n_rows, head_labels, head_scores, e
 
 
 @njit(cache=True, nogil=True)
-def best_label_vector(loss, f, vec_ptr, vec_idx, cost_pos, cost_neg):
-    """Eq. (19): index of the known label vector minimising the example-wise loss."""
-    label_costs(loss, f, cost_pos, cost_neg)
-    base = 0.0
-    for k in range(f.shape[0]):
-        base += cost_neg[k]
-    best = -1
-    best_cost = math.inf
-    for m in range(vec_ptr.shape[0] - 1):
-        c = base
-        for t in range(vec_ptr[m], vec_ptr[m + 1]):
-            k = vec_idx[t]
-            c += cost_pos[k] - cost_neg[k]
-        if c < best_cost:
-            best_cost = c
-            best = m
-    return best
+def _same_row(F, i, j):
+    for k in range(F.shape[1]):
+        if F[i, k] != F[j, k]:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
-def example_wise_errors(loss, F, Y, rows, n_rows, vectors, vec_ptr, vec_idx, errors):
-    """Like :func:`label_wise_errors` for eq. (19) predictions."""
+def example_wise_errors(loss, F, Y, rows, n_rows, vectors, vec_ptr, vec_idx, keys, hashes, table, errors):
+    """Like :func:`label_wise_errors` for eq. (19) predictions (see :mod:`.label_vectors`)."""
     K = F.shape[1]
-    cost_pos = np.empty(K)
-    cost_neg = np.empty(K)
+    cost_pos, cost_neg, pen, hs, hl, hh = search_scratch(K, SEARCH_BUDGET)
     d_labels = 0
     d_examples = 0
+    m = -1
     for r in range(n_rows):
         i = rows[r]
-        m = best_label_vector(loss, F[i], vec_ptr, vec_idx, cost_pos, cost_neg)
+        if m < 0 or not _same_row(F, i, rows[r - 1]):  # rows with equal scores share the search
+            m = best_label_vector_into(loss, F[i], vec_ptr, vec_idx, keys, hashes, table, cost_pos, cost_neg, pen,
+                                       hs, hl, hh)
         e = 0
         for k in range(K):
             if vectors[m, k] != Y[i, k]:
@@ -158,12 +147,14 @@ def example_wise_errors(loss, F, Y, rows, n_rows, vectors, vec_ptr, vec_idx, err
 
 
 @njit(cache=True, nogil=True)
-def example_wise_predict(loss, F, vectors, vec_ptr, vec_idx):
+def example_wise_predict(loss, F, vectors, vec_ptr, vec_idx, keys, hashes, table):
     N, K = F.shape
     out = np.empty((N, K), dtype=np.uint8)
-    cost_pos = np.empty(K)
-    cost_neg = np.empty(K)
+    cost_pos, cost_neg, pen, hs, hl, hh = search_scratch(K, SEARCH_BUDGET)
+    m = -1
     for i in range(N):
-        m = best_label_vector(loss, F[i], vec_ptr, vec_idx, cost_pos, cost_neg)
+        if m < 0 or not _same_row(F, i, i - 1):
+            m = best_label_vector_into(loss, F[i], vec_ptr, vec_idx, keys, hashes, table, cost_pos, cost_neg, pen,
+                                       hs, hl, hh)
         out[i] = vectors[m]
     return out

@@ -19,7 +19,8 @@ def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
                    single, full_refine, weights, bagging, l2, l1, eta, n_sampled_features, max_conditions,
                    min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr, out_head,
-                   track_Y, errors, example_wise, vectors, vec_ptr, vec_idx):
+                   track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys, vec_hashes, vec_table,
+                   cancel):
     """Learn and apply one rule.
 
     ``H_refine`` is ``H`` itself, or (single-label heads of a non-decomposable loss) a compact
@@ -27,13 +28,14 @@ def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
     examples.  The body goes to ``out_attr``/``out_op``/``out_thr``, the head scores to
     ``out_head`` (one score for single-label heads, else K), the covered examples to
     ``rows``.  Returns (conditions, quality, head label, covered count, change of wrong
-    labels, change of wrong examples); no conditions means nothing more to learn."""
+    labels, change of wrong examples); no conditions means nothing more to learn, or that
+    ``cancel[0]`` was set during the refinement (nothing is applied then)."""
     K = G.shape[1]
     covered[:] = 1
     n_cond, quality, label = refine_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal, G, H_refine,
                                          full_refine, single, weights, bagging, l2, l1, n_sampled_features,
                                          max_conditions, min_coverage, rng_state, perm, covered, out_attr, out_op,
-                                         out_thr)
+                                         out_thr, cancel)
     if n_cond == 0:
         return 0, quality, label, 0, 0, 0
     n_rows = covered_rows(covered, rows)
@@ -51,7 +53,8 @@ def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
             for k in range(diagonal.shape[0]):
                 H_refine[i, k] = H[i, diagonal[k]]
     if example_wise:
-        d_labels, d_examples = example_wise_errors(loss, F, track_Y, rows, n_rows, vectors, vec_ptr, vec_idx, errors)
+        d_labels, d_examples = example_wise_errors(loss, F, track_Y, rows, n_rows, vectors, vec_ptr, vec_idx,
+                                                   vec_keys, vec_hashes, vec_table, errors)
     else:
         d_labels, d_examples = label_wise_errors_after_head(F, track_Y, rows, n_rows, labels, head, errors)
     return n_cond, quality, label, n_rows, d_labels, d_examples

@@ -20,6 +20,8 @@ from numba import njit, prange
 from .heads import diagonal_position, head_quality, label_quality
 
 OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3
+# Sweeps poll the cancel flag at every candidate split and every 1024 sorted entries.
+CANCEL_POLL_MASK = 1023
 
 
 @njit(cache=True, nogil=True)
@@ -141,10 +143,11 @@ def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
-                     work_g, work_h, chol, z):
+                     work_g, work_h, chol, z, cancel):
     """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
     covered count); its statistics are written to ``best_g``, ``best_h``.  ``work_g`` (4 x K),
-    ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are scratch space."""
+    ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are scratch space.
+    When ``cancel[0]`` is set (polled every few examples) it returns at once with no condition."""
     K = G.shape[1]
     S = H.shape[1]
     V_g = work_g[0]  # statistics of the covered examples with a value for attribute j
@@ -182,6 +185,8 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
         NZ_cnt = 0
         idx = start
         while idx < end:
+            if cancel[0] != 0:
+                return math.inf, -1, 0.0, -1, 0
             v = values[idx]
             P_g[:] = 0.0
             P_h[:] = 0.0
@@ -229,12 +234,16 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     prev = 0.0
     idx = start
     while idx < end and values[idx] < 0.0:
+        if (idx & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+            return math.inf, -1, 0.0, -1, 0
         i = rows[idx]
         v = values[idx]
         idx += 1
         if cw[i] <= 0.0:
             continue
         if P_cnt > 0 and v != prev:
+            if cancel[0] != 0:
+                return math.inf, -1, 0.0, -1, 0
             thr = 0.5 * (prev + v)
             qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                             l1, min_coverage, R_g, R_h, chol, z)
@@ -256,12 +265,16 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     prev = 0.0
     idx = end - 1
     while idx >= neg_end:
+        if (idx & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+            return math.inf, -1, 0.0, -1, 0
         i = rows[idx]
         v = values[idx]
         idx -= 1
         if cw[i] <= 0.0:
             continue
         if Q_cnt > 0 and v != prev:
+            if cancel[0] != 0:
+                return math.inf, -1, 0.0, -1, 0
             thr = 0.5 * (prev + v)
             qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
                                             l1, min_coverage, R_g, R_h, chol, z)
@@ -342,12 +355,12 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
 @njit(cache=True, nogil=True, parallel=True)
 def _best_conditions(candidates, n_candidates, ptr, rows, values, miss_ptr, miss_rows, nominal, cw,
                      G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z):
+                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z, cancel):
     for c in prange(n_candidates):
         q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal,
                                                 cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
                                                 min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
-                                                z[c])
+                                                z[c], cancel)
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
@@ -384,7 +397,7 @@ def _scratch(m, K, S, n_chol):
 @njit(cache=True, nogil=True)
 def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
-                covered, out_attr, out_op, out_thr):
+                covered, out_attr, out_op, out_thr, cancel):
     """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
     final coverage over all training examples.  Returns (number of conditions, quality,
     head label for single heads).  With ``bagging`` the ``weights`` are drawn first.
@@ -439,15 +452,18 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
         sc = sc_one if fixed else sc_all
         Gs = G_one if fixed else G
         Hs = H_one if fixed else H
-        if full_hessian and not fixed or entries >= PARALLEL_MIN_ENTRIES:
+        full_step = full_hessian and not fixed
+        head_step = 0 if fixed else head
+        if full_step or entries >= PARALLEL_MIN_ENTRIES:
             _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
-                             T_cnt, full_hessian and not fixed, 0 if fixed else head, l2, l1, min_coverage,
-                             sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z)
+                             T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
+                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, cancel)
         else:
             _best_conditions_serial(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
-                                    sc.T_h, T_cnt, full_hessian and not fixed, 0 if fixed else head, l2, l1,
-                                    min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g,
-                                    sc.work_h, sc.chol, sc.z)
+                                    sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
+                                    sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, cancel)
+        if cancel[0] != 0:
+            return 0, current, -1  # cancelled: no rule
         best = -1
         for c in range(m):
             if sc.op[c] >= 0 and (best < 0 or sc.q[c] < sc.q[best]):

@@ -354,9 +354,10 @@ def _better(v, p, best_v, best_p):
 
 @njit(cache=True, nogil=True)
 def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0, n_T,
-                    U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage):
+                    U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, cancel):
     """Best condition on attribute ``j`` for the covered examples ``cov``: returns
-    (value, pairs, operator, threshold, head evaluations); operator -1 if none qualifies."""
+    (value, pairs, operator, threshold, head evaluations); operator -1 if none qualifies or
+    ``cancel[0]`` was set (polled at every candidate)."""
     K = C1.shape[1]
     W = cov_bits.shape[0]
     use_bits = heuristic == H_SUBSET
@@ -414,6 +415,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
                 b1[k] += a1[k]
                 b0[k] += a0[k]
             n_b += n_a
+            if cancel[0] != 0:
+                return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_EQ, OP_NEQ, V1, V0, n_V, V_bits, n_T, heuristic,
                                          beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
             evals += e
@@ -423,6 +426,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
                 for q in range(first, idx):
                     clear_bit(a_bits, rows[q])
         if 0 < n_b < n_V:
+            if cancel[0] != 0:
+                return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_NEQ, OP_EQ, V1, V0, n_V, V_bits, n_T, heuristic,
                                          beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
             evals += e
@@ -441,6 +446,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
         if not cov[i]:
             continue
         if n_a > 0 and v != prev:
+            if cancel[0] != 0:
+                return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_LEQ, OP_GT, V1, V0, n_V, V_bits, n_T, heuristic,
                                          beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
             evals += e
@@ -464,6 +471,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
         if not cov[i]:
             continue
         if n_b > 0 and v != prev:
+            if cancel[0] != 0:
+                return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_GT, OP_LEQ, V1, V0, n_V, V_bits, n_T, heuristic,
                                          beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
             evals += e
@@ -479,12 +488,16 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
     n_z = n_V - n_a - n_b
     if n_a > 0 and (n_z > 0 or n_b > 0):
         thr = 0.5 * float(last_negative) if n_z > 0 else 0.5 * (float(last_negative) + float(first_positive))
+        if cancel[0] != 0:
+            return best_v, best_p, -1, best_thr, evals
         val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_LEQ, OP_GT, V1, V0, n_V, V_bits, n_T, heuristic,
                                      beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
         evals += e
         if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
             best_v, best_p, best_op, best_thr = val, p, op, thr
     if n_b > 0 and n_z > 0:
+        if cancel[0] != 0:
+            return best_v, best_p, -1, best_thr, evals
         val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_GT, OP_LEQ, V1, V0, n_V, V_bits, n_T, heuristic,
                                      beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
         evals += e
@@ -496,12 +509,12 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
 @njit(cache=True, nogil=True, parallel=True)
 def best_conditions(n_features, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0,
                     n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, out_v, out_p, out_op,
-                    out_thr, out_evals):
+                    out_thr, out_evals, cancel):
     """:func:`sweep_attribute` for every attribute, in parallel."""
     for j in prange(n_features):
         v, p, op, thr, e = sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1,
                                            C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive,
-                                           min_coverage)
+                                           min_coverage, cancel)
         out_v[j] = v
         out_p[j] = p
         out_op[j] = op

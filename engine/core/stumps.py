@@ -111,9 +111,10 @@ def _score_split(mode, S_a, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all):
 
 @njit(cache=True, nogil=True)
 def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, d, S_T, W_T, n_T,
-                    W_all, mode):
+                    W_all, mode, cancel):
     """Best split of attribute ``j`` over the covered examples: returns (Z, operator, threshold);
-    operator -1 when the attribute takes a single value there."""
+    operator -1 when the attribute takes a single value there or ``cancel[0]`` was set (polled
+    at every candidate)."""
     K = A.shape[1]
     S_V = S_T.copy()
     W_V = W_T
@@ -156,10 +157,14 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
             W_Q += W_P
             n_Q += n_P
             if n_P < n_V:
+                if cancel[0] != 0:
+                    return best_z, -1, best_thr
                 z, op = _score_split(mode, P, W_P, n_P, OP_EQ, OP_NEQ, S_V, W_V, n_V, n_T, W_all)
                 if op >= 0 and z < best_z:
                     best_z, best_op, best_thr = z, op, float(v)
         if 0 < n_Q < n_V:
+            if cancel[0] != 0:
+                return best_z, -1, best_thr
             z, op = _score_split(mode, Q, W_Q, n_Q, OP_NEQ, OP_EQ, S_V, W_V, n_V, n_T, W_all)
             if op >= 0 and z < best_z:
                 best_z, best_op, best_thr = z, op, 0.0
@@ -177,6 +182,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
         if not cov[i]:
             continue
         if n_P > 0 and v != prev:
+            if cancel[0] != 0:
+                return best_z, -1, best_thr
             z, op = _score_split(mode, P, W_P, n_P, OP_LEQ, OP_GT, S_V, W_V, n_V, n_T, W_all)
             if op >= 0 and z < best_z:
                 best_z, best_op, best_thr = z, op, 0.5 * (float(prev) + float(v))
@@ -198,6 +205,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
         if not cov[i]:
             continue
         if n_Q > 0 and v != prev:
+            if cancel[0] != 0:
+                return best_z, -1, best_thr
             z, op = _score_split(mode, Q, W_Q, n_Q, OP_GT, OP_LEQ, S_V, W_V, n_V, n_T, W_all)
             if op >= 0 and z < best_z:
                 best_z, best_op, best_thr = z, op, 0.5 * (float(prev) + float(v))
@@ -209,10 +218,14 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
     n_Z = n_V - n_P - n_Q
     if n_P > 0 and (n_Z > 0 or n_Q > 0):
         thr = 0.5 * float(last_negative) if n_Z > 0 else 0.5 * (float(last_negative) + float(first_positive))
+        if cancel[0] != 0:
+            return best_z, -1, best_thr
         z, op = _score_split(mode, P, W_P, n_P, OP_LEQ, OP_GT, S_V, W_V, n_V, n_T, W_all)
         if op >= 0 and z < best_z:
             best_z, best_op, best_thr = z, op, thr
     if n_Q > 0 and n_Z > 0:
+        if cancel[0] != 0:
+            return best_z, -1, best_thr
         z, op = _score_split(mode, Q, W_Q, n_Q, OP_GT, OP_LEQ, S_V, W_V, n_V, n_T, W_all)
         if op >= 0 and z < best_z:
             best_z, best_op, best_thr = z, op, 0.5 * float(first_positive)
@@ -221,11 +234,11 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
 
 @njit(cache=True, nogil=True, parallel=True)
 def best_splits(candidates, n_candidates, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, d,
-                S_T, W_T, n_T, W_all, mode, out_z, out_op, out_thr):
+                S_T, W_T, n_T, W_all, mode, out_z, out_op, out_thr, cancel):
     """:func:`sweep_attribute` for ``candidates[:n_candidates]``, in parallel."""
     for c in prange(n_candidates):
         z, op, thr = sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A,
-                                     d, S_T, W_T, n_T, W_all, mode)
+                                     d, S_T, W_T, n_T, W_all, mode, cancel)
         out_z[c] = z
         out_op[c] = op
         out_thr[c] = thr

@@ -3,42 +3,55 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .arff import load_arff
+from ..fileio import input_file_problem
+from .arff import find_mulan_xml, load_arff, test_sibling
 from .csvfile import load_csv
 from .dataset import Dataset
-from .errors import DatasetFormatError
+from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
 from .svmlight import load_svmlight
 from .synthetic import SYNTHETIC_KINDS, make_synthetic
 
-__all__ = ["Dataset", "DatasetFormatError", "SYNTHETIC_KINDS", "load", "make_synthetic", "SUFFIXES"]
+__all__ = ["Dataset", "DatasetFormatError", "DatasetWarning", "LabelsNotFoundError", "SYNTHETIC_KINDS", "load",
+           "make_synthetic", "find_mulan_xml", "test_sibling", "SUFFIXES"]
 
 SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt")
 SUFFIXES = (".arff", ".csv") + SVMLIGHT_SUFFIXES
+MAX_FILE_BYTES = 8 * 1024 ** 3
 
 
-def load(path, label_columns=None, xml=None, n_labels=None) -> Dataset:
+def load(path, label_columns=None, xml=None, n_labels=None, n_features=None, progress=None) -> Dataset:
     """Load a data set, choosing the format by the file suffix.
 
-    ``.arff``: Mulan if ``xml`` is given or ``<stem>.xml`` lies beside the file, else MEKA (``-C n`` in
-    the relation name).  ``.svm``/``.svmlight``/``.libsvm``/``.txt``: multi-label svmlight, with
-    ``n_labels`` labels (default: largest label + 1).  ``.csv``: ``label_columns`` (names or indices)
-    are the labels.  Raises FileNotFoundError for a missing file and DatasetFormatError (a ValueError)
-    for a malformed one.
+    ``.arff``: Mulan if ``xml`` is given or a label file is found (``<stem>.xml``, or ``<name>.xml`` for
+    ``<name>-train.arff``/``<name>-test.arff``, see :func:`find_mulan_xml`), else MEKA (``-C n`` in the
+    relation name); ``label_columns`` (names or indices) overrides both.  ``.svm``/``.svmlight``/
+    ``.libsvm``/``.txt``: multi-label svmlight, with ``n_labels`` labels (default: largest label + 1)
+    and ``n_features`` attributes (default: the largest index in the file).  ``.csv``:
+    ``label_columns`` (names or indices) are the labels.  Raises FileNotFoundError for a missing file,
+    DatasetFormatError (a ValueError) for a malformed one or anything that is not a regular file, and
+    LabelsNotFoundError (a DatasetFormatError) when nothing says which attributes are labels.
+    ``progress`` (optional, any format) is called with the fraction done, from 0 to 1.
     """
     path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "data file not found", str(path))
+    problem = input_file_problem(path, "data file", MAX_FILE_BYTES)
+    if problem:
+        raise DatasetFormatError(path, problem)
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         raise DatasetFormatError(path, f"unknown file type '{suffix}'; supported: {', '.join(SUFFIXES)}")
-    _only_for(suffix, ".csv", label_columns=label_columns)
+    _only_for(suffix, (".csv", ".arff"), label_columns=label_columns)
     _only_for(suffix, ".arff", xml=xml)
     _only_for(suffix, SVMLIGHT_SUFFIXES, n_labels=n_labels)
+    _only_for(suffix, SVMLIGHT_SUFFIXES, n_features=n_features)
     if suffix == ".arff":
-        return load_arff(path, xml=xml)
-    if suffix == ".csv":
-        return load_csv(path, label_columns)
-    return load_svmlight(path, n_labels=n_labels)
+        data = load_arff(path, xml=xml, label_columns=label_columns, progress=progress)
+    elif suffix == ".csv":
+        data = load_csv(path, label_columns)
+    else:
+        data = load_svmlight(path, n_labels=n_labels, n_features=n_features)
+    if progress is not None:
+        progress(1.0)
+    return data
 
 
 def _only_for(suffix: str, allowed, **option) -> None:

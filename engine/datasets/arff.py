@@ -11,6 +11,7 @@ numeric with only 0/1 values; labels keep the order of the attributes in the ARF
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from xml.parsers import expat
@@ -18,11 +19,14 @@ from xml.parsers import expat
 import numpy as np
 
 from .dataset import Dataset
-from .errors import DatasetFormatError
+from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
 
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _UNSUPPORTED_TYPES = {"string", "date", "relational"}
 _MEKA_C = re.compile(r"-C\s*(-?\d+)")
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+DENSE_CHUNK = 2048  # dense rows whose tokens are converted together
+_SPLIT_SUFFIXES = ("-train", "-test", "_train", "_test", ".train", ".test")
 _UNQUOTED_NAME = re.compile(r"[^\s{]+")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
 
@@ -151,8 +155,9 @@ class ArffContent:
     row_lines: np.ndarray  # line number of every data row
 
 
-def read_arff(path) -> ArffContent:
-    """Parse an ARFF file; raises DatasetFormatError naming the line of any problem."""
+def read_arff(path, progress=None) -> ArffContent:
+    """Parse an ARFF file; raises DatasetFormatError naming the line of any problem.  ``progress``
+    (optional) is called with the fraction of data lines parsed, about 50 times."""
     path = Path(path)
     lines = _read_text(path).splitlines()
     if not any(line.strip() for line in lines):
@@ -179,7 +184,7 @@ def read_arff(path) -> ArffContent:
         elif keyword == "@data":
             if not attributes:
                 raise DatasetFormatError(path, "@data before any @attribute declaration", line_no)
-            values, row_lines = _parse_data(path, attributes, lines, index + 1)
+            values, row_lines = _parse_data(path, attributes, lines, index + 1, progress)
             return ArffContent(relation, relation_line, attributes, values, row_lines)
         else:
             raise DatasetFormatError(path, f"expected @relation, @attribute or @data, found '{line[:40]}'",
@@ -196,15 +201,29 @@ def _read_text(path: Path) -> str:
 
 
 # ----------------------------------------------------------------------------------------- data
-def _parse_data(path, attributes, lines, start):
+def _parse_data(path, attributes, lines, start, progress=None):
     n_attributes = len(attributes)
+    step = max(1, (len(lines) - start) // 50)
     row_lines: list[int] = []
-    dense_rows: list[list[str]] = []
+    dense_rows: list[list[str]] = []  # tokens of at most DENSE_CHUNK rows, then converted
     dense_index: list[int] = []
+    dense_blocks: list[tuple[np.ndarray, np.ndarray]] = []  # (row positions, float64 values)
+
+    def convert_dense():
+        rows = np.asarray(dense_index)
+        block = np.empty((len(rows), n_attributes))
+        for j, column in enumerate(zip(*dense_rows)):
+            block[:, j] = _convert_checked(path, column, attributes[j], rows, row_lines)
+        dense_blocks.append((rows, block))
+        dense_rows.clear()
+        dense_index.clear()
+
     sparse_counts: list[int] = []  # entries per row (0 for dense rows)
     sparse_index: list[str] = []
     sparse_vals: list[str] = []
     for index in range(start, len(lines)):
+        if progress is not None and (index - start) % step == 0:
+            progress(0.9 * (index - start) / max(len(lines) - start, 1))
         line = lines[index].strip()
         if not line or line[0] == "%":
             continue
@@ -237,11 +256,14 @@ def _parse_data(path, attributes, lines, start):
         except ValueError as exc:
             raise DatasetFormatError(path, str(exc), line_no) from None
         row_lines.append(line_no)
-    values = np.zeros((len(row_lines), n_attributes), dtype=np.float64)
+        if len(dense_rows) == DENSE_CHUNK:
+            convert_dense()  # tokens are ~7x the size of their values: never hold them all
     if dense_rows:
-        rows = np.asarray(dense_index)
-        for j, column in enumerate(zip(*dense_rows)):
-            values[rows, j] = _convert_checked(path, column, attributes[j], rows, row_lines)
+        convert_dense()
+    values = np.zeros((len(row_lines), n_attributes), dtype=np.float64)
+    for rows, block in dense_blocks:
+        values[rows] = block
+    dense_blocks.clear()
     if sparse_index:
         rows = np.repeat(np.arange(len(row_lines)), sparse_counts)
         cols = _sparse_columns(path, sparse_index, n_attributes, rows, row_lines)
@@ -255,6 +277,8 @@ def _sparse_columns(path, tokens, n_attributes, rows, row_lines) -> np.ndarray:
         bad = np.flatnonzero((cols < 0) | (cols >= n_attributes))
     except ValueError:
         cols, bad = None, [next((i for i, t in enumerate(tokens) if not (t.isascii() and t.isdigit())), 0)]
+    except OverflowError:  # an index beyond 64 bits
+        cols, bad = None, [next((i for i, t in enumerate(tokens) if len(t.strip().lstrip("+-")) > 18), 0)]
     if len(bad):
         i = int(bad[0])
         problem = (f"attribute index {tokens[i]} out of range 0..{n_attributes - 1}" if cols is not None
@@ -284,7 +308,7 @@ def _convert(tokens, attribute: Attribute) -> np.ndarray:
     """Float values of one attribute's tokens; raises _BadValue at the first invalid token."""
     if attribute.codes is None:
         try:
-            return np.array(tokens, dtype=np.float64)
+            out = np.array(tokens, dtype=np.float64)
         except ValueError:
             out = np.empty(len(tokens))
             for i, token in enumerate(tokens):
@@ -293,7 +317,12 @@ def _convert(tokens, attribute: Attribute) -> np.ndarray:
                 except ValueError:
                     raise _BadValue(i, f"non-numeric value '{token}' for numeric attribute "
                                        f"'{attribute.name}'") from None
-            return out
+        too_large = np.flatnonzero(np.abs(out) > FLOAT32_MAX)  # inf included; NaN (missing) is not
+        if too_large.size:
+            i = int(too_large[0])
+            raise _BadValue(i, f"value '{tokens[i]}' of attribute '{attribute.name}' is infinite or beyond the "
+                               f"float32 range (±3.4e38)")
+        return out
     codes = attribute.codes
     try:
         return np.array([codes[token] for token in tokens], dtype=np.float64)
@@ -332,21 +361,86 @@ def read_mulan_labels(xml_path) -> list[tuple[str, int]]:
         parser.Parse(data, True)
     except expat.ExpatError as exc:
         raise DatasetFormatError(xml_path, f"malformed XML: {expat.ErrorString(exc.code)}", exc.lineno) from None
+    except (LookupError, ValueError, UnicodeError) as exc:  # e.g. an unknown encoding declared
+        if isinstance(exc, DatasetFormatError):
+            raise
+        raise DatasetFormatError(xml_path, f"malformed XML: {exc}", parser.CurrentLineNumber) from None
     return labels
+
+
+def _is_binary(attribute: Attribute) -> bool:
+    return attribute.values is not None and sorted(attribute.values) == ["0", "1"]
 
 
 def _meka_label_indices(path, content: ArffContent) -> list[int]:
     n = len(content.attributes)
     match = _MEKA_C.search(content.relation)
     if not match:
-        raise DatasetFormatError(path, f"no labels: the relation name '{content.relation}' has no '-C <n>' "
-                                       f"and there is no Mulan label file {Path(path).with_suffix('.xml').name}",
-                                 content.relation_line)
+        candidates = [a.name for a in content.attributes if _is_binary(a)]
+        raise LabelsNotFoundError(path, f"no labels: the relation name '{content.relation}' has no '-C <n>' (MEKA) "
+                                        f"and there is no Mulan label file ({_base_name(Path(path))}.xml); choose "
+                                        f"the label attributes or the XML file", content.relation_line, candidates)
     c = int(match.group(1))
     if c == 0 or abs(c) >= n:
         raise DatasetFormatError(path, f"'-C {c}' in the relation name must leave at least one label and one "
                                        f"attribute among {n} attributes", content.relation_line)
-    return list(range(c)) if c > 0 else list(range(n + c, n))
+    labels = list(range(c)) if c > 0 else list(range(n + c, n))
+    other_end = list(range(n - c, n)) if c > 0 else list(range(-c))
+    attrs = content.attributes
+    if not all(_is_binary(attrs[j]) for j in labels) and all(_is_binary(attrs[j]) for j in other_end):
+        warnings.warn(DatasetWarning(
+            f"{Path(path).name}: '-C {c}' in the relation name makes the {'first' if c > 0 else 'last'} {abs(c)} "
+            f"attributes the labels, but they are not all binary {{0,1}} while the {'last' if c > 0 else 'first'} "
+            f"{abs(c)} are: the header may be stale (as in Mulan's medical-train.arff); give the Mulan XML file to "
+            f"be sure"), stacklevel=4)
+    return labels
+
+
+def _base_name(path: Path) -> str:
+    """The data set's name without a ``-train``/``-test`` part (Mulan's split files share one XML)."""
+    stem = path.stem
+    for suffix in _SPLIT_SUFFIXES:
+        if stem.lower().endswith(suffix) and len(stem) > len(suffix):
+            return stem[: -len(suffix)]
+    return stem
+
+
+def find_mulan_xml(path, attribute_names=None) -> Path | None:
+    """The Mulan label file of an ARFF file: ``<stem>.xml``, else ``<name>.xml`` with a ``-train``/``-test``
+    suffix stripped, else (given the file's ``attribute_names``) the only ``*.xml`` in the folder whose
+    labels are all attributes of the file."""
+    path = Path(path)
+    for candidate in (path.with_suffix(".xml"), path.with_name(_base_name(path) + ".xml")):
+        if candidate.is_file():
+            return candidate
+    if attribute_names is None:
+        return None
+    names = set(attribute_names)
+    matches = []
+    for candidate in sorted(path.parent.glob("*.xml")):
+        try:
+            labels = read_mulan_labels(candidate)
+        except (DatasetFormatError, OSError):
+            continue
+        if labels and all(name in names for name, _ in labels):
+            matches.append(candidate)
+    return matches[0] if len(matches) == 1 else None
+
+
+def test_sibling(path) -> Path | None:
+    """For a Mulan/MEKA training file (``scene-train.arff``) its test file (``scene-test.arff``), if it exists."""
+    path = Path(path)
+    stem = path.stem
+    for train, test in (("-train", "-test"), ("_train", "_test"), (".train", ".test"),
+                        ("-TRAIN", "-TEST"), ("_TRAIN", "_TEST")):
+        if stem.endswith(train):
+            sibling = path.with_name(stem[: -len(train)] + test + path.suffix)
+            if sibling.is_file():
+                return sibling
+    return None
+
+
+test_sibling.__test__ = False  # not a pytest test, despite its name
 
 
 def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
@@ -364,6 +458,28 @@ def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
     if len(seen) == len(positions):
         raise DatasetFormatError(xml_path, f"every attribute of {Path(path).name} is a label; no features left")
     return sorted(positions[name] for name in seen)
+
+
+def _chosen_label_indices(path, content: ArffContent, label_columns) -> list[int]:
+    names = {a.name: j for j, a in enumerate(content.attributes)}
+    n = len(content.attributes)
+    chosen = []
+    for column in ([label_columns] if isinstance(label_columns, (str, int)) else list(label_columns)):
+        if isinstance(column, (int, np.integer)) and not isinstance(column, bool):
+            if not -n <= column < n:
+                raise DatasetFormatError(path, f"label column index {column} out of range for {n} attributes")
+            chosen.append(int(column) % n)
+        elif str(column) in names:
+            chosen.append(names[str(column)])
+        else:
+            raise DatasetFormatError(path, f"label attribute '{column}' is not an attribute of the file")
+    if not chosen:
+        raise DatasetFormatError(path, "label_columns names no attribute")
+    if len(set(chosen)) != len(chosen):
+        raise DatasetFormatError(path, "label_columns names an attribute twice")
+    if len(chosen) == n:
+        raise DatasetFormatError(path, "every attribute is a label; no features left")
+    return sorted(chosen)
 
 
 def _label_column(path, content: ArffContent, j: int) -> np.ndarray:
@@ -385,17 +501,23 @@ def _label_column(path, content: ArffContent, j: int) -> np.ndarray:
     return column.astype(np.uint8)
 
 
-def load_arff(path, xml=None) -> Dataset:
-    """Load a Mulan ARFF (if ``xml`` is given or ``<stem>.xml`` exists beside it) or a MEKA ARFF."""
+def load_arff(path, xml=None, label_columns=None, progress=None) -> Dataset:
+    """Load a Mulan ARFF (labels named in ``xml`` or the XML :func:`find_mulan_xml` finds) or a MEKA ARFF
+    (``-C n`` in the relation name); ``label_columns`` (attribute names or indices) overrides both.  A
+    Mulan XML is preferred over a MEKA header.  Raises LabelsNotFoundError when nothing says which
+    attributes are labels."""
     path = Path(path)
-    xml_path = Path(xml) if xml is not None else path.with_suffix(".xml")
-    if xml is not None and not xml_path.is_file():
-        raise FileNotFoundError(2, "Mulan label file not found", str(xml_path))
-    content = read_arff(path)
-    if xml_path.is_file():
-        label_idx = _mulan_label_indices(path, xml_path, content)
+    if xml is not None and not Path(xml).is_file():
+        raise FileNotFoundError(2, "Mulan label file not found", str(xml))
+    content = read_arff(path, progress)
+    if label_columns is not None:
+        label_idx = _chosen_label_indices(path, content, label_columns)
     else:
-        label_idx = _meka_label_indices(path, content)
+        xml_path = Path(xml) if xml is not None else find_mulan_xml(path, [a.name for a in content.attributes])
+        if xml_path is not None:
+            label_idx = _mulan_label_indices(path, xml_path, content)
+        else:
+            label_idx = _meka_label_indices(path, content)
     Y = np.empty((content.values.shape[0], len(label_idx)), dtype=np.uint8)
     for k, j in enumerate(label_idx):
         Y[:, k] = _label_column(path, content, j)

@@ -17,6 +17,7 @@ from .dataset import Dataset
 from .errors import DatasetFormatError
 
 _MISSING = {"", "?", "nan"}
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def load_csv(path, label_columns) -> Dataset:
@@ -51,7 +52,13 @@ def load_csv(path, label_columns) -> Dataset:
     X = np.empty((len(rows), len(feature_idx)), dtype=np.float32)
     nominal_values = {}
     for i, j in enumerate(feature_idx):
-        X[:, i], values = _feature_column(columns[j])
+        column, values = _feature_column(columns[j])
+        too_large = np.flatnonzero(np.abs(column) > FLOAT32_MAX)  # inf included; NaN (missing) is not
+        if too_large.size:
+            r = int(too_large[0])
+            raise DatasetFormatError(path, f"value '{columns[j][r]}' of column '{header[j]}' is infinite or beyond "
+                                           "the float32 range (±3.4e38)", row_lines[r])
+        X[:, i] = column
         if values is not None:
             nominal_values[i] = values
     return Dataset(X=X, Y=Y, feature_names=[header[j] for j in feature_idx],

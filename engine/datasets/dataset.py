@@ -1,12 +1,36 @@
 """The multi-label data set object returned by every loader and generator."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..rules import Schema
+
+
+class IndexNames(Sequence):
+    """Names ``f<offset>``, ``f<offset+1>``, ... made on demand (a file may have millions of attributes)."""
+
+    def __init__(self, n: int, offset: int = 0, prefix: str = "f"):
+        self.n, self.offset, self.prefix = int(n), int(offset), prefix
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(self.n))]
+        if not -self.n <= j < self.n:
+            raise IndexError(j)
+        return f"{self.prefix}{j % self.n + self.offset}"
+
+    def __eq__(self, other) -> bool:
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"IndexNames({self.n}, offset={self.offset})"
 
 
 @dataclass
@@ -43,7 +67,8 @@ class Dataset:
 
     @property
     def schema(self) -> Schema:
-        return Schema(tuple(self.feature_names), tuple(self.label_names), dict(self.nominal_values))
+        features = self.feature_names if isinstance(self.feature_names, IndexNames) else tuple(self.feature_names)
+        return Schema(features, tuple(self.label_names), dict(self.nominal_values))
 
     @property
     def label_frequencies(self) -> np.ndarray:

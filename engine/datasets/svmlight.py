@@ -3,27 +3,43 @@
 Labels are 0-based integers (the label field may be empty: no relevant label); ``#`` starts a comment
 and ``qid:`` tokens are ignored.  Feature indices are 0-based if index 0 occurs anywhere in the file,
 1-based otherwise; features are named ``f<index>`` after the file's own indices and omitted values are 0.
-Labels are named ``y0``, ``y1``, ...
+Labels are named ``y0``, ``y1``, ...  Data whose dense form would exceed ``DENSE_LIMIT_BYTES`` are
+returned as a scipy CSR matrix (the engine trains on sparse input directly).
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
-from .dataset import Dataset
-from .errors import DatasetFormatError
+from .dataset import Dataset, IndexNames
+from .errors import DatasetFormatError, DatasetWarning
+
+MAX_FEATURES = 10_000_000
+MAX_LABELS = 100_000
+DENSE_LIMIT_BYTES = 512 * 1024 ** 2
+SPARSE_FROM_BYTES = 16 * 1024 ** 2
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def load_svmlight(path, n_labels: int | None = None) -> Dataset:
-    """Load a multi-label svmlight file; ``n_labels`` defaults to the largest label + 1."""
+def load_svmlight(path, n_labels: int | None = None, n_features: int | None = None) -> Dataset:
+    """Load a multi-label svmlight file; ``n_labels`` defaults to the largest label + 1, ``n_features``
+    to the largest feature index (give it for a test file that lacks the training file's top index)."""
     path = Path(path)
-    text = path.read_bytes().decode("utf-8-sig", errors="replace")
+    for name, value, cap in (("n_labels", n_labels, MAX_LABELS), ("n_features", n_features, MAX_FEATURES)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                                  or not 1 <= value <= cap):
+            raise ValueError(f"{name} must be an integer in 1..{cap}, got {value!r}")
+    data = path.read_bytes()
+    text = data.decode("utf-8-sig", errors="replace")
     if not text.strip():
         raise DatasetFormatError(path, "the file is empty")
     label_rows: list[int] = []
     label_cols: list[int] = []
     row_lines: list[int] = []
+    suspicious = 0  # first line that starts with a feature out of order
     counts: list[int] = []
     index_tokens: list[str] = []
     value_tokens: list[str] = []
@@ -35,6 +51,8 @@ def load_svmlight(path, n_labels: int | None = None) -> Dataset:
         row = len(row_lines)
         if ":" in tokens[0]:
             features = tokens
+            if not suspicious and len(tokens) > 1 and _index_of(tokens[0]) >= _index_of(tokens[1]) >= 0:
+                suspicious = line_no  # e.g. '2:3 1:0.5': a label field written with ':'?
         else:
             features = tokens[1:]
             for label in tokens[0].split(","):
@@ -43,6 +61,9 @@ def load_svmlight(path, n_labels: int | None = None) -> Dataset:
                                                    "separated by commas)", line_no)
                 if n_labels is not None and int(label) >= n_labels:
                     raise DatasetFormatError(path, f"label {label} out of range 0..{n_labels - 1}", line_no)
+                if int(label) >= MAX_LABELS:
+                    raise DatasetFormatError(path, f"label {label} is beyond the {MAX_LABELS} labels this tool "
+                                                   "handles", line_no)
                 label_rows.append(row)
                 label_cols.append(int(label))
         pairs = [token.split(":") for token in features if not token.startswith("qid:")]
@@ -53,19 +74,41 @@ def load_svmlight(path, n_labels: int | None = None) -> Dataset:
         value_tokens.extend([pair[1] for pair in pairs])
         counts.append(len(pairs))
         row_lines.append(line_no)
+    if suspicious:
+        warnings.warn(DatasetWarning(
+            f"{path.name}, line {suspicious}: the line has no label field and its first feature index is not "
+            f"below the next one (features must be in increasing order); if the first token was meant as "
+            f"labels, separate them with ',' (e.g. '2,3')"), stacklevel=3)
+    if data.rstrip(b" \t") and not data.rstrip(b" \t").endswith((b"\n", b"\r")):
+        warnings.warn(DatasetWarning(f"{path.name}: the last line has no line end; the file may be truncated "
+                                     f"(line {row_lines[-1] if row_lines else 1})"), stacklevel=3)
     rows = np.repeat(np.arange(len(row_lines)), counts)
     indices, values = _numbers(path, index_tokens, value_tokens, rows, row_lines)
+    _check_values(path, indices, values, rows, row_lines)
     offset = 0 if indices.size and indices.min() == 0 else 1
-    n_features = int(indices.max()) + 1 - offset if indices.size else 0
-    X = np.zeros((len(row_lines), n_features), dtype=np.float32)
-    X[rows, indices - offset] = values
+    n_file = int(indices.max()) + 1 - offset if indices.size else 0
+    if n_features is not None and n_file > n_features:
+        i = int(np.argmax(indices))
+        raise DatasetFormatError(path, f"feature index {indices[i]} beyond the {n_features} attributes given "
+                                       f"(n_features)", row_lines[int(rows[i])])
+    n_features = n_file if n_features is None else n_features
+    X = _matrix(rows, indices - offset, values, len(row_lines), n_features)
     K = n_labels if n_labels is not None else (max(label_cols) + 1 if label_cols else 0)
     if K < 1:
         raise DatasetFormatError(path, "no labels: no line has a label and n_labels is not given")
     Y = np.zeros((len(row_lines), K), dtype=np.uint8)
     Y[label_rows, label_cols] = 1
-    return Dataset(X=X, Y=Y, feature_names=[f"f{j + offset}" for j in range(n_features)],
+    return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),
                    label_names=[f"y{k}" for k in range(K)], name=path.stem, source=str(path))
+
+
+def _index_of(token: str) -> int:
+    head = token.split(":", 1)[0]
+    return int(head) if head.isascii() and head.isdigit() and len(head) < 18 else -1
+
+
+def _feature_names(n: int, offset: int):
+    return IndexNames(n, offset)
 
 
 def _numbers(path, index_tokens, value_tokens, rows, row_lines):
@@ -73,16 +116,49 @@ def _numbers(path, index_tokens, value_tokens, rows, row_lines):
     try:
         indices = np.array(index_tokens, dtype=np.int64)
         values = np.array(value_tokens, dtype=np.float64)
-    except ValueError:
+    except (ValueError, OverflowError):
         indices = None
     if indices is None or (indices.size and indices.min() < 0):
         for i, (index, value) in enumerate(zip(index_tokens, value_tokens)):
-            if not (index.isascii() and index.isdigit()) or not _is_float(value):
+            if not (index.isascii() and index.isdigit() and len(index) < 18) or not _is_float(value):
                 raise DatasetFormatError(path, f"bad token '{index}:{value}' (expected <index>:<value> with an "
                                                "integer index >= 0 and a numeric value)",
                                          row_lines[int(rows[i])])
         raise DatasetFormatError(path, "bad feature index or value")  # unreachable in practice
     return indices, values
+
+
+def _check_values(path, indices, values, rows, row_lines) -> None:
+    """Sane indices, finite values in float32 range, no index twice in a row."""
+    if indices.size:
+        i = int(np.argmax(indices))
+        if indices[i] > MAX_FEATURES:
+            raise DatasetFormatError(path, f"feature index {indices[i]} is beyond the {MAX_FEATURES} attributes "
+                                           "this tool handles", row_lines[int(rows[i])])
+    bad = np.flatnonzero(~(np.abs(values) <= FLOAT32_MAX))  # inf, NaN and float32 overflow
+    if bad.size:
+        i = int(bad[0])
+        raise DatasetFormatError(path, f"value {float(values[i])!r} of feature {indices[i]} is not a finite number "
+                                       "in the float32 range", row_lines[int(rows[i])])
+    if indices.size:
+        order = np.lexsort((indices, rows))
+        same = np.flatnonzero((np.diff(rows[order]) == 0) & (np.diff(indices[order]) == 0))
+        if same.size:
+            i = int(order[same[0]])
+            raise DatasetFormatError(path, f"feature index {indices[i]} occurs twice in one example",
+                                     row_lines[int(rows[i])])
+
+
+def _matrix(rows, cols, values, n_rows: int, n_cols: int):
+    """Dense float32, or CSR when the dense form would be large and mostly zeros, or exceed
+    DENSE_LIMIT_BYTES."""
+    dense_bytes = n_rows * n_cols * 4
+    density = len(values) / max(n_rows * n_cols, 1)
+    if dense_bytes > DENSE_LIMIT_BYTES or (dense_bytes > SPARSE_FROM_BYTES and density < 0.25):
+        return sp.csr_matrix((values.astype(np.float32), (rows, cols)), shape=(n_rows, n_cols), dtype=np.float32)
+    X = np.zeros((n_rows, n_cols), dtype=np.float32)
+    X[rows, cols] = values
+    return X
 
 
 def _is_float(text: str) -> bool:

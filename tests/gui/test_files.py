@@ -86,20 +86,22 @@ def test_malformed_arff_shows_error_and_window_survives(qtbot, window, errors, t
     bad.write_text("@relation 'broken: -C 2'\n@attribute a {0,1}\n@attribute b numeric\n@data\n1,2,3,oops\n")
     before = window.data
     window.data_panel.open_path(bad)
+    qtbot.waitUntil(lambda: not window.loading)
     assert errors and errors[0][0] == "Cannot load the data" and "broken.arff" in errors[0][1]
     assert window.data is before
     assert train(window) == "finished"
 
 
-def test_missing_file_and_bad_session(window, errors, tmp_path):
+def test_missing_file_and_bad_session(window, errors, tmp_path, qtbot):
     window.data_panel.open_path(tmp_path / "nope.svm")
+    qtbot.waitUntil(lambda: not window.loading)
     assert "not found" in errors[-1][1]
     (tmp_path / "s.json").write_text("{\"format\": \"something else\"}")
     assert not window._guard("Cannot open the session", window.open_session, tmp_path / "s.json")
     assert "not a session file" in errors[-1][1]
 
 
-def test_csv_with_label_columns(window, errors, tmp_path, train):
+def test_csv_with_label_columns(window, errors, tmp_path, train, qtbot):
     lines = ["a,b,colour,l1,l2"]
     rng = np.random.default_rng(0)
     for i in range(120):
@@ -108,6 +110,7 @@ def test_csv_with_label_columns(window, errors, tmp_path, train):
     path = tmp_path / "small.csv"
     path.write_text("\n".join(lines) + "\n")
     window.data_panel.open_path(path, label_columns=["l1", "l2"])
+    qtbot.waitUntil(lambda: not window.loading)
     assert not errors
     assert window.data.full.n_labels == 2 and window.data.full.n_features == 3
     assert len(window.data.full.nominal_values) == 1

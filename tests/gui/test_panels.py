@@ -89,15 +89,18 @@ def test_data_panel_shows_the_data(window):
     assert window.plot.bayes is not None
 
 
-def test_split_and_synthetic_controls(window):
+def test_split_and_synthetic_controls(window, qtbot):
     panel = window.data_panel
     panel.kind.setCurrentIndex(panel.kind.findData("marginal-independence"))
     panel.n_examples.setValue(200)
     panel.n_labels.setValue(3)
     panel.generate()
+    assert window.loading  # in a worker thread; the window stays usable
+    qtbot.waitUntil(lambda: not window.loading)
     assert window.data.train.n_examples == 200 and window.data.train.n_labels == 3
     assert window.data.train.n_features == 6 and window.data.test.n_examples == 300
     panel.test_mode.setCurrentIndex(panel.test_mode.findData("split"))
     panel.fraction.setValue(0.25)
     panel.apply_split()
+    qtbot.waitUntil(lambda: not window.loading)
     assert window.data.test.n_examples == 50 and window.data.train.n_examples == 150

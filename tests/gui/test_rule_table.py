@@ -136,3 +136,30 @@ def test_row_painter_looks_like_per_cell_painting(trained, qapp):
         view.row_painter = True
         view.sortByColumn(-1, Qt.AscendingOrder)
     assert differing(rows_sorted, cells_sorted) < 0.01 and differing(rows_sorted, rows_first) > 0.05
+
+
+def test_label_filter_matches_every_rule_that_predicts_the_label(make_window, train):
+    """Complete heads score all 6 labels; the filter must not look at the 3 strongest only."""
+    w = make_window(max_rules=30, loss="logistic-non-decomposable", head_type="complete")
+    assert train(w) == "finished"
+    w.label_filter.setCurrentIndex(w.label_filter.findData(5))
+    expected = sum(1 for rec in w.table_model.records if 5 in set(int(k) for k, v in
+                                                                   zip(rec.rule.head_labels, rec.rule.head_scores)
+                                                                   if v != 0))
+    assert w.proxy.rowCount() == expected > 3
+
+
+def test_ctrl_c_copies_the_selected_rules_as_text(trained, qtbot):
+    from PySide6.QtCore import QItemSelectionModel
+    from PySide6.QtWidgets import QApplication
+
+    sel = trained.table.selectionModel()
+    for row in (2, 4):
+        sel.select(trained.proxy.index(row, 1), QItemSelectionModel.Select | QItemSelectionModel.Rows)
+    trained.table.setFocus()
+    qtbot.waitUntil(trained.table.hasFocus)
+    qtbot.keyClick(trained.table, Qt.Key_C, Qt.ControlModifier)
+    lines = QApplication.clipboard().text().splitlines()
+    schema = trained.data.train.schema
+    records = trained.table_model.records
+    assert lines == [f"{records[i].index}\t{records[i].rule.to_text(schema)}" for i in (2, 4)]

@@ -1,0 +1,108 @@
+"""Writing files so that a failed save never destroys the previous file.
+
+Everything is written to a temporary file in the target's folder, flushed to disk, and then
+moved over the target with ``os.replace`` (atomic on POSIX and Windows).  If anything fails
+before that, the temporary file is removed and the target is untouched."""
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from pathlib import Path
+from typing import IO, Iterator
+
+
+@contextlib.contextmanager
+def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: str | None = None) -> Iterator[IO]:
+    """A file object for writing ``path`` atomically (``mode`` ``'w'`` or ``'wb'``)."""
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', not {mode!r}")
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding,
+                       newline=None if "b" in mode else newline) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, _mode_for(path))
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_text(path, text: str, encoding: str = "utf-8") -> None:
+    with atomic_open(path, "w", encoding=encoding) as f:
+        f.write(text)
+
+
+def atomic_write_bytes(path, data: bytes) -> None:
+    with atomic_open(path, "wb") as f:
+        f.write(data)
+
+
+def _mode_for(path: Path) -> int:
+    """The permission bits the file will have: the old file's, or the umask default for a new one."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def input_file_problem(path, what: str, max_bytes: int) -> str | None:
+    """Why ``path`` cannot be read as an input file (not a regular file, too large, unreadable),
+    or None.  A missing file raises FileNotFoundError naming ``what``; nothing is opened, so a
+    pipe or device never blocks."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise FileNotFoundError(2, f"{what} not found", str(path)) from None
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file (a folder, pipe or device)"
+    if info.st_size > max_bytes:
+        return f"{info.st_size / 1024 ** 3:.1f} GiB is more than this tool reads as a {what} " \
+               f"({max_bytes / 1024 ** 3:g} GiB at most)"
+    return None
+
+
+def check_output_path(path, *, not_same_as=(), what: str = "output file") -> Path:
+    """Refuse, before any work, an output path that cannot be written or would overwrite an input.
+
+    Raises ValueError for a directory, a missing or unwritable folder, or a path naming the same
+    file as one of ``not_same_as``."""
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{what} {path} is a folder")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"{what} {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{what} {path}: folder {folder} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"{what} {path} is not writable")
+    for other in not_same_as:
+        if other is not None and _same_file(path, Path(other)):
+            raise ValueError(f"{what} {path} is the input file {other}; choose another name")
+    return path
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def atomic_savefig(fig, path, **kwargs) -> None:
+    """``fig.savefig`` (matplotlib) written atomically; the format comes from the suffix."""
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, format=fmt, **kwargs)
