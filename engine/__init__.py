@@ -4,7 +4,8 @@ The engine is free of any GUI toolkit.  Public entry points:
 
 - :class:`BoomerClassifier` - the scikit-learn estimator, with the streaming ``fit_iter``;
 - :class:`Rule`, :class:`Condition`, :class:`Schema` - the rule representation of every learner;
-- :class:`RuleRecord` - what ``fit_iter`` yields per rule;
+- :class:`RuleRecord` - what a rule learner's ``fit_iter`` yields per rule (a step, :mod:`engine.steps`);
+- :class:`LabelRankingBooster` - log-linear label ranking (Dekel et al. 2003), one step per iteration;
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
 """
 from .numba_cache import ensure_cache_dir
@@ -12,10 +13,11 @@ from .numba_cache import ensure_cache_dir
 ensure_cache_dir()  # before any kernel is compiled
 
 from .adaboost import AdaBoostMHClassifier  # noqa: E402
+from .ranking import LabelRankingBooster
 from .boomer import BoomerClassifier
 from .learner import RuleLearner, RuleRecord
 from .model import RuleModel
 from .rules import Condition, Rule, Schema
 from .seco import SeCoClassifier
 
-__all__ = ["AdaBoostMHClassifier", "BoomerClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema", "SeCoClassifier"]
+__all__ = ["AdaBoostMHClassifier", "BoomerClassifier", "LabelRankingBooster", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema", "SeCoClassifier"]

@@ -48,10 +48,28 @@ class RuleRecord:
     extra: Mapping[str, float] = field(default_factory=dict)
     extra_rules: tuple[Rule, ...] = ()  # further rules learned in the same step (e.g. a stump's other side)
 
+    kind = "rule"  # the step interface (engine.steps): what a step adds
+
     @property
     def rules(self) -> tuple[Rule, ...]:
         """All rules this step added to the model, in model order."""
         return (self.rule,) + tuple(self.extra_rules)
+
+    @property
+    def component(self) -> tuple[Rule, ...]:
+        """The step interface's component: the rules this step added."""
+        return self.rules
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        """The step interface's metrics: the losses (validation ones when given) and ``extra``."""
+        out = {"train_hamming": self.train_hamming, "train_subset": self.train_subset}
+        if self.val_hamming is not None:
+            out["val_hamming"] = self.val_hamming
+        if self.val_subset is not None:
+            out["val_subset"] = self.val_subset
+        out.update(self.extra)
+        return out
 
 
 @dataclass

@@ -1,12 +1,17 @@
 """The learner registry: what a user interface needs to offer a learner without knowing it.
 
 Each :class:`LearnerSpec` names an estimator class, describes its parameters (kind, range,
-choices, help) and one-click presets.  A GUI builds its learner panel from these specs, so
-adding a learner is one ``register`` call."""
+choices, help) and one-click presets, and declares what its ``fit_iter`` streams (see
+:mod:`engine.steps`): the metrics of its steps, the default plots, the kind of component a step
+adds and how to present it, the budget parameter, and optional capabilities ("what-if" switches,
+"explain" per-example explanations).  A GUI builds its learner panel, step table, plots,
+inspector and progress bar from these specs, so adding a learner is one ``register`` call."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+
+import numpy as np
 
 from .boomer import FEATURE_SAMPLING, HEAD_TYPES, INSTANCE_SAMPLING, BoomerClassifier
 from .core.losses import LOSSES
@@ -30,6 +35,57 @@ class Parameter:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A value a learner reports in ``step.metrics``."""
+
+    name: str
+    label: str
+    lower_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class Plot:
+    """A default plot: one line per (x, y) pair of metric names; x may be ``STEP`` (the step index)."""
+
+    title: str
+    series: tuple[tuple[str, str], ...]
+    xlabel: str = ""
+    ylabel: str = ""
+
+
+STEP = "step"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of the step table: ``value(step)`` gives a string or a number."""
+
+    title: str
+    value: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class ComponentView:
+    """How to present what a step adds: its kind (``step.kind``), table columns, an inspector
+    (``inspect(step, schema)`` → HTML) and, for a loaded model, ``summary(estimator)`` → HTML."""
+
+    kind: str
+    noun: str  # "rule", "iteration", "expert": what the budget counts, for progress texts
+    columns: tuple[Column, ...] = ()
+    inspect: Callable[[Any, Any], str] | None = None
+    summary: Callable[[Any], str] | None = None
+
+
+CLASSIFIER_METRICS = (
+    Metric("train_hamming", "Hamming loss (train)"), Metric("train_subset", "subset 0/1 loss (train)"),
+    Metric("val_hamming", "Hamming loss (test)"), Metric("val_subset", "subset 0/1 loss (test)"))
+CLASSIFIER_PLOTS = (Plot("Hamming vs subset 0/1 loss", (("train_hamming", "train_subset"),
+                                                        ("val_hamming", "val_subset")),
+                         "Hamming loss", "subset 0/1 loss"),)
+RULES = ComponentView("rule", "rule")
+
+
+@dataclass(frozen=True)
 class LearnerSpec:
     key: str
     title: str
@@ -37,6 +93,34 @@ class LearnerSpec:
     parameters: tuple[Parameter, ...]
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
+    budget: str | None = None  # the parameter that bounds the number of steps
+    metrics: tuple[Metric, ...] = CLASSIFIER_METRICS
+    plots: tuple[Plot, ...] = CLASSIFIER_PLOTS
+    component: ComponentView = RULES
+    capabilities: frozenset = frozenset()  # {"what-if", "explain"}
+
+    def __post_init__(self):
+        names = {p.name for p in self.parameters}
+        if self.budget is not None and self.budget not in names:
+            raise ValueError(f"{self.key}: budget parameter {self.budget!r} is not one of its parameters")
+        known = {m.name for m in self.metrics} | {STEP}
+        for plot in self.plots:
+            for x, y in plot.series:
+                if x not in known or y not in known:
+                    raise ValueError(f"{self.key}: plot {plot.title!r} names an undeclared metric ({x}, {y})")
+
+    def supports(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def metric(self, name: str) -> Metric | None:
+        return next((m for m in self.metrics if m.name == name), None)
+
+    def budget_of(self, params: Mapping) -> int | None:
+        """The number of steps ``params`` allow (None: no limit or no budget parameter)."""
+        if self.budget is None:
+            return None
+        value = params.get(self.budget, self.defaults().get(self.budget))
+        return int(value) if value else None
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.parameters}
@@ -78,6 +162,8 @@ register(LearnerSpec(
     title="BOOMER (gradient-boosted rules)",
     factory=BoomerClassifier,
     description="Rapp et al., ECML-PKDD 2020: gradient boosting of multi-label rules with a second-order objective.",
+    budget="max_rules",
+    capabilities=frozenset({"what-if", "explain"}),
     parameters=(
         Parameter("loss", "choice", "logistic-decomposable", "Loss", "label-wise (decomposable) or example-wise",
                   choices=LOSSES),
@@ -118,6 +204,8 @@ register(LearnerSpec(
     factory=AdaBoostMHClassifier,
     description="Schapire & Singer 1999: boosting with a distribution over (example, label) pairs; "
                 "weak hypotheses vote ±1 per label with one confidence per round.",
+    budget="max_rules",
+    capabilities=frozenset({"what-if", "explain"}),
     parameters=(
         Parameter("weak_learner", "choice", "stump", "Weak learner", "decision stumps (both sides vote) or "
                   "greedy rules (abstain outside the body)", choices=WEAK_LEARNERS),
@@ -142,6 +230,7 @@ register(LearnerSpec(
     factory=SeCoClassifier,
     description="Rapp, Loza Mencía & Fürnkranz, PAKDD 2018: a decision list of rules with multi-label heads, "
                 "heads found by pruning with anti-monotonicity or decomposability of the heuristic.",
+    budget="max_rules",  # a decision list: no what-if switches, no additive explanation
     parameters=(
         Parameter("heuristic", "choice", "subset-accuracy", "Heuristic", "rule quality on micro-averaged "
                   "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
@@ -166,4 +255,90 @@ register(LearnerSpec(
         "Hamming accuracy": {"heuristic": "hamming-accuracy", "min_coverage": 10},
         "Precision": {"heuristic": "precision", "min_coverage": 10},
     },
+))
+
+
+# -- log-linear label ranking (engine/ranking/) --------------------------------------------------
+from .ranking import booster as _ranking  # noqa: E402
+from .ranking.graphs import DECOMPOSITIONS as _DECOMPOSITIONS  # noqa: E402
+
+_ERRORS = (("01", "0-1"), ("dis", "dis"), ("Dom", "Dom"), ("dom", "dom"))
+
+
+def _fmt(value) -> str:
+    return "–" if value is None else f"{value:.4g}"
+
+
+def _ranking_inspect(step, schema=None) -> str:
+    m = step.metrics
+    rows = "".join(f"<tr><td>{c.feature}</td><td>{c.label}</td><td align='right'>{c.delta:+.4g}</td>"
+                   f"<td align='right'>{c.value:.4g}</td></tr>" for c in step.component.changes)
+    errors = "".join(f"<tr><td>{title}</td><td align='right'>{_fmt(m.get('train_' + key))}</td>"
+                     f"<td align='right'>{_fmt(m.get('val_' + key))}</td></tr>" for key, title in _ERRORS)
+    return (f"<h3>Iteration {step.index + 1}</h3>"
+            f"<p>Loss L = {m['train_loss']:.6g}; it fell by {m['decrease']:.4g}, Theorem 1 guaranteed "
+            f"{m['bound']:.4g} (slack {m['slack']:.3g} ≥ 0). {step.component.n_changed} coefficients moved.</p>"
+            f"<table><tr><th>base feature</th><th>label</th><th>Δλ</th><th>λ</th></tr>{rows}</table>"
+            f"<h4>Generalised errors (eq. 1)</h4><table><tr><th></th><th>train</th><th>test</th></tr>{errors}"
+            "</table>")
+
+
+def _ranking_summary(est) -> str:
+    names = est.base_features_.names(list(est.schema_.feature_names) or None)
+    labels = [est.schema_.label(y) for y in range(est.n_labels_)] + ["⊥ (calibration)"]
+    coef = est.coef_
+    top = np.argsort(-np.abs(coef).ravel(), kind="stable")[:20]
+    rows = "".join(f"<tr><td>{names[j // coef.shape[1]]}</td><td>{labels[j % coef.shape[1]]}</td>"
+                   f"<td align='right'>{coef.ravel()[j]:+.4g}</td></tr>" for j in top)
+    return (f"<h3>Label-ranking model</h3><p>{est.n_labels_} labels, {coef.shape[0]} base features "
+            f"({est.base_features_.kind}), decomposition {est.decomposition}.</p>"
+            f"<table><tr><th>base feature</th><th>label</th><th>λ</th></tr>{rows}</table>")
+
+
+register(LearnerSpec(
+    key=_ranking.LEARNER_KEY,
+    title="Label ranking (log-linear boosting)",
+    factory=_ranking.LabelRankingBooster,
+    description="Dekel, Manning & Singer, NIPS 2003: a log-linear ranking model trained on preference graphs "
+                "(relevant ≻ irrelevant labels) with the parallel boosting update of Fig. 3.",
+    parameters=(
+        Parameter("decomposition", "choice", "dom", "Decomposition", "how each preference graph is split into "
+                  "subgraphs: the loss's reading of a mistake (eq. 1)", choices=_DECOMPOSITIONS),
+        Parameter("features", "choice", "per-label", "Base features", "per-label: scaled attribute values (the "
+                  "paper); thresholds: x > θ indicators, each reads as a rule", choices=_ranking.FEATURES),
+        Parameter("n_thresholds", "int", 8, "Thresholds", "per attribute, for threshold features", minimum=1,
+                  maximum=255),
+        Parameter("update", "choice", "parallel", "Update", "parallel: all coefficients (Fig. 3); sequential: "
+                  "one base function per step (an extension)", choices=_ranking.UPDATES),
+        Parameter("threshold", "choice", "calibration-label", "Bipartition", "how rankings become label sets "
+                  "(not in the paper): a calibration label, or the training label cardinality",
+                  choices=_ranking.THRESHOLDS),
+        Parameter("max_iterations", "int", 300, "Iterations", "boosting iterations (steps)", minimum=1,
+                  maximum=1_000_000),
+        Parameter("eval_every", "int", 10, "Test every", "test metrics every this many steps", minimum=1,
+                  maximum=100_000),
+    ),
+    presets={f"Trained with {d}": {"decomposition": d} for d in _DECOMPOSITIONS},
+    budget="max_iterations",
+    metrics=(
+        Metric("train_loss", "loss L (train)"), Metric("bound", "Theorem-1 bound", lower_is_better=False),
+        Metric("decrease", "decrease of L", lower_is_better=False), Metric("slack", "decrease − bound",
+                                                                            lower_is_better=False),
+        *(Metric(f"{s}_{key}", f"{title} error ({'train' if s == 'train' else 'test'})")
+          for s in ("train", "val") for key, title in _ERRORS),
+        *CLASSIFIER_METRICS,
+        Metric("val_rank_loss", "rank loss (test)"),
+        Metric("val_average_precision", "average precision (test)", lower_is_better=False),
+    ),
+    plots=(
+        Plot("Training loss", ((STEP, "train_loss"),), "iteration", "L (eq. 1)"),
+        Plot("Generalised errors", tuple((STEP, f"{s}_{key}") for s in ("train", "val") for key, _ in _ERRORS),
+             "iteration", "error"),
+        CLASSIFIER_PLOTS[0],
+    ),
+    component=ComponentView(
+        "update", "iteration",
+        columns=(Column("largest change", lambda s: s.component.summary()),
+                 Column("moved", lambda s: s.component.n_changed)),
+        inspect=_ranking_inspect, summary=_ranking_summary),
 ))

@@ -1,0 +1,341 @@
+"""``LabelRankingBooster``: log-linear label ranking by boosting (Dekel, Manning & Singer, NIPS 2003).
+
+f(x, y) = Σ_j λ_j h_j(x, y) with h_{w,y}(x, y') = φ_w(x)·[y' = y] (engine.ranking.features),
+trained on preference graphs (engine.ranking.graphs) with the parallel update of Fig. 3
+(engine.ranking.objective).  ``fit_iter`` yields one :class:`engine.steps.Step` per iteration
+(SPEC A.10): its component is a :class:`ParallelUpdate`, its metrics the training loss, the
+Theorem-1 bound, the actual decrease, and the four generalised errors with Hamming and subset
+0/1 losses of the bipartition (train every step; validation every ``eval_every`` steps)."""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..fileio import atomic_write_text
+from ..rules import Schema
+from ..steps import Step
+from ..validation import check_choice, check_features, check_float, check_int, check_labels
+from . import graphs as G
+from .features import FEATURES, BaseFeatures
+from .kernels import disagreement
+from .objective import RankingObjective
+
+LEARNER_KEY = "label-ranking"
+GRAPHS = ("bipartite", "layered")
+UPDATES = ("parallel", "sequential")
+THRESHOLDS = ("calibration-label", "cardinality")
+TOP_CHANGES = 10
+
+
+@dataclass(frozen=True)
+class Change:
+    """A base function's coefficient change: "feature → label: Δλ (now λ)"."""
+
+    feature: str
+    label: str
+    delta: float
+    value: float
+
+    def text(self) -> str:
+        return f"{self.feature} → {self.label}: {self.delta:+.4g} (λ = {self.value:.4g})"
+
+
+@dataclass(frozen=True)
+class ParallelUpdate:
+    """What one iteration changed: the largest |Δλ| (at most 10) and how many λ moved."""
+
+    changes: tuple[Change, ...]
+    n_changed: int
+
+    def summary(self) -> str:
+        return self.changes[0].text() if self.changes else "no change"
+
+
+class _ErrorGraphs:
+    """The bipartite graphs of a label matrix grouped by all four decompositions, for the errors."""
+
+    def __init__(self, Y: np.ndarray):
+        graphs = G.bipartite(Y)
+        self.groups = {d: graphs.group(d) for d in G.DECOMPOSITIONS}
+        self.keep = graphs.has_edges()  # examples without edges are dropped from the means (SPEC A.2 [A])
+        self.out = np.zeros(len(Y))
+
+    def errors(self, F: np.ndarray) -> dict:
+        res = {}
+        n = max(int(self.keep.sum()), 1)
+        for d, g in self.groups.items():
+            disagreement(F, g.g_ptr, g.g_example, g.init, g.term, g.weight, self.out)
+            res[d] = float(self.out[self.keep].sum()) / n if self.keep.any() else float("nan")
+        return res
+
+
+_METRIC_SUFFIX = {"0-1": "01", "dis": "dis", "Dom": "Dom", "dom": "dom"}
+
+
+class LabelRankingBooster(ClassifierMixin, BaseEstimator):
+    """Boosted log-linear label ranking over preference graphs.
+
+    Parameters (SPEC A; [A] marks readings of the paper exposed as parameters)
+    ----------
+    decomposition : '0-1' | 'dis' | 'Dom' | 'dom' — the loss's decomposition A of eq. (1).
+    graph : 'bipartite' (relevant ≻ irrelevant) | 'layered' (3 layers from ``hierarchy``, A.8).
+    hierarchy : parent label index per label (-1 = top level), for ``graph='layered'``.
+    features : 'per-label' (the paper's φ_w(x)·[y'=y], φ rescaled to [0, 1]) | 'thresholds'
+        (indicators x_a > θ: every base function reads as a rule "x_a > θ → y").
+    n_thresholds : thresholds per attribute for ``features='thresholds'``.
+    update : 'parallel' (Fig. 3) | 'sequential' (one base function per step; extension, A.6).
+    threshold : bipartition rule, not in the paper [A]: 'calibration-label' (a virtual label ⊥
+        ranked between relevant and irrelevant labels, A.10 (a)) | 'cardinality' (top r̂ labels).
+    max_iterations : the budget (one step per iteration).
+    tol : stop when an iteration lowers the loss by less than ``tol`` times the loss.
+    smoothing : ε of δ = ½ ln((W⁺+ε)/(W⁻+ε)) where only one of W± is zero (A.4 [A]).
+    eval_every : validation metrics every this many steps (and at the last).
+    """
+
+    def __init__(self, decomposition="dom", graph="bipartite", hierarchy=None, features="per-label",
+                 n_thresholds=8, update="parallel", threshold="calibration-label", max_iterations=200,
+                 tol=1e-9, smoothing=1e-3, eval_every=10):
+        self.decomposition = decomposition
+        self.graph = graph
+        self.hierarchy = hierarchy
+        self.features = features
+        self.n_thresholds = n_thresholds
+        self.update = update
+        self.threshold = threshold
+        self.max_iterations = max_iterations
+        self.tol = tol
+        self.smoothing = smoothing
+        self.eval_every = eval_every
+
+    LEARNER_NAME = LEARNER_KEY
+
+    def _validate_params(self) -> None:
+        check_choice("decomposition", self.decomposition, G.DECOMPOSITIONS)
+        check_choice("graph", self.graph, GRAPHS)
+        check_choice("features", self.features, FEATURES)
+        check_choice("update", self.update, UPDATES)
+        check_choice("threshold", self.threshold, THRESHOLDS)
+        check_int("n_thresholds", self.n_thresholds, 1)
+        check_int("max_iterations", self.max_iterations, 1)
+        check_int("eval_every", self.eval_every, 1)
+        check_float("tol", self.tol, 0.0, 1.0)
+        check_float("smoothing", self.smoothing, 0.0, 1.0)
+        if self.graph == "layered" and self.hierarchy is None:
+            raise ValueError("graph='layered' needs hierarchy: the parent label index of every label (-1 = top level)")
+        if self.graph == "bipartite" and self.hierarchy is not None:
+            raise ValueError("hierarchy is only used with graph='layered'")
+
+    # ---------------------------------------------------------------------------- training
+    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
+                 cancel: threading.Event | None = None, graphs=None) -> Iterator[Step]:
+        """Validate everything, then yield one :class:`Step` per iteration.
+
+        ``graphs`` (optional): per training example a list of (above, below) label pairs, used as
+        the supervision instead of the graphs built from ``Y`` (``Y`` still defines the
+        bipartition's calibration and the reported errors).  ``nominal_attributes`` is accepted
+        for interface compatibility; nominal codes are used as numbers."""
+        self._validate_params()
+        Xc = check_features(X)
+        Yc = check_labels(Y, Xc.shape[0])
+        Xv = Yv = None
+        if (X_val is None) != (Y_val is None):
+            raise ValueError("give both X_val and Y_val, or neither")
+        if X_val is not None:
+            Xv = check_features(X_val, "X_val")
+            Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
+            if Xv.shape[1] != Xc.shape[1] or Yv.shape[1] != Yc.shape[1]:
+                raise ValueError(f"validation data have {Xv.shape[1]} attributes and {Yv.shape[1]} labels, "
+                                 f"training data {Xc.shape[1]} and {Yc.shape[1]}")
+        schema = schema or Schema()
+        n, k = Yc.shape
+        calibration = self.threshold == "calibration-label"
+        train_graphs = self._training_graphs(Yc, graphs, calibration)
+        base = BaseFeatures.fit(self.features, Xc, self.n_thresholds)
+        phi = base.transform(Xc)
+        objective = RankingObjective(phi, train_graphs.group(self.decomposition), k + calibration, self.smoothing)
+        self.n_features_in_, self.n_labels_, self.schema_ = Xc.shape[1], k, schema
+        self.base_features_, self.calibration_ = base, calibration
+        self.cardinality_ = int(round(float(Yc.sum(axis=1).mean())))
+        self.coef_ = np.zeros((base.n_base, k + calibration))
+        self.n_examples_without_edges_ = int((~G.bipartite(Yc).has_edges()).sum())
+        val = None if Xv is None else (base.transform(Xv), Yv, _ErrorGraphs(Yv))
+        return self._iterate(objective, Yc, _ErrorGraphs(Yc), val, base.names(list(schema.feature_names) or None),
+                             cancel)
+
+    def _training_graphs(self, Y, graphs, calibration: bool) -> G.PreferenceGraphs:
+        k = Y.shape[1]
+        if graphs is None:
+            parents = None if self.graph == "bipartite" else self.hierarchy
+            return G.layered(Y, parents, calibration)
+        if len(graphs) != len(Y):
+            raise ValueError(f"graphs: {len(graphs)} preference graphs for {len(Y)} examples")
+        user = G.from_edge_lists(graphs, k)
+        if not calibration:
+            return user
+        cal = G.bipartite(Y, calibration=True)  # the ⊥ edges come from Y
+        per_example = []
+        for i in range(len(Y)):
+            a, b = cal.init[cal.ptr[i]:cal.ptr[i + 1]], cal.term[cal.ptr[i]:cal.ptr[i + 1]]
+            touches = (a == k) | (b == k)
+            per_example.append((np.r_[user.init[user.ptr[i]:user.ptr[i + 1]], a[touches]],
+                                np.r_[user.term[user.ptr[i]:user.ptr[i + 1]], b[touches]]))
+        return G._assemble(per_example, k + 1)
+
+    def _iterate(self, objective: RankingObjective, Y, train_errors: _ErrorGraphs, val, base_names,
+                 cancel) -> Iterator[Step]:
+        lam = self.coef_
+        F = objective.scores(lam)
+        loss = objective.evaluate(F)
+        self.initial_loss_ = loss
+        label_names = [self.schema_.label(y) for y in range(self.n_labels_)] + ["⊥ (calibration)"]
+        for t in range(self.max_iterations):
+            if cancel is not None and cancel.is_set():
+                return
+            w_plus, w_minus = objective.gradient_parts()
+            if self.update == "parallel":
+                upd = objective.parallel_update(w_plus, w_minus)
+            else:
+                upd = objective.sequential_update(w_plus, w_minus)
+            lam += upd.delta
+            F = F + objective.phi @ upd.delta
+            new_loss = objective.evaluate(F)
+            decrease = loss - new_loss
+            metrics = {"train_loss": new_loss, "bound": upd.bound, "decrease": decrease,
+                       "slack": decrease - upd.bound}
+            metrics.update(self._scored("train", F, Y, train_errors))
+            last = t + 1 == self.max_iterations or decrease <= self.tol * max(loss, 1e-300)
+            if val is not None and ((t + 1) % self.eval_every == 0 or t == 0 or last):
+                phi_v, Yv, errs_v = val
+                metrics.update(self._scored("val", np.ascontiguousarray(phi_v @ lam), Yv, errs_v, ranking=True))
+            loss = new_loss
+            yield Step(t, "update", _describe(upd.delta, lam, base_names, label_names), metrics)
+            if last:
+                return
+
+    def _scored(self, prefix: str, F: np.ndarray, Y: np.ndarray, errs: _ErrorGraphs, ranking=False) -> dict:
+        from .. import metrics as M
+
+        S = self._label_scores(F)
+        out = {f"{prefix}_{_METRIC_SUFFIX[d]}": v for d, v in errs.errors(np.ascontiguousarray(S)).items()}
+        P = self._bipartition(S)
+        out[f"{prefix}_hamming"] = float(np.mean(P != Y))
+        out[f"{prefix}_subset"] = float(np.mean((P != Y).any(axis=1)))
+        if ranking:
+            out[f"{prefix}_rank_loss"] = M.rank_loss(Y, S)
+            out[f"{prefix}_average_precision"] = M.average_precision(Y, S)
+        return out
+
+    def fit(self, X, Y, **kwargs):
+        for _ in self.fit_iter(X, Y, **kwargs):
+            pass
+        return self
+
+    # ---------------------------------------------------------------------------- prediction
+    def _fitted(self):
+        if getattr(self, "coef_", None) is None:
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or fit_iter first")
+
+    def _label_scores(self, F: np.ndarray) -> np.ndarray:
+        k = self.n_labels_
+        return F[:, :k] - F[:, k:k + 1] if self.calibration_ else F[:, :k]
+
+    def _bipartition(self, S: np.ndarray) -> np.ndarray:
+        if self.calibration_:
+            return (S > 0).astype(np.uint8)
+        P = np.zeros(S.shape, dtype=np.uint8)
+        r = min(self.cardinality_, S.shape[1])
+        if r > 0:
+            top = np.argsort(-S, axis=1, kind="stable")[:, :r]
+            np.put_along_axis(P, top, 1, axis=1)
+        return P
+
+    def _check_X(self, X):
+        self._fitted()
+        Xc = check_features(X)
+        if Xc.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
+        return Xc
+
+    def decision_function(self, X) -> np.ndarray:
+        """Label scores f(x, y) (minus f(x, ⊥) with the calibration label: > 0 means relevant)."""
+        Xc = self._check_X(X)
+        return self._label_scores(np.asarray(self.base_features_.transform(Xc) @ self.coef_))
+
+    def predict(self, X) -> np.ndarray:
+        """The bipartition (``threshold``): N x K of 0/1."""
+        return self._bipartition(self.decision_function(X))
+
+    def rank(self, X) -> np.ndarray:
+        """Label indices per example, most preferred first (ties in label order)."""
+        return np.argsort(-self.decision_function(X), axis=1, kind="stable")
+
+    # ---------------------------------------------------------------------------- persistence
+    def to_model_dict(self) -> dict:
+        from ..learner import MODEL_FORMAT, MODEL_VERSION, _jsonable
+
+        self._fitted()
+        s = self.schema_
+        params = _jsonable(self.get_params())
+        if params.get("hierarchy") is not None:
+            params["hierarchy"] = [int(p) for p in np.asarray(self.hierarchy)]
+        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "learner": LEARNER_KEY, "params": params,
+                "model": {"n_features": self.n_features_in_, "n_labels": self.n_labels_,
+                          "calibration": bool(self.calibration_), "cardinality": self.cardinality_,
+                          "base_features": self.base_features_.to_dict(), "coefficients": self.coef_.tolist(),
+                          "schema": {"feature_names": list(s.feature_names), "label_names": list(s.label_names),
+                                     "nominal_values": {str(j): list(v) for j, v in s.nominal_values.items()}}}}
+
+    def save(self, path) -> None:
+        atomic_write_text(path, json.dumps(self.to_model_dict(), indent=1))
+
+    @classmethod
+    def from_model_dict(cls, doc: Mapping) -> "LabelRankingBooster":
+        """A fitted booster from a model document; every field is checked (ValueError)."""
+        from .. import model_document as checks
+        from ..model import _schema_from_dict
+
+        doc = checks.mapping(doc, "model file")
+        params = dict(checks.mapping(doc.get("params", {}), "model file, params"))
+        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
+        if unknown:
+            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
+        est = cls(**params)
+        est._validate_params()
+        m = checks.mapping(doc.get("model"), "model")
+        n_features = checks.integer(m.get("n_features"), "model, n_features", 1, checks.MAX_FEATURES)
+        n_labels = checks.integer(m.get("n_labels"), "model, n_labels", 1, checks.MAX_LABELS)
+        calibration = m.get("calibration")
+        if not isinstance(calibration, bool) or calibration != (est.threshold == "calibration-label"):
+            raise ValueError("model, calibration: must be true exactly when threshold is 'calibration-label'")
+        base = BaseFeatures.from_dict(m.get("base_features"), n_features)
+        rows = checks.sequence(m.get("coefficients"), "model, coefficients", max_length=base.n_base)
+        if len(rows) != base.n_base:
+            raise ValueError(f"model, coefficients: {len(rows)} rows, the base features need {base.n_base}")
+        width = n_labels + calibration
+        coef = np.zeros((base.n_base, width))
+        for r, row in enumerate(rows):
+            row = checks.sequence(row, f"model, coefficients[{r}]", max_length=width)
+            if len(row) != width:
+                raise ValueError(f"model, coefficients[{r}]: {len(row)} entries, expected {width}")
+            coef[r] = [checks.number(v, f"model, coefficients[{r}][{c}]") for c, v in enumerate(row)]
+        est.cardinality_ = checks.integer(m.get("cardinality"), "model, cardinality", 0, n_labels + 1)
+        est.schema_ = _schema_from_dict(m.get("schema", {}), n_features, n_labels)
+        est.n_features_in_, est.n_labels_, est.base_features_, est.calibration_ = n_features, n_labels, base, calibration
+        est.coef_ = coef
+        return est
+
+
+def _describe(delta: np.ndarray, lam: np.ndarray, base_names, label_names) -> ParallelUpdate:
+    flat = np.abs(delta).ravel()
+    moved = int(np.count_nonzero(flat))
+    top = np.argsort(-flat, kind="stable")[:min(TOP_CHANGES, moved)]
+    changes = []
+    for j in top:
+        w, y = divmod(int(j), delta.shape[1])
+        changes.append(Change(base_names[w], label_names[y], float(delta[w, y]), float(lam[w, y])))
+    return ParallelUpdate(tuple(changes), moved)
