@@ -16,8 +16,8 @@ import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QSplitter, QTabWidget,
-                               QToolBar, QVBoxLayout, QWidget)
+                               QLineEdit, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QSplitter,
+                               QStackedWidget, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from engine.datasets import LabelsNotFoundError
 from engine.inspection import WhatIf
@@ -34,6 +34,7 @@ from .learner_panel import LearnerPanel
 from .rule_table import COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
 from .run_controls import RunControls
 from .session import Session, load_session, save_session
+from .step_view import StepView
 from .state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
 from .trajectory_plot import EXPORT_FILTER, TrajectoryPlot
 from .training import TrainingRun
@@ -57,18 +58,17 @@ def _fmt_losses(d: dict) -> str:
     return "   |   ".join(parts)
 
 
-def _check_model_fits(model, data: LoadedData) -> None:
-    if model.n_features != data.train.n_features or model.n_labels != data.train.n_labels:
-        raise ValueError(f"the model expects {model.n_features} attributes and {model.n_labels} labels; the data "
+def _check_model_fits(est, data: LoadedData) -> None:
+    n_features, n_labels = est.n_features_in_, est.n_labels_
+    if n_features != data.train.n_features or n_labels != data.train.n_labels:
+        raise ValueError(f"the model expects {n_features} attributes and {n_labels} labels; the data "
                          f"have {data.train.n_features} and {data.train.n_labels}")
 
 
-def rule_budget(spec, params: dict) -> int | None:
-    """The number of rules a run will learn at most, if the learner declares it."""
-    for p in spec.parameters:
-        if p.name == "max_rules" and params.get(p.name):
-            return int(params[p.name])
-    return None
+def _fmt_metrics(spec, metrics: dict) -> str:
+    """The latest values of the first few declared metrics, for the status bar."""
+    shown = [f"{m.label} {metrics[m.name]:.4g}" for m in spec.metrics if m.name in metrics][:3]
+    return "  ".join(shown)
 
 
 class MainWindow(QMainWindow):
@@ -80,6 +80,9 @@ class MainWindow(QMainWindow):
         self.history = RunHistory()
         self.training: TrainingRun | None = None
         self.run: Run | None = None  # the run whose rules are in the table
+        self.step_spec = None  # the learner shown in the step view (steps that are not rules)
+        self._steps_fitted = False
+        self._run_title = ""
         self.estimator = None
         self.model = None
         self.whatif: WhatIf | None = None
@@ -100,6 +103,7 @@ class MainWindow(QMainWindow):
         self.plot = TrajectoryPlot(self.history)
         self.inspector = RuleInspector()
         self.explanation = ExplanationPanel()
+        self.step_view = StepView()
 
         # -- layout: setup on the left, table over plot in the centre, inspection on the right
         setup = QWidget()
@@ -166,7 +170,12 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(table_box)
         self.splitter.addWidget(self.bottom)
         self.splitter.setSizes([400, 500])
-        self.setCentralWidget(self.splitter)
+        # Rule learners: the rule table, trajectory plot and rule inspector; any other learner:
+        # the step view built from its registry declaration.
+        self.centre = QStackedWidget()
+        self.centre.addWidget(self.splitter)
+        self.centre.addWidget(self.step_view)
+        self.setCentralWidget(self.centre)
 
         self.loss_label = QLabel("")
         self.loss_label.setMinimumWidth(320)  # the window must still fit a 1280-pixel projector
@@ -395,6 +404,7 @@ class MainWindow(QMainWindow):
         self.inspector.clear()
         self.explanation.clear()
         self.loss_label.setText("")
+        self._show_steps_of(None)
 
     # ---------------------------------------------------------------------------- training
     @property
@@ -417,17 +427,20 @@ class MainWindow(QMainWindow):
         self._clear_model()
         self.estimator = estimator
         title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
-        run = self.history.new_run(title, spec.key, params)
+        rules = spec.component.kind == "rule"
+        run = self.history.new_run(title, spec.key, params) if rules else None
+        self._show_steps_of(None if rules else spec)
         training = TrainingRun(estimator, self.data.train, self.data.test, parent=self)
         training.batch.connect(self._on_batch)
         training.stateChanged.connect(self._on_state)
         training.failed.connect(self._on_failed)
         training.warned.connect(lambda msg: self.statusBar().showMessage(f"Warning: {msg}", 10000))
-        budget = rule_budget(spec, params)
+        budget = spec.budget_of(params)
         try:
             training.start()
         except (ValueError, TypeError, MemoryError) as exc:
-            self.history.remove(run)
+            if run is not None:
+                self.history.remove(run)
             training.deleteLater()
             self.estimator = None
             self.show_error("Cannot start training", self._error_text(exc))
@@ -440,10 +453,12 @@ class MainWindow(QMainWindow):
         # that the training thread needs between rules.
         gc.freeze()
         self._started_at = time.perf_counter()
-        self.run_controls.set_budget(budget)
-        self.plot.set_budget(budget)
-        self.plot.add_run(run, live=True)
-        self.statusBar().showMessage(f"Training {run.name}…")
+        self.run_controls.set_budget(budget, spec.component.noun)
+        if run is not None:
+            self.plot.set_budget(budget)
+            self.plot.add_run(run, live=True)
+        self._run_title = title
+        self.statusBar().showMessage(f"Training {title}…")
         self._update_enabled()
         return True
 
@@ -467,8 +482,20 @@ class MainWindow(QMainWindow):
         if self.training is not None:
             self.training.stop()
 
+    def _show_steps_of(self, spec) -> None:
+        """Show the step view for ``spec`` (a learner whose steps are not rules), or the rule view."""
+        self.step_spec = spec
+        self._steps_fitted = False
+        self.step_view.set_spec(spec, self.data.train.schema if self.data else None)
+        self.centre.setCurrentWidget(self.splitter if spec is None else self.step_view)
+
     def _on_batch(self, records: list) -> None:
         if self.training is None or self.sender() is not self.training:
+            return
+        if self.step_spec is not None:
+            self.step_view.append(records)
+            if not self._status_timer.isActive():
+                self._status_timer.start()
             return
         self.table_model.append(records)
         self.run.append(records)
@@ -479,33 +506,52 @@ class MainWindow(QMainWindow):
     def _refresh_status(self) -> None:
         """Progress, rate, ETA and losses: a few times a second, not per batch (each label
         change repaints)."""
-        t, run = self.training, self.run
-        if t is None or run is None:
+        t, run, spec = self.training, self.run, self.learner_panel.spec
+        if t is None or (run is None and self.step_spec is None):
             return
-        budget = rule_budget(self.learner_panel.spec, run.params) if self.learner_panel.spec else None
+        budget = spec.budget_of(self.learner_panel.params()) if spec else None
         self.run_controls.set_progress(t.received, t.meter.rate(), t.meter.eta(t.received, budget),
                                        "paused" if t.state == "paused" else "")
-        self.loss_label.setText(_fmt_losses(run.final_losses()))
+        self._show_latest_metrics()
         self._update_count()
+
+    def _show_latest_metrics(self) -> None:
+        if self.step_spec is not None:
+            steps = self.step_view.model.steps
+            self.loss_label.setText(_fmt_metrics(self.step_spec, steps[-1].metrics) if steps else "")
+        elif self.run is not None:
+            self.loss_label.setText(_fmt_losses(self.run.final_losses()))
 
     def _on_state(self, state: str) -> None:
         if self.training is None or self.sender() is not self.training:
             return
         run = self.run
         if state in ("running", "paused"):
-            run.status = state
+            if run is not None:
+                run.status = state
             self.run_controls.set_state(state)
             t = self.training
             self.run_controls.set_progress(t.received, t.meter.rate(), None, state if state == "paused" else "")
             self.statusBar().showMessage("Paused" if state == "paused" else "Training…", 3000)
             self._update_enabled()
             return
-        # finished | stopped | failed: the estimator now holds the rules learned so far
-        run.status = state
+        # finished | stopped | failed: the estimator now holds what was learned so far
         elapsed = time.perf_counter() - self._started_at
-        self.model = getattr(self.estimator, "model_", None)
         self._status_timer.stop()
         self.training = None
+        if self.step_spec is not None:
+            n = len(self.step_view.model.steps)
+            self._steps_fitted = n > 0
+            self.step_view.plots.flush()
+            self.run_controls.finish(n, state, elapsed)
+            self._show_latest_metrics()
+            noun = self.step_spec.component.noun
+            self.statusBar().showMessage(f"{self._run_title}: {n} {noun}{'' if n == 1 else 's'}, {state} after "
+                                         f"{elapsed:.1f} s", 10000)
+            self._update_enabled()
+            return
+        run.status = state
+        self.model = getattr(self.estimator, "model_", None)
         self.table.flush_repaint()
         self._update_count()
         self.plot.finish_run(run)
@@ -520,13 +566,19 @@ class MainWindow(QMainWindow):
         self.show_error("Training failed", self._error_text(exc))
 
     def _attach_model(self) -> None:
-        """A finished model: enable what-if and explanations."""
+        """A finished model: enable what-if and explanations where the learner supports them."""
+        spec = None
+        if self.run is not None:
+            try:
+                spec = get_learner(self.run.learner)
+            except ValueError:  # a run of a session written by another version
+                spec = None
         ok = self.model is not None and len(self.model.rules) == self.table_model.rowCount() and \
-            self.model.prediction != "decision-list"
+            spec is not None and spec.supports("what-if")
         self.whatif = None
         self.table_model.set_checkable(ok)
         self._update_count()
-        if self.model is not None and self.data is not None:
+        if self.model is not None and self.data is not None and spec is not None and spec.supports("explain"):
             self.explanation.set_context(self.model, self.data.test, self.table_model.active.copy(),
                                          self.data.train.schema)
         if self.run is not None:
@@ -607,10 +659,16 @@ class MainWindow(QMainWindow):
         self.act_open.setEnabled(not busy)
         self.act_open_session.setEnabled(not busy)
         self.act_load_model.setEnabled(not busy and self.data is not None)
-        has_model = self.model is not None and not active
+        has_model = self._has_model() and not active
         self.act_save_model.setEnabled(has_model)
         self.act_save_session.setEnabled(not active and self.data is not None)
-        self.act_export_rules.setEnabled(self.table_model.rowCount() > 0 or has_model)
+        self.act_export_rules.setEnabled(self.step_spec is None and (self.table_model.rowCount() > 0 or has_model))
+
+    def _has_model(self) -> bool:
+        """A fitted model is shown: rules in the rule view, or any learner's estimator in the step view."""
+        if self.step_spec is not None:
+            return self.estimator is not None and self._steps_fitted
+        return self.model is not None
 
     # ---------------------------------------------------------------------------- files
     def _ask_save(self, title: str, filters: str, default: str) -> str | None:
@@ -633,7 +691,10 @@ class MainWindow(QMainWindow):
             self._guard("Cannot export the rules", self.export_rules, path)
 
     def export_plot(self, path, which: str | None = None) -> None:
-        self.plot.export(path, which)
+        if self.step_spec is not None:
+            self.step_view.plots.export(path)
+        else:
+            self.plot.export(path, which)
 
     def export_plot_dialog(self):
         path = self._ask_save("Export plot", EXPORT_FILTER, "trajectories.png")
@@ -642,7 +703,7 @@ class MainWindow(QMainWindow):
             self._guard("Cannot export the plot", self.export_plot, path, which)
 
     def save_model(self, path) -> None:
-        if self.estimator is None or self.model is None:
+        if self.estimator is None or not self._has_model() or self.training_active:
             raise ValueError("there is no finished model to save")
         self.estimator.save(path)
 
@@ -659,7 +720,22 @@ class MainWindow(QMainWindow):
         if self.data is None:
             raise ValueError("load data first: the model is shown on the current data")
         spec, est = exports.load_model(path)
+        if spec.component.kind != "rule":
+            self._show_loaded_steps_model(spec, est, Path(path).name)
+            return
         self._show_loaded_model(spec, est, name=f"loaded {Path(path).name}")
+
+    def _show_loaded_steps_model(self, spec, est, name: str) -> None:
+        """A model of a learner whose steps are not rules: its summary in the step view."""
+        _check_model_fits(est, self.data)
+        self._clear_model()
+        self._show_steps_of(spec)
+        self.estimator = est
+        self._steps_fitted = True
+        if spec.component.summary is not None:
+            self.step_view.show_summary(spec.component.summary(est))
+        self.statusBar().showMessage(f"Loaded {name}", 8000)
+        self._update_enabled()
 
     def load_model_dialog(self):
         path, _ = QFileDialog.getOpenFileName(self, "Load model", "", MODEL_FILTER)
@@ -669,7 +745,7 @@ class MainWindow(QMainWindow):
     def _show_loaded_model(self, spec, est, name: str, run: Run | None = None, active=None) -> None:
         model = est.model_
         d = self.data
-        _check_model_fits(model, d)
+        _check_model_fits(est, d)
         self._clear_model()
         if run is None or len(run) != len(model.rules):
             run = self._trajectory_run(spec, est, model, name)
@@ -731,7 +807,7 @@ class MainWindow(QMainWindow):
         if self.data is None:
             raise ValueError("there is nothing to save: no data loaded")
         model_doc = exports.model_document(self.estimator) if (self.estimator is not None and
-                                                              self.model is not None) else None
+                                                              self._has_model()) else None
         current = self.history.runs.index(self.run) if self.run in self.history.runs and model_doc else None
         active = self.table_model.active.tolist() if model_doc and not self.table_model.active.all() else None
         spec = self.learner_panel.spec
@@ -756,7 +832,7 @@ class MainWindow(QMainWindow):
         s = load_session(path)
         loaded = load_data(s.data)
         if s.estimator is not None:
-            _check_model_fits(s.estimator.model_, loaded)
+            _check_model_fits(s.estimator, loaded)
         self.set_data(loaded)
         if s.learner:
             try:
@@ -766,10 +842,12 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
         self.history = s.history()
         self.plot.set_history(self.history)
-        if s.estimator is not None:
+        spec = get_learner(s.model["learner"]) if s.estimator is not None else None
+        if spec is not None and spec.component.kind != "rule":
+            self._show_loaded_steps_model(spec, s.estimator, "session model")
+        elif spec is not None:
             run = self.history.runs[s.current_run] if s.current_run is not None else None
-            self._show_loaded_model(get_learner(s.model["learner"]), s.estimator, name="session model", run=run,
-                                    active=s.active)
+            self._show_loaded_model(spec, s.estimator, name="session model", run=run, active=s.active)
         self.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
         self._update_enabled()
 
@@ -802,4 +880,5 @@ class MainWindow(QMainWindow):
         for box in list(self._message_boxes):
             box.close()
         self.plot._timer.stop()
+        self.step_view.stop_timers()
         super().closeEvent(event)

@@ -31,6 +31,7 @@ class RunControls(QWidget):
         self.pause_button.setToolTip("Pause or resume training between two rules")
         self.stop_button = QPushButton(style.standardIcon(QStyle.SP_MediaStop), "Stop")
         self.stop_button.setToolTip("Stop training; the rules learned so far are kept")
+        self.noun = "rule"
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.setFormat("%v / %m rules")
@@ -73,19 +74,22 @@ class RunControls(QWidget):
             self.pause_button.setText("Pause")
             self.pause_button.setIcon(style.standardIcon(QStyle.SP_MediaPause))
 
-    def set_budget(self, budget: int | None) -> None:
+    def set_budget(self, budget: int | None, noun: str = "rule") -> None:
+        """The run's step budget; ``noun`` names a step ("rule", "iteration", "expert")."""
+        self.noun = noun
         if budget:
             self.progress.setRange(0, int(budget))
-            self.progress.setFormat("%v / %m rules")
+            self.progress.setFormat(f"%v / %m {noun}s")
         else:
-            self.progress.setRange(0, 0)  # busy indicator: the learner has no rule budget
-            self.progress.setFormat("%v rules")
+            self.progress.setRange(0, 0)  # busy indicator: the learner has no step budget
+            self.progress.setFormat(f"%v {noun}s")
         self.progress.setValue(0)
 
     def set_progress(self, n: int, rate: float, eta: float | None, state: str = "") -> None:
         if self.progress.maximum() > 0:
             self.progress.setValue(min(n, self.progress.maximum()))
-        parts = [f"{n} rules", f"{rate:,.0f} rules/s" if rate >= 10 else f"{rate:.1f} rules/s"]
+        noun = self.noun
+        parts = [f"{n} {noun}s", f"{rate:,.0f} {noun}s/s" if rate >= 10 else f"{rate:.1f} {noun}s/s"]
         if eta is not None:
             parts.append(f"ETA {format_eta(eta)}")
         if state:
@@ -96,4 +100,4 @@ class RunControls(QWidget):
         if self.progress.maximum() == 0:
             self.progress.setRange(0, max(n, 1))
         self.progress.setValue(min(n, self.progress.maximum()))
-        self.info.setText(f"{n} rules · {state} after {elapsed:.1f} s")
+        self.info.setText(f"{n} {self.noun}s · {state} after {elapsed:.1f} s")

@@ -76,6 +76,8 @@ class Session:
             if estimator is None:
                 raise ValueError("active: the session has no model")
             active = check.sequence(active, "active")
+            if getattr(estimator, "model_", None) is None:
+                raise ValueError("active: the session's model has no rules to switch")
             if len(active) != len(estimator.model_.rules) or not all(isinstance(a, bool) for a in active):
                 raise ValueError(f"active: expected {len(estimator.model_.rules)} true/false switches, "
                                  f"one per rule of the model")

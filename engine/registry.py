@@ -139,6 +139,11 @@ def register(spec: LearnerSpec) -> None:
     _REGISTRY[spec.key] = spec
 
 
+def unregister(key: str) -> None:
+    """Remove a learner (e.g. one a test or a plug-in registered)."""
+    _REGISTRY.pop(key, None)
+
+
 def learners() -> list[LearnerSpec]:
     return list(_REGISTRY.values())
 

@@ -130,6 +130,16 @@ class LabelRankingBooster(ClassifierMixin, BaseEstimator):
         if self.graph == "bipartite" and self.hierarchy is not None:
             raise ValueError("hierarchy is only used with graph='layered'")
 
+    @classmethod
+    def from_params(cls, params: Mapping) -> "LabelRankingBooster":
+        """A booster with ``params`` (e.g. read from a file), checked like ``fit`` checks them."""
+        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
+        if unknown:
+            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
+        est = cls(**params)
+        est._validate_params()
+        return est
+
     # ---------------------------------------------------------------------------- training
     def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None, graphs=None) -> Iterator[Step]:
@@ -300,12 +310,7 @@ class LabelRankingBooster(ClassifierMixin, BaseEstimator):
         from ..model import _schema_from_dict
 
         doc = checks.mapping(doc, "model file")
-        params = dict(checks.mapping(doc.get("params", {}), "model file, params"))
-        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
-        if unknown:
-            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
-        est = cls(**params)
-        est._validate_params()
+        est = cls.from_params(checks.mapping(doc.get("params", {}), "model file, params"))
         m = checks.mapping(doc.get("model"), "model")
         n_features = checks.integer(m.get("n_features"), "model, n_features", 1, checks.MAX_FEATURES)
         n_labels = checks.integer(m.get("n_labels"), "model, n_labels", 1, checks.MAX_LABELS)

@@ -1,0 +1,276 @@
+"""The view of any learner's steps, built from its registry declaration (engine.registry).
+
+For learners whose steps are not rules (label ranking, mixtures of experts, …): a table of steps
+whose columns are the declared component columns and metrics, the declared plots (one axes per
+plot, one line per (x, y) metric pair, throttled ``set_data`` + ``draw_idle``), and an inspector
+showing the declared presentation of the selected step.  Nothing here knows a particular learner."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.figure import Figure
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableView, QTextBrowser, QVBoxLayout, QWidget
+
+from engine.fileio import atomic_savefig
+from engine.registry import STEP, LearnerSpec
+
+from .canvas import MarginCanvas
+
+UPDATE_INTERVAL_MS = 250
+ROW_HEIGHT = 22
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4g}"
+    return str(value)
+
+
+class StepTableModel(QAbstractTableModel):
+    """One row per step: '#', the component columns, then every declared metric (blank where a
+    step did not report it).  Steps are appended in batches (one ``beginInsertRows`` each)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.spec: LearnerSpec | None = None
+        self.steps: list = []
+
+    def set_spec(self, spec: LearnerSpec | None) -> None:
+        self.beginResetModel()
+        self.spec, self.steps = spec, []
+        self.endResetModel()
+
+    def headers(self) -> list[str]:
+        if self.spec is None:
+            return []
+        return ["#"] + [c.title for c in self.spec.component.columns] + [m.label for m in self.spec.metrics]
+
+    def append(self, steps) -> None:
+        steps = list(steps)
+        if not steps:
+            return
+        n = len(self.steps)
+        self.beginInsertRows(QModelIndex(), n, n + len(steps) - 1)
+        self.steps.extend(steps)
+        self.endInsertRows()
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.steps)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.headers())
+
+    def value(self, row: int, col: int):
+        """The raw value of a cell (numbers stay numbers, for sorting)."""
+        step = self.steps[row]
+        if col == 0:
+            return step.index + 1
+        columns = self.spec.component.columns
+        if col <= len(columns):
+            return columns[col - 1].value(step)
+        metric = self.spec.metrics[col - 1 - len(columns)]
+        return step.metrics.get(metric.name)
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.steps):
+            return None
+        if role == Qt.DisplayRole:
+            return _fmt(self.value(index.row(), index.column()))
+        if role == Qt.UserRole:
+            v = self.value(index.row(), index.column())
+            if isinstance(v, (int, float)):
+                return float("inf") if isinstance(v, float) and math.isnan(v) else float(v)
+            return "" if v is None else str(v)
+        if role == Qt.TextAlignmentRole and index.column() != 1:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        return None
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if role == Qt.DisplayRole and orientation == Qt.Horizontal and 0 <= section < len(self.headers()):
+            return self.headers()[section]
+        if role == Qt.ToolTipRole and orientation == Qt.Horizontal and self.spec is not None:
+            first = 1 + len(self.spec.component.columns)
+            if section >= first:
+                m = self.spec.metrics[section - first]
+                return f"{m.name}: {'lower' if m.lower_is_better else 'higher'} is better"
+        return None
+
+
+class MetricPlots(QWidget):
+    """The learner's declared plots, side by side, updated by ``set_data`` and a throttled redraw."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.figure = Figure(figsize=(8, 3))
+        self.canvas = MarginCanvas(self.figure, left=62, right=14, bottom=46, top=28, wspace=70)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.canvas)
+        self.spec: LearnerSpec | None = None
+        self.lines: list = []  # (axes, line, x name, y name)
+        self._x: dict[str, list] = {}
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._flush)
+
+    def set_spec(self, spec: LearnerSpec | None) -> None:
+        self._timer.stop()
+        self.figure.clear()
+        self.spec, self.lines, self._x = spec, [], {}
+        if spec is None or not spec.plots:
+            self.canvas.draw_idle()
+            return
+        plots = spec.plots
+        for p, plot in enumerate(plots):
+            ax = self.figure.add_subplot(1, len(plots), p + 1)
+            ax.set_title(plot.title, fontsize=9)
+            ax.set_xlabel(plot.xlabel or self._label(plot.series[0][0]))
+            ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]))
+            ax.grid(True, alpha=0.3)
+            for x, y in plot.series:
+                test = y.startswith("val_")
+                (line,) = ax.plot([], [], "-" if test else "--", lw=1.4,
+                                  label=self._label(y) if x == STEP else ("test" if test else "train"))
+                if x != STEP:  # a trajectory: a dot marks where it has got to
+                    line.set_marker("o")
+                    line.set_markevery([])
+                self.lines.append((ax, line, x, y))
+            if len(plot.series) > 1:
+                ax.legend(fontsize=7, loc="best", framealpha=0.6)
+        self.canvas.fit_margins(self.canvas.width(), self.canvas.height())
+        self.canvas.draw_idle()
+
+    def _label(self, name: str) -> str:
+        if name == STEP:
+            return (self.spec.component.noun if self.spec else "step")
+        m = self.spec.metric(name) if self.spec else None
+        return m.label if m else name
+
+    def set_steps(self, steps: list) -> None:
+        """Show these steps (the whole run so far); the redraw follows within 250 ms."""
+        self._steps = steps
+        if not self._timer.isActive():
+            self._timer.start(UPDATE_INTERVAL_MS)
+
+    def flush(self) -> None:
+        self._timer.stop()
+        self._flush()
+
+    def _flush(self) -> None:
+        steps = getattr(self, "_steps", [])
+        for ax, line, x, y in self.lines:
+            xs, ys = [], []
+            for s in steps:
+                yv = s.metrics.get(y)
+                xv = s.index + 1 if x == STEP else s.metrics.get(x)
+                if xv is not None and yv is not None and math.isfinite(xv) and math.isfinite(yv):
+                    xs.append(xv)
+                    ys.append(yv)
+            line.set_data(xs, ys)
+            if x != STEP:
+                line.set_markevery([len(xs) - 1] if xs else [])
+        for ax in {a for a, *_ in self.lines}:
+            ax.relim()
+            ax.autoscale_view()
+        self.canvas.draw_idle()
+
+    def series(self, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
+        """The data of the (x, y) line (for tests and exports)."""
+        for _, line, lx, ly in self.lines:
+            if (lx, ly) == (x, y):
+                return np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        raise KeyError((x, y))
+
+    def export(self, path) -> None:
+        atomic_savefig(self.figure, path, dpi=150)
+
+
+class StepView(QWidget):
+    """Table of steps over plots, inspector beside them."""
+
+    stepSelected = Signal(object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model = StepTableModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(Qt.UserRole)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(ROW_HEIGHT)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.Interactive)
+        self.table.horizontalHeader().setDefaultSectionSize(110)
+        self.plots = MetricPlots()
+        self.inspector = QTextBrowser()
+        self.inspector.setOpenExternalLinks(False)
+        self.inspector.setPlaceholderText("Select a step to see what it changed.")
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        bottom = QSplitter(Qt.Horizontal)
+        bottom.addWidget(self.plots)
+        bottom.addWidget(self.inspector)
+        bottom.setStretchFactor(0, 3)
+        bottom.setStretchFactor(1, 2)
+        bottom.setSizes([720, 400])
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(bottom)
+        split.setSizes([350, 550])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(split)
+        self.spec: LearnerSpec | None = None
+        self.schema = None
+
+    def set_spec(self, spec: LearnerSpec | None, schema=None) -> None:
+        self.spec, self.schema = spec, schema
+        self.model.set_spec(spec)
+        self.plots.set_spec(spec)
+        self.inspector.clear()
+        if spec is not None:  # fixed widths that show every header (no per-row measuring)
+            fm = self.table.horizontalHeader().fontMetrics()
+            for c, title in enumerate(self.model.headers()):
+                self.table.setColumnWidth(c, max(60, fm.horizontalAdvance(title) + 28))
+            if spec.component.columns:
+                self.table.setColumnWidth(1, max(self.table.columnWidth(1), 320))
+
+    def append(self, steps: list) -> None:
+        self.model.append(steps)
+        self.plots.set_steps(self.model.steps)
+
+    def show_summary(self, html: str) -> None:
+        self.inspector.setHtml(html)
+
+    def select_step(self, index: int) -> None:
+        """Select the step with this index (0-based) in the table."""
+        for row in range(self.proxy.rowCount()):
+            src = self.proxy.mapToSource(self.proxy.index(row, 0))
+            if self.model.steps[src.row()].index == index:
+                self.table.selectRow(row)
+                return
+
+    def _current_changed(self, current, _previous) -> None:
+        if not current.isValid() or self.spec is None:
+            return
+        step = self.model.steps[self.proxy.mapToSource(current).row()]
+        view = self.spec.component
+        if view.inspect is not None:
+            self.inspector.setHtml(view.inspect(step, self.schema))
+        else:
+            rows = "".join(f"<tr><td>{k}</td><td align='right'>{_fmt(v)}</td></tr>" for k, v in step.metrics.items())
+            self.inspector.setHtml(f"<h3>{view.noun.capitalize()} {step.index + 1}</h3><p>{step.component!s}</p>"
+                                   f"<table>{rows}</table>")
+        self.stepSelected.emit(step)
+
+    def stop_timers(self) -> None:
+        self.plots._timer.stop()
