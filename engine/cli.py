@@ -198,6 +198,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a Python interpreter with mlrl-boomer installed (e.g. 3.12 for 0.15.6); default: this one")
     p.set_defaults(func=lambda a: __import__("engine.bench", fromlist=["main"]).run(a))
 
+    p = sub.add_parser("bench_ranking", help="label ranking (Dekel et al. 2003): the four decompositions and "
+                                             "BOOMER's scores as rankings, 5-fold CV on the benchmark data")
+    p.add_argument("--data", nargs="*", default=None, choices=("emotions", "yeast", "enron", "scene"),
+                   help="subset of emotions, yeast, enron, scene")
+    p.add_argument("--folds", type=_bounded_int(2, 20), default=5)
+    p.add_argument("--iterations", type=_bounded_int(1, 1_000_000), default=300)
+    p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=500, help="BOOMER's rules")
+    p.add_argument("--scale", action="store_true", help="per-iteration time against edges and non-zeros instead")
+    p.set_defaults(func=lambda a: __import__("engine.bench_ranking", fromlist=["run"]).run(a))
+
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000)

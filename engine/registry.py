@@ -347,3 +347,70 @@ register(LearnerSpec(
                  Column("moved", lambda s: s.component.n_changed)),
         inspect=_ranking_inspect, summary=_ranking_summary),
 ))
+
+
+# -- ML-ME: mixtures of CTBN experts (engine/mlme/) ----------------------------------------------
+from .mlme import classifier as _mlme  # noqa: E402
+
+
+def _mlme_inspect(step, schema=None) -> str:
+    c, m = step.component, step.metrics
+    head = (f"<h3>Expert {c.expert}: {'accepted' if c.accepted else 'rejected'}"
+            f"{' (mixture refitted on all training data)' if c.refit else ''}</h3>")
+    label = schema.label if schema is not None else (lambda i: f"y{i}")
+    arcs = "".join(f"<tr><td>{label(i)}</td><td>{'root' if p < 0 else label(p)}</td>"
+                   f"<td align='right'>{w:.4g}</td></tr>" for i, (p, w) in enumerate(zip(c.parents, c.arc_weights)))
+    em_trace = ", ".join(f"{v:.5g}" for v in c.em_objective[:: max(1, len(c.em_objective) // 8)])
+    val = "".join(f"<tr><td>{name}</td><td align='right'>{_fmt(m.get(key))}</td></tr>"
+                  for key, name in (("val_subset", "test subset 0/1"), ("val_hamming", "test Hamming"),
+                                    ("val_cll", "test CLL-loss (sum)"), ("internal_val_ll", "internal-validation LL")))
+    return (head + f"<p>Tree: {c.tree}</p>"
+            f"<p>Learned on weights ω ∝ 1 − P(y|x): max {c.omega_max:.3g}, effective sample size {c.omega_ess:.1f}. "
+            f"EM: {c.em_iterations} iterations; penalised log-likelihood {em_trace}.</p>"
+            f"<table><tr><th>label</th><th>parent</th><th>W (eq. 13)</th></tr>{arcs}</table>"
+            f"<table>{val}</table>")
+
+
+def _mlme_summary(est) -> str:
+    label = est.schema_.label
+    rows = "".join(f"<li>{e.describe(label)}</li>" for e in est.mixture_.experts)
+    return (f"<h3>ML-ME mixture of {est.mixture_.n_experts} CTBN expert(s)</h3>"
+            f"<p>{est.n_labels_} labels, {est.n_features_in_} attributes.</p><ol>{rows}</ol>")
+
+
+register(LearnerSpec(
+    key=_mlme.LEARNER_KEY,
+    title="ML-ME (mixture of tree-structured experts)",
+    factory=_mlme.MLMEClassifier,
+    description="Hong, Batal & Hauskrecht 2014: a gated mixture of conditional tree-structured Bayesian "
+                "networks, experts added one at a time on re-weighted data, MAP label vectors by annealing.",
+    parameters=(
+        Parameter("n_experts", "int", 5, "Experts", "most experts (the paper: 5)", minimum=1, maximum=50),
+        Parameter("l2", "float", 10.0, "L2 weight (experts)", "of every logistic regression", minimum=0.0,
+                  maximum=10000.0),
+        Parameter("gate_l2", "float", 1.0, "L2 weight (gate)", "of the softmax gate", minimum=0.0, maximum=10000.0),
+        Parameter("early_stopping", "choice", True, "Early stopping", "stop when the internal-validation "
+                  "likelihood drops", choices=(True, False)),
+        Parameter("max_em_iter", "int", 50, "EM iterations", "per expert added", minimum=1, maximum=1000),
+        Parameter("sa_iterations", "int", 150, "Annealing steps", "MAP search per example (the paper: 150)",
+                  minimum=0, maximum=100000),
+        Parameter("random_state", "seed", 1, "Seed", "splits and annealing", minimum=0, maximum=2**31 - 1),
+    ),
+    presets={"Paper (5 experts, early stopping)": {"n_experts": 5, "early_stopping": True},
+             "Single CTBN": {"n_experts": 1},
+             "5 experts, no early stopping": {"n_experts": 5, "early_stopping": False}},
+    budget="n_experts",
+    metrics=(*CLASSIFIER_METRICS,
+             Metric("val_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)"),
+             Metric("internal_val_ll", "internal-validation LL", lower_is_better=False),
+             Metric("penalized_ll", "penalised LL (EM)", lower_is_better=False),
+             Metric("em_iterations", "EM iterations"), Metric("ess", "effective sample size", lower_is_better=False),
+             Metric("n_experts", "experts in the mixture")),
+    plots=(CLASSIFIER_PLOTS[0],
+           Plot("Conditional log-likelihood", ((STEP, "train_cll"), (STEP, "val_cll")), "expert", "CLL-loss")),
+    component=ComponentView(
+        "expert", "expert",
+        columns=(Column("tree", lambda s: s.component.summary()),
+                 Column("accepted", lambda s: "yes" if s.component.accepted else "no")),
+        inspect=_mlme_inspect, summary=_mlme_summary),
+))

@@ -97,3 +97,21 @@ def test_label_ranking_runs_saves_and_loads_in_the_window(qtbot, window, train, 
     window.load_model(path)
     assert window.centre.currentWidget() is view and "Label-ranking model" in view.inspector.toPlainText()
     assert errors == []
+
+
+def test_mlme_streams_experts_into_the_window(qtbot, window, train, errors):
+    panel = window.learner_panel
+    panel.set_learner("ml-me")
+    panel.set_params({"n_experts": 2, "max_em_iter": 5, "early_stopping": False, "sa_iterations": 20})
+    assert train(window) == "finished"
+    view = window.step_view
+    steps = view.model.steps
+    assert len(steps) == 2 and [s.component.expert for s in steps] == [1, 2]
+    assert view.model.headers()[:3] == ["#", "tree", "accepted"]
+    view.plots.flush()
+    x, y = view.plots.series("val_hamming", "val_subset")  # one trajectory point per expert
+    np.testing.assert_allclose(x, [s.metrics["val_hamming"] for s in steps])
+    view.select_step(1)
+    assert "Expert 2: accepted" in view.inspector.toPlainText()
+    assert window.run_controls.progress.text() == "2 / 2 experts"
+    assert errors == []

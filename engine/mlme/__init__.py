@@ -1,0 +1,5 @@
+"""ML-ME (Hong, Batal & Hauskrecht 2014): mixtures of conditional tree-structured Bayesian network
+experts, with the ``MLMEClassifier`` estimator."""
+from .classifier import MLMEClassifier
+
+__all__ = ["MLMEClassifier"]

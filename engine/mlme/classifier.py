@@ -1,0 +1,325 @@
+"""``MLMEClassifier``: mixtures of conditional tree-structured Bayesian network experts
+(Hong, Batal & Hauskrecht 2014; SPEC B), learned one expert at a time.
+
+``fit_iter`` yields one :class:`engine.steps.Step` per expert tried (SPEC B.6, B.12): the expert's
+tree is learned on re-weighted data (ω ∝ 1 − P(y|x) under the current mixture), all parameters are
+refitted by EM, and the mixture is scored on an internal validation split; a drop of that
+log-likelihood rejects the expert and ends training.  The last mixture is refitted on all
+training data.  Prediction is the annealed MAP of the mixture (SPEC B.7)."""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ..fileio import atomic_write_text
+from ..rules import Schema
+from ..steps import Step
+from ..validation import check_features, check_float, check_int, check_labels, check_random_state
+from . import ctbn as C
+from .mixture import Mixture, annealed_map, em, penalized_ll
+
+LEARNER_KEY = "ml-me"
+
+
+@dataclass(frozen=True)
+class ExpertStep:
+    """What one step did: the expert's tree, the data weights it was learned on, EM and the decision."""
+
+    expert: int  # 1-based number of the expert tried
+    tree: str  # "y3 ← y1, …; roots …"
+    parents: tuple[int, ...]
+    arc_weights: tuple[float, ...]  # W_{π(i)→i} of the chosen arcs (eq. 13)
+    omega_max: float
+    omega_ess: float  # effective sample size 1/Σω²
+    em_iterations: int
+    em_objective: tuple[float, ...]  # penalised log-likelihood after each EM iteration
+    accepted: bool
+    refit: bool  # the mixture was refitted on all training data after this step
+
+    def summary(self) -> str:
+        return f"expert {self.expert}: {self.tree}" if self.accepted else f"expert {self.expert} rejected"
+
+
+class MLMEClassifier(ClassifierMixin, BaseEstimator):
+    """ML-ME (registry key ``'ml-me'``).
+
+    Parameters ([A]: readings of the paper, SPEC B.8)
+    ----------
+    n_experts : the most experts (K_max = 5, the paper's K).
+    l2 : L2 weight of every expert logistic regression (on weights summing to the sample size); the
+        paper tunes it by cross-validation [A]; 10 was best of {1, 10, 30, 100} on an emotions split.
+    gate_l2 : L2 weight of the softmax gate (bias unpenalised) [A; the authors' demo uses 1].
+    early_stopping : stop when the internal-validation log-likelihood drops (B.6) [A].
+    validation_size : the internal validation fraction (80/20) [A].
+    structure_holdout : fraction of the data scoring candidate parents (eq. 12-13) [A].
+    max_em_iter, em_tol : EM stops after this many iterations or a relative increase < em_tol [A].
+    sa_iterations, sa_t0, sa_alpha : annealed MAP: steps, start temperature, cooling factor [P/A].
+    random_state : seeds the splits and the annealing.
+    """
+
+    LEARNER_NAME = LEARNER_KEY
+
+    def __init__(self, n_experts=5, l2=10.0, gate_l2=1.0, early_stopping=True, validation_size=0.2,
+                 structure_holdout=1 / 3, max_em_iter=50, em_tol=1e-5, sa_iterations=150, sa_t0=1.0,
+                 sa_alpha=0.95, random_state=1):
+        self.n_experts = n_experts
+        self.l2 = l2
+        self.gate_l2 = gate_l2
+        self.early_stopping = early_stopping
+        self.validation_size = validation_size
+        self.structure_holdout = structure_holdout
+        self.max_em_iter = max_em_iter
+        self.em_tol = em_tol
+        self.sa_iterations = sa_iterations
+        self.sa_t0 = sa_t0
+        self.sa_alpha = sa_alpha
+        self.random_state = random_state
+
+    def _validate_params(self) -> None:
+        check_int("n_experts", self.n_experts, 1)
+        check_float("l2", self.l2, 0.0, 1e6)
+        check_float("gate_l2", self.gate_l2, 0.0, 1e6)
+        if not isinstance(self.early_stopping, (bool, np.bool_)):
+            raise ValueError(f"early_stopping must be true or false, got {self.early_stopping!r}")
+        check_float("validation_size", self.validation_size, 0.0, 0.9, low_open=True)
+        check_float("structure_holdout", self.structure_holdout, 0.0, 0.9, low_open=True)
+        check_int("max_em_iter", self.max_em_iter, 0)
+        check_float("em_tol", self.em_tol, 0.0, 1.0)
+        check_int("sa_iterations", self.sa_iterations, 0)
+        check_float("sa_t0", self.sa_t0, 0.0, 1e6, low_open=True)
+        check_float("sa_alpha", self.sa_alpha, 0.0, 1.0, low_open=True)
+        check_random_state(self.random_state)
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> "MLMEClassifier":
+        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
+        if unknown:
+            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
+        est = cls(**params)
+        est._validate_params()
+        return est
+
+    # ------------------------------------------------------------------------------ features
+    def _design(self, X) -> np.ndarray:
+        """[1, standardised x] with missing values at the training mean."""
+        Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
+        Z = (Xd.astype(np.float64) - self.mean_) / self.scale_
+        return np.hstack([np.ones((len(Z), 1)), np.nan_to_num(Z, nan=0.0)])
+
+    # ------------------------------------------------------------------------------ training
+    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
+                 cancel: threading.Event | None = None) -> Iterator[Step]:
+        """Validate everything, then yield one :class:`Step` per expert tried (kind ``'expert'``)."""
+        self._validate_params()
+        Xc = check_features(X)
+        Yc = check_labels(Y, Xc.shape[0])
+        if (X_val is None) != (Y_val is None):
+            raise ValueError("give both X_val and Y_val, or neither")
+        Xv = Yv = None
+        if X_val is not None:
+            Xv = check_features(X_val, "X_val")
+            Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
+            if Xv.shape[1] != Xc.shape[1] or Yv.shape[1] != Yc.shape[1]:
+                raise ValueError(f"validation data have {Xv.shape[1]} attributes and {Yv.shape[1]} labels, "
+                                 f"training data {Xc.shape[1]} and {Yc.shape[1]}")
+        n = Xc.shape[0]
+        if n < 10:
+            raise ValueError(f"ML-ME needs at least 10 training examples, got {n}")
+        Xd = Xc.toarray() if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            mean = np.nanmean(np.where(np.isnan(Xd), np.nan, Xd), axis=0)
+            std = np.nanstd(Xd, axis=0)
+        self.mean_ = np.nan_to_num(mean, nan=0.0)
+        self.scale_ = np.where(np.isfinite(std) & (std > 0), std, 1.0)
+        self.n_features_in_, self.n_labels_, self.schema_ = Xc.shape[1], Yc.shape[1], schema or Schema()
+        self.mixture_ = None
+        design = self._design(Xd)
+        val = None if Xv is None else (self._design(Xv), Yv)
+        return self._grow(design, Yc, val, cancel)
+
+    def _grow(self, X, Y, val, cancel) -> Iterator[Step]:
+        rng = np.random.default_rng(self.random_state)
+        n = len(Y)
+        if self.early_stopping:
+            perm = rng.permutation(n)
+            n_val = max(1, int(round(n * self.validation_size)))
+            inner, held = perm[n_val:], perm[:n_val]
+        else:
+            inner, held = np.arange(n), None
+        Xi, Yi = X[inner], Y[inner]
+
+        def cancelled() -> bool:
+            return cancel is not None and cancel.is_set()
+
+        label = self.schema_.label
+        current: Mixture | None = None
+        best_val = -np.inf
+        for k in range(1, self.n_experts + 1):
+            if cancelled():
+                return
+            if current is None:
+                omega = np.full(len(Yi), 1.0 / len(Yi))
+            else:  # SPEC B.6 step 2.1: ω ∝ 1 − P(y | x; M)
+                miss = 1.0 - np.exp(np.minimum(current.log_prob(Xi, Yi), 0.0))
+                omega = miss / miss.sum() if miss.sum() > 0 else np.full(len(Yi), 1.0 / len(Yi))
+            scores = C.edge_weights(Xi, Yi, omega, self.l2, rng, self.structure_holdout)
+            parents = C.best_structure(scores)
+            coef = C.fit_parameters(Xi, Yi, omega * len(Yi), parents, self.l2)
+            expert = C.CTBN(parents, coef)
+            if current is None:
+                candidate = Mixture([expert], np.zeros((1, X.shape[1])))
+            else:
+                candidate = Mixture([C.CTBN(e.parents, e.coef.copy()) for e in current.experts] + [expert],
+                                    np.vstack([current.gate, np.zeros((1, X.shape[1]))]))
+            fit = em(candidate, Xi, Yi, self.l2, self.gate_l2, self.max_em_iter, self.em_tol, cancelled)
+            if cancelled():
+                return
+            val_ll = float(candidate.log_prob(X[held], Y[held]).sum()) if held is not None else float("nan")
+            accepted = current is None or held is None or val_ll >= best_val
+            last = not accepted or k == self.n_experts
+            if accepted:
+                current, best_val = candidate, val_ll
+            self.mixture_ = current
+            refit = False
+            if last and held is not None:  # SPEC B.6 step 3: parameters relearnt on all training data
+                final = Mixture([C.CTBN(e.parents, e.coef.copy()) for e in current.experts], current.gate.copy())
+                em(final, X, Y, self.l2, self.gate_l2, self.max_em_iter, self.em_tol, cancelled)
+                self.mixture_, refit = final, True
+            arcs = tuple(float(scores.self_[i] if p == C.ROOT else scores.pair[p, i]) for i, p in enumerate(parents))
+            component = ExpertStep(k, expert.describe(label), tuple(int(p) for p in parents), arcs,
+                                   float(omega.max()), float(1.0 / np.sum(omega ** 2)), fit.iterations,
+                                   tuple(fit.objective), accepted, refit)
+            metrics = {"n_experts": float(self.mixture_.n_experts),
+                       "penalized_ll": penalized_ll(candidate, Xi, Yi, self.l2, self.gate_l2),
+                       "em_iterations": float(fit.iterations), "ess": component.omega_ess}
+            if held is not None:
+                metrics["internal_val_ll"] = val_ll
+            metrics.update(self._scores("train", X, Y))
+            if val is not None:
+                metrics.update(self._scores("val", *val))
+            yield Step(k - 1, "expert", component, metrics)
+            if last:
+                return
+
+    def _scores(self, prefix: str, X, Y) -> dict:
+        P = annealed_map(self.mixture_, X, self.sa_iterations, self.sa_t0, self.sa_alpha, self._sa_seed())
+        wrong = P != Y
+        return {f"{prefix}_hamming": float(wrong.mean()), f"{prefix}_subset": float(wrong.any(axis=1).mean()),
+                f"{prefix}_cll": float(-self.mixture_.log_prob(X, Y).sum())}
+
+    def _sa_seed(self) -> int:
+        return 0 if self.random_state is None else int(self.random_state)
+
+    def fit(self, X, Y, **kwargs):
+        for _ in self.fit_iter(X, Y, **kwargs):
+            pass
+        return self
+
+    # ------------------------------------------------------------------------------ prediction
+    def _check_X(self, X) -> np.ndarray:
+        if getattr(self, "mixture_", None) is None:
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or fit_iter first")
+        Xc = check_features(X)
+        if Xc.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
+        return self._design(Xc)
+
+    def predict(self, X) -> np.ndarray:
+        """Annealed MAP label vectors of the mixture (SPEC B.7)."""
+        return annealed_map(self.mixture_, self._check_X(X), self.sa_iterations, self.sa_t0, self.sa_alpha,
+                            self._sa_seed())
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Per-label marginals P(y_i = 1 | x) of the mixture."""
+        return self.mixture_.marginals(self._check_X(X))
+
+    def log_likelihood(self, X, Y) -> np.ndarray:
+        """log P(y | x) per example (natural log; the CLL-loss is minus its sum)."""
+        Xb = self._check_X(X)
+        Yc = check_labels(Y, Xb.shape[0])
+        if Yc.shape[1] != self.n_labels_:
+            raise ValueError(f"Y has {Yc.shape[1]} labels, the model has {self.n_labels_}")
+        return self.mixture_.log_prob(Xb, Yc)
+
+    # ------------------------------------------------------------------------------ persistence
+    def to_model_dict(self) -> dict:
+        from ..learner import MODEL_FORMAT, MODEL_VERSION, _jsonable
+
+        if getattr(self, "mixture_", None) is None:
+            raise ValueError("this MLMEClassifier is not fitted yet")
+        s = self.schema_
+        mix = self.mixture_
+        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "learner": LEARNER_KEY,
+                "params": _jsonable(self.get_params()),
+                "model": {"n_features": self.n_features_in_, "n_labels": self.n_labels_,
+                          "mean": self.mean_.tolist(), "scale": self.scale_.tolist(), "gate": mix.gate.tolist(),
+                          "experts": [{"parents": e.parents.tolist(), "coef": e.coef.tolist()} for e in mix.experts],
+                          "schema": {"feature_names": list(s.feature_names), "label_names": list(s.label_names),
+                                     "nominal_values": {str(j): list(v) for j, v in s.nominal_values.items()}}}}
+
+    def save(self, path) -> None:
+        atomic_write_text(path, json.dumps(self.to_model_dict()))
+
+    @classmethod
+    def from_model_dict(cls, doc: Mapping) -> "MLMEClassifier":
+        """A fitted model from a model document; every field is checked (ValueError naming it)."""
+        from .. import model_document as checks
+        from ..model import _schema_from_dict
+
+        doc = checks.mapping(doc, "model file")
+        est = cls.from_params(checks.mapping(doc.get("params", {}), "model file, params"))
+        m = checks.mapping(doc.get("model"), "model")
+        n_features = checks.integer(m.get("n_features"), "model, n_features", 1, checks.MAX_FEATURES)
+        d = checks.integer(m.get("n_labels"), "model, n_labels", 1, checks.MAX_LABELS)
+        width = n_features + 1
+
+        def matrix(value, field, shape):
+            flat = np.asarray(_numbers(value, field, shape), dtype=np.float64)
+            return flat.reshape(shape)
+
+        def _numbers(value, field, shape):
+            if len(shape) == 1:
+                items = checks.sequence(value, field, max_length=shape[0])
+                if len(items) != shape[0]:
+                    raise ValueError(f"{field}: {len(items)} entries, expected {shape[0]}")
+                return [checks.number(v, f"{field}[{i}]") for i, v in enumerate(items)]
+            items = checks.sequence(value, field, max_length=shape[0])
+            if len(items) != shape[0]:
+                raise ValueError(f"{field}: {len(items)} entries, expected {shape[0]}")
+            return [_numbers(v, f"{field}[{i}]", shape[1:]) for i, v in enumerate(items)]
+
+        mean = matrix(m.get("mean"), "model, mean", (n_features,))
+        scale = matrix(m.get("scale"), "model, scale", (n_features,))
+        if (scale <= 0).any():
+            raise ValueError("model, scale: entries must be positive")
+        experts_doc = checks.sequence(m.get("experts"), "model, experts", max_length=10_000)
+        if not experts_doc:
+            raise ValueError("model, experts: at least one expert expected")
+        gate = matrix(m.get("gate"), "model, gate", (len(experts_doc), width))
+        experts = []
+        for k, e in enumerate(experts_doc):
+            e = checks.mapping(e, f"model, experts[{k}]")
+            ps = checks.sequence(e.get("parents"), f"model, experts[{k}].parents", max_length=d)
+            if len(ps) != d:
+                raise ValueError(f"model, experts[{k}].parents: {len(ps)} entries, expected {d}")
+            parents = np.array([checks.integer(p, f"model, experts[{k}].parents[{i}]", -1, d)
+                                for i, p in enumerate(ps)], dtype=np.int64)
+            if (parents == np.arange(d)).any():
+                raise ValueError(f"model, experts[{k}].parents: a label is its own parent")
+            try:
+                C.topological_order(parents)
+            except ValueError:
+                raise ValueError(f"model, experts[{k}].parents: the parents form a cycle") from None
+            coef = matrix(e.get("coef"), f"model, experts[{k}].coef", (d, 2, width))
+            experts.append(C.CTBN(parents, coef))
+        est.mean_, est.scale_ = mean, scale
+        est.n_features_in_, est.n_labels_ = n_features, d
+        est.schema_ = _schema_from_dict(m.get("schema", {}), n_features, d)
+        est.mixture_ = Mixture(experts, gate)
+        return est
