@@ -48,9 +48,10 @@ def evaluate(name: str, folds: int, iterations: int, rules: int, out=print) -> d
     X, Y = _load(name)
     order = np.random.default_rng(0).permutation(len(Y))
     parts = np.array_split(order, folds)
-    methods = [f"trained with {d}" for d in DECOMPOSITIONS] + [f"BOOMER ({rules} rules)"]
+    methods = [f"trained with {d}" for d in DECOMPOSITIONS] + ["BOOMER"]
     results = {m: [] for m in methods}
     seconds = {m: [] for m in methods}
+    learned = []
     for f in range(folds):
         test = parts[f]
         train = np.concatenate([parts[g] for g in range(folds) if g != f])
@@ -65,12 +66,14 @@ def evaluate(name: str, folds: int, iterations: int, rules: int, out=print) -> d
         boomer.fit(X[train], Y[train])
         seconds[methods[-1]].append(time.perf_counter() - t)
         results[methods[-1]].append(_scores(Y[test], boomer.decision_function(X[test])))
+        learned.append(len(boomer.rules_))
     means = {m: {k: float(np.nanmean([r[k] for r in results[m]])) for k in MEASURES} for m in methods}
     out(f"\n{name}: {len(Y)} examples, {Y.shape[1]} labels, {folds}-fold CV, {iterations} iterations "
         f"(test means; lower is better except average precision)")
     out(f"{'method':<24}" + "".join(f"{k:>14}" for k in MEASURES) + f"{'fit s':>9}")
     for m in methods:
-        out(f"{m:<24}" + "".join(f"{means[m][k]:>14.4f}" for k in MEASURES) + f"{np.mean(seconds[m]):>9.2f}")
+        shown = f"BOOMER ({np.mean(learned):.0f} rules)" if m == "BOOMER" else m
+        out(f"{shown:<24}" + "".join(f"{means[m][k]:>14.4f}" for k in MEASURES) + f"{np.mean(seconds[m]):>9.2f}")
     rankers = methods[:4]
     best = {k: min(rankers, key=lambda m: means[m][k] if k != "avg precision" else -means[m][k]) for k in MEASURES}
     dom_best = [k for k in DECOMPOSITIONS if best[k] == "trained with Dom"]

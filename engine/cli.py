@@ -208,6 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scale", action="store_true", help="per-iteration time against edges and non-zeros instead")
     p.set_defaults(func=lambda a: __import__("engine.bench_ranking", fromlist=["run"]).run(a))
 
+    p = sub.add_parser("bench_mlme", help="ML-ME against binary relevance and a single CTBN (k-fold CV)")
+    p.add_argument("--data", nargs="*", default=None, choices=("emotions", "scene", "yeast", "enron"),
+                   help="subset of emotions, scene, yeast, enron (default: the first three)")
+    p.add_argument("--folds", type=_bounded_int(2, 20), default=5)
+    p.set_defaults(func=lambda a: __import__("engine.bench_mlme", fromlist=["run"]).run(a))
+
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000)

@@ -213,3 +213,14 @@ def test_bad_input_and_cancel():
     event.set()
     est = MLMEClassifier()
     assert list(est.fit_iter(X, Y, cancel=event)) == []
+
+
+def test_independent_structure_is_binary_relevance():
+    """structure='independent' with one expert: every label its own logistic regression, so the
+    MAP is thresholding each marginal at 1/2 and the likelihood factorises over labels."""
+    X, Y = _data(seed=8)
+    est = MLMEClassifier(n_experts=1, structure="independent", early_stopping=False).fit(X, Y)
+    assert (est.mixture_.experts[0].parents == -1).all()
+    p = est.predict_proba(X)
+    np.testing.assert_array_equal(est.predict(X), (p > 0.5).astype(np.uint8))
+    np.testing.assert_allclose(est.log_likelihood(X, Y), np.sum(np.log(np.where(Y == 1, p, 1 - p)), axis=1))
