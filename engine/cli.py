@@ -214,6 +214,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--folds", type=_bounded_int(2, 20), default=5)
     p.set_defaults(func=lambda a: __import__("engine.bench_mlme", fromlist=["run"]).run(a))
 
+    from .evaluation.command import add_parser as add_evaluate
+
+    add_evaluate(sub, _bounded_int)
+
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000)

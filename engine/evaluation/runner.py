@@ -1,0 +1,119 @@
+"""Runs an evaluation's tasks on Dask distributed and writes each result to the store as it arrives.
+
+By default a ``LocalCluster`` of worker processes with one thread each (and Numba limited to one
+thread per task, so workers do not oversubscribe the cores); ``scheduler='tcp://HOST:8786'`` uses an
+existing cluster instead, with no other change (its workers must see the data files at the same
+paths).  Tasks lost with a worker are retried by Dask; a task that raises is recorded in the store's
+``failures`` table and the run goes on."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from typing import Callable
+
+from .data import DataSpec, load_spec
+from .methods import Method
+from .profiles import Profile
+from .store import ResultStore, TaskResult
+from .tasks import make_tasks, run_task
+
+
+@dataclass
+class RunSummary:
+    n_tasks: int
+    n_skipped: int
+    n_done: int
+    n_failed: int
+    seconds: float
+
+
+class Progress:
+    """A one-line progress bar on a stream (redrawn in place on a terminal, a line per 10 % otherwise)."""
+
+    def __init__(self, total: int, skipped: int, stream=sys.stderr, width: int = 30):
+        self.total, self.skipped, self.stream, self.width = total, skipped, stream, width
+        self.done = self.failed = 0
+        self.start = time.monotonic()
+        self.tty = hasattr(stream, "isatty") and stream.isatty()
+        self._last_decile = -1
+
+    def update(self, failed: bool = False) -> None:
+        self.done += 1
+        self.failed += failed
+        todo = self.total - self.skipped
+        fraction = self.done / todo if todo else 1.0
+        elapsed = time.monotonic() - self.start
+        left = elapsed / fraction - elapsed if fraction > 0 else 0.0
+        bar = "#" * int(round(fraction * self.width))
+        line = (f"[{bar:<{self.width}}] {self.done}/{todo} tasks ({self.skipped} stored before, {self.failed} failed)"
+                f" {elapsed:6.0f} s elapsed, ~{left:.0f} s left")
+        if self.tty:
+            self.stream.write("\r" + line + ("\n" if self.done == todo else ""))
+        elif int(fraction * 10) != self._last_decile or self.done == todo:
+            self._last_decile = int(fraction * 10)
+            self.stream.write(line + "\n")
+        self.stream.flush()
+
+
+def worker_environment(threads: int) -> dict:
+    return {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+            "OPENBLAS_NUM_THREADS": str(threads)}
+
+
+def run_evaluation(specs: list[DataSpec], methods: list[Method], p: Profile, store: ResultStore, *,
+                   scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
+                   resume: bool = True, stream=sys.stderr,
+                   on_result: Callable[[TaskResult, object], None] | None = None) -> RunSummary:
+    """Compute every task not in the store (all of them when ``resume`` is False) and store each
+    result the moment it arrives.  ``on_result(result, client)`` is called after each is stored."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    start = time.monotonic()
+    for spec in specs:  # labels first: reports are rebuilt from the store alone
+        _, Y = load_spec(spec.name, spec.files)
+        store.put_dataset(spec.name, spec.fingerprint, spec.files, Y)
+    tasks = make_tasks(specs, methods, p, threads)
+    store.set_meta("run", {"profile": p.as_dict(), "datasets": [s.name for s in specs],
+                           "methods": [m.name for m in methods], "n_tasks": len(tasks),
+                           "keys": [t["key"] for t in tasks]})
+    finished = store.finished_keys() if resume else set()
+    todo = [t for t in tasks if t["key"] not in finished]
+    progress = Progress(len(tasks), len(tasks) - len(todo), stream)
+    if not todo:
+        stream.write(f"all {len(tasks)} tasks are in {store.path}; nothing to compute\n")
+        return RunSummary(len(tasks), len(tasks), 0, 0, time.monotonic() - start)
+    # submitted (and so run) in order: data set by data set, so early data sets complete first
+    cluster = None
+    if scheduler is None:
+        workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               env=worker_environment(threads), silence_logs=40)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler, timeout="30s")
+    n_failed = 0
+    try:
+        futures = client.map(run_task, todo, key=[f"{t['method']}-{t['dataset']}-{t['key']}" for t in todo],
+                             retries=2, pure=False)
+        key_of = {f.key: t["key"] for f, t in zip(futures, todo)}
+        for future in as_completed(futures):
+            if future.status == "finished":
+                result = future.result()
+                store.put_task(result)
+                progress.update()
+                if on_result is not None:
+                    on_result(result, client)
+            else:
+                error = future.exception()
+                store.put_failure(key_of[future.key], "".join(traceback.format_exception_only(type(error), error)))
+                n_failed += 1
+                progress.update(failed=True)
+            future.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return RunSummary(len(tasks), len(tasks) - len(todo), len(todo) - n_failed, n_failed, time.monotonic() - start)

@@ -1,0 +1,238 @@
+"""Table 1's machinery: XGBoost baselines by hand, BOOMER's prefix predictions, the result store, the
+report, and end-to-end runs on a Dask LocalCluster (resumed; and with a worker killed mid-task)."""
+import os
+import signal
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import BoomerClassifier
+from engine.cli import main
+from engine.evaluation.baselines import BinaryRelevance, ClassifierChain, LabelPowerset
+from engine.evaluation.data import folds, one_hot, resolve
+from engine.evaluation.methods import METHODS, prefixes
+from engine.evaluation.profiles import PROFILES
+from engine.evaluation.report import build_report, pooled_predictions, write_report
+from engine.evaluation.store import ResultStore, TaskResult, pack_bits, unpack_bits
+
+TINY = replace(PROFILES["smoke"], name="tiny", n_folds=2, n_bootstraps=20, max_rules=20, rule_step=10, n_trees=10,
+               cc_orders=1, datasets=())
+
+
+def write_svmlight(path: Path, n=120, seed=0):
+    """A small multi-label svmlight file: 4 attributes, 3 labels that are functions of them."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 4))
+    Y = np.column_stack([X[:, 0] > 0.5, X[:, 1] > 0.6, (X[:, 0] > 0.5) & (X[:, 2] > 0.3)]).astype(int)
+    lines = []
+    for x, y in zip(X, Y):
+        labels = ",".join(str(k) for k in np.flatnonzero(y))
+        lines.append(f"{labels} " + " ".join(f"{j + 1}:{v:.6f}" for j, v in enumerate(x)))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------------------ baselines by hand
+def grid(n):
+    return points(np.linspace(0.0, 1.0, n))
+
+
+def points(x):
+    x = np.asarray(x, dtype=np.float64)
+    return np.column_stack([x, (1 - x) ** 2]).astype(np.float32)
+
+
+def test_binary_relevance_learns_each_label_and_keeps_constant_labels():
+    X = grid(80)
+    Y = np.column_stack([X[:, 0] > 0.5, X[:, 0] < 0.3, np.zeros(80)]).astype(np.uint8)
+    P = BinaryRelevance(learning_rate=0.3, reg_lambda=1.0).fit(X, Y).predict(points([0.1, 0.9]))
+    assert P.tolist() == [[0, 1, 0], [1, 0, 0]]
+
+
+def test_label_powerset_predicts_training_label_sets_only():
+    X = grid(90)
+    Y = np.array([[1, 0], [0, 1], [1, 1]], dtype=np.uint8)[np.minimum((X[:, 0] * 3).astype(int), 2)]
+    lp = LabelPowerset(learning_rate=0.3, reg_lambda=1.0).fit(X, Y)
+    assert lp.label_sets_.tolist() == [[0, 1], [1, 0], [1, 1]]  # [0, 0] was never seen: never predicted
+    P = lp.predict(points([0.1, 0.5, 0.95]))
+    assert P.tolist() == [[1, 0], [0, 1], [1, 1]]
+    one = LabelPowerset().fit(X, np.ones((90, 2), np.uint8))
+    assert one.predict(X[:3]).tolist() == [[1, 1]] * 3
+
+
+def test_classifier_chain_feeds_predictions_down_the_chain():
+    X = grid(80)
+    y = (X[:, 0] > 0.5).astype(np.uint8)
+    Y = np.column_stack([y, y])  # label 1 is label 0: the second link learns to copy its extra input
+    cc = ClassifierChain(learning_rate=0.3, reg_lambda=1.0, order=[0, 1]).fit(X, Y)
+    assert cc.models_[1].model.n_features_in_ == X.shape[1] + 1
+    assert cc.models_[0].model.n_features_in_ == X.shape[1]
+    rng = np.random.default_rng(1)
+    T = points(rng.random(50))
+    P = cc.predict(T)
+    assert np.array_equal(P[:, 1], P[:, 0])  # the copy follows the prediction, right or wrong
+    assert np.mean(P[:, 0] == (T[:, 0] > 0.5)) > 0.9
+    random_order = ClassifierChain(order_seed=4).fit(X, Y).order_
+    assert sorted(random_order.tolist()) == [0, 1]
+    with pytest.raises(ValueError, match="permutation"):
+        ClassifierChain(order=[0, 0]).fit(X, Y)
+
+
+def test_one_hot_encoding():
+    X = np.array([[0, 1.5, 1], [2, 0.5, 0], [np.nan, 1.0, 1]], dtype=np.float32)
+    out = one_hot(X, {0: ["a", "b", "c"], 2: ["no", "yes"]})
+    assert out[:, :3].tolist() == [[1, 0, 0], [0, 0, 1], [0, 0, 0]]  # missing: no indicator set
+    assert out[:, 3].tolist() == [1.5, 0.5, 1.0] and out[:, 4].tolist() == [1, 0, 1]  # binary stays one column
+
+
+# ------------------------------------------------------------------------------ BOOMER's prefixes
+@pytest.mark.parametrize("name", ["boomer-lw-single", "boomer-exw-complete"])
+def test_prefix_predictions_equal_refitted_models(name, tmp_path):
+    spec = resolve(str(write_svmlight(tmp_path / "d.svm")))
+    from engine.evaluation.data import load_spec
+
+    X, Y = load_spec(spec.name, spec.files)
+    train, test = folds(len(Y), 3)[0]
+    m = METHODS[name]
+    group = m.groups(TINY)[0]
+    P = m.run_group(X[train], Y[train], X[test], group, TINY)
+    assert P.shape == (len(prefixes(TINY)), len(test), Y.shape[1])
+    for i, T in enumerate(prefixes(TINY)):
+        est = BoomerClassifier(loss=m.loss, head_type=m.head_type, max_rules=T, shrinkage=group["shrinkage"],
+                               l2_regularization_weight=group["l2"], random_state=1).fit(X[train], Y[train])
+        assert np.array_equal(est.predict(X[test]), P[i])
+
+
+# ------------------------------------------------------------------------------ store and report
+def test_bit_packing_round_trip():
+    A = (np.random.default_rng(0).random((3, 7, 5)) < 0.5).astype(np.uint8)
+    assert np.array_equal(unpack_bits(pack_bits(A)), A)
+
+
+def test_store_rejects_what_is_not_a_store(tmp_path):
+    bad = tmp_path / "x.sqlite"
+    bad.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(ValueError, match="not a result store"):
+        ResultStore(bad)
+    with pytest.raises(FileNotFoundError):
+        ResultStore(tmp_path / "absent.sqlite", readonly=True)
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (a)")
+    with pytest.raises(ValueError, match="not a result store"):
+        ResultStore(other, readonly=True)
+
+
+def test_store_refuses_a_different_data_set_under_the_same_name(tmp_path):
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        store.put_dataset("d", "aaaa", ["f"], np.zeros((3, 2), np.uint8))
+        with pytest.raises(ValueError, match="different data set"):
+            store.put_dataset("d", "bbbb", ["f"], np.zeros((3, 2), np.uint8))
+
+
+def test_report_from_a_hand_made_store(tmp_path):
+    """Two methods, two folds: the pooled predictions and BBC-CV cells come from the store alone."""
+    rng = np.random.default_rng(0)
+    Y = (rng.random((40, 3)) < 0.4).astype(np.uint8)
+    store = ResultStore(tmp_path / "s.sqlite")
+    store.put_dataset("d", "f", ["x"], Y)
+    parts = folds(40, 2)
+    keys = []
+    prof = replace(TINY, max_rules=10, rule_step=10)
+    for name, flip in (("br", 0.0), ("lp", 0.3)):
+        for fold, (_, test) in enumerate(parts):
+            P = Y[test].copy()
+            P ^= (rng.random(P.shape) < flip).astype(np.uint8)
+            key = f"{name}{fold}"
+            keys.append(key)
+            group = METHODS[name].groups(prof)[0]
+            store.put_task(TaskResult(key, "d", fold, 2, name, group, METHODS[name].configurations(group, prof), {},
+                                      "v", 1.0, "w", test, P[None]))
+    store.set_meta("run", {"profile": prof.as_dict(), "datasets": ["d"], "methods": ["br", "lp"], "n_tasks": 4,
+                           "keys": keys})
+    names, P, _ = pooled_predictions(store, "d", "br", 2)
+    assert np.array_equal(P[0], Y)
+    rep = build_report(store)
+    assert rep.value("hamming", "d", "br") == 0.0 and rep.value("subset_01", "d", "lp") > 20
+    written = write_report(rep, tmp_path / "report")
+    text = (tmp_path / "report" / "table1.md").read_text()
+    assert "| d | **0.00**" in text  # BR's perfect Hamming loss is the row's best
+    assert [p.name for p in written][:2] == ["table1.md", "table1.csv"]
+    store.close()
+
+
+# ------------------------------------------------------------------------------ on Dask
+@pytest.fixture
+def tiny_specs(tmp_path):
+    return [resolve(str(write_svmlight(tmp_path / "a.svm", seed=1))),
+            resolve(str(write_svmlight(tmp_path / "b.svm", n=90, seed=2)))]
+
+
+@pytest.mark.slow
+def test_end_to_end_on_a_local_cluster_then_resume(tmp_path, tiny_specs):
+    from engine.evaluation.runner import run_evaluation
+
+    methods = list(METHODS.values())
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        first = run_evaluation(tiny_specs, methods, TINY, store, n_workers=2, stream=open(os.devnull, "w"))
+        assert first.n_done == first.n_tasks == 2 * 2 * 7 and first.n_failed == 0
+        second = run_evaluation(tiny_specs, methods, TINY, store, n_workers=2, stream=open(os.devnull, "w"))
+        assert second.n_done == 0 and second.n_skipped == first.n_tasks  # nothing new computed
+        rep = build_report(store)
+    assert rep.complete_datasets() == ["a", "b"]
+    paths = write_report(rep, tmp_path / "out")
+    assert {p.name for p in paths} >= {"table1.md", "table1.csv", "cd_subset_01.png", "cd_hamming.png"}
+    # BOOMER's configurations are the rule prefixes: 2 per group here
+    assert len(rep.cells[("a", "boomer-lw-single")].configurations) == 2
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_task_loses_nothing(tmp_path, tiny_specs):
+    from engine.evaluation.runner import run_evaluation
+
+    killed = []
+
+    def kill_a_busy_worker(result, client):
+        if killed:
+            return
+        busy = [w for w, tasks in client.processing().items() if tasks]
+        if busy:
+            pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    prof = replace(TINY, max_rules=200, rule_step=100)
+    methods = [METHODS["boomer-exw-complete"], METHODS["br"]]
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        summary = run_evaluation(tiny_specs, methods, prof, store, n_workers=2, stream=open(os.devnull, "w"),
+                                 on_result=kill_a_busy_worker)
+        assert killed, "no worker was busy when the first result arrived"
+        assert summary.n_failed == 0 and summary.n_done == summary.n_tasks
+        rep = build_report(store)
+    assert set(rep.cells) == {(d, m.name) for d in ("a", "b") for m in methods}
+
+
+def test_command_errors_are_one_line(tmp_path, capsys):
+    assert main(["evaluate", "--methods", "br,xgb"]) == 2
+    assert "unknown method 'xgb'" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(tmp_path / "none.arff")]) == 2
+    assert "neither a file nor one of the known names" in capsys.readouterr().err
+    assert main(["evaluate", "--report-only", "--store", str(tmp_path / "none.sqlite")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    (tmp_path / "f").write_text("x")
+    assert main(["evaluate", "--report", str(tmp_path / "f")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_command_runs_and_reports(tmp_path, capsys):
+    data = write_svmlight(tmp_path / "c.svm")
+    argv = ["evaluate", "--data", str(data), "--methods", "br,boomer-lw-single", "--profile", "smoke", "--store",
+            str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "rep"), "--workers", "2"]
+    assert main(argv) == 0
+    out = capsys.readouterr()
+    assert "table1.md" in out.out and "0 failed" in out.err
+    assert main(argv[:-2] + ["--report-only"]) == 0
+    assert "| c |" in (tmp_path / "rep" / "table1.md").read_text()
