@@ -87,6 +87,7 @@ class MainWindow(QMainWindow):
         self.model = None
         self.whatif: WhatIf | None = None
         self._message_boxes: list[QMessageBox] = []
+        self._evaluation_windows: list = []
         self._closing = False
         self._loading: DataLoadJob | None = None
         self._started_at = 0.0
@@ -238,6 +239,9 @@ class MainWindow(QMainWindow):
         self.act_save_model = action(m, "Save &model…", self.save_model_dialog)
         self.act_export_rules = action(m, "Export &rules (text, CSV, JSON)…", self.export_rules_dialog)
         self.act_export_plot = action(m, "Export &plot (PNG, SVG, PDF)…", self.export_plot_dialog)
+        m.addSeparator()
+        self.act_open_evaluation = action(m, "Open e&valuation results…", self.open_evaluation_dialog,
+                                          tip="A result store of python -m engine evaluate (the paper's Table 1)")
         m.addSeparator()
         action(m, "&Quit", self.close, QKeySequence.Quit)
         e = self.menuBar().addMenu("&Edit")
@@ -856,6 +860,22 @@ class MainWindow(QMainWindow):
         if path:
             self._guard("Cannot open the session", self.open_session, path)
 
+    def open_evaluation_dialog(self):
+        from .evaluation_view import EVALUATION_FILTER
+
+        path, _ = QFileDialog.getOpenFileName(self, "Open evaluation results", "", EVALUATION_FILTER)
+        if path:
+            self._guard("Cannot open the evaluation results", self.open_evaluation, path)
+
+    def open_evaluation(self, path):
+        """Show a Table-1 result store in its own window (raises for a file that is not one)."""
+        from .evaluation_view import open_evaluation
+
+        window = open_evaluation(path, self)
+        window.setAttribute(Qt.WA_DeleteOnClose)
+        self._evaluation_windows = [w for w in self._evaluation_windows if w.isVisible()] + [window]
+        return window
+
     def _guard(self, title: str, fn, *args) -> bool:
         """Run a user action; any failure is one message box and the window stays usable."""
         try:
@@ -868,6 +888,8 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------------- closing
     def closeEvent(self, event) -> None:
         self._closing = True
+        for window in self._evaluation_windows:
+            window.close()
         self._filter_timer.stop()
         self._status_timer.stop()
         self.table._repaint_timer.stop()

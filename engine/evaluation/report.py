@@ -252,3 +252,54 @@ def write_report(rep: Report, out_dir) -> list[Path]:
                             f"{MEASURES[meas].title}, {len(done)} data sets")
             written.append(png)
     return written
+
+
+# ------------------------------------------------------------------------------ for viewers
+@dataclass
+class MeasureView:
+    """One measure's table as a viewer shows it: values, ranks (NaN where a data set is incomplete),
+    the best of each row, average ranks and the Nemenyi CD over the complete data sets."""
+
+    measure: str
+    title: str
+    datasets: list[str]
+    methods: list[str]  # the paper's column titles
+    values: np.ndarray  # datasets x methods, NaN = not finished
+    ranks: np.ndarray
+    best: np.ndarray  # bool
+    average_ranks: np.ndarray | None
+    critical_distance: float | None
+    n_complete: int
+    method_keys: list[str] = field(default_factory=list)  # the methods' names (boomer-lw-single, ...)
+
+
+def measure_view(rep: Report, measure: str) -> MeasureView:
+    meas = MEASURES[measure]
+    V = rep.table(measure)
+    R = np.full(V.shape, np.nan)
+    done = [rep.datasets.index(d) for d in rep.complete_datasets()]
+    if done:
+        R[done] = ranks(V[done], meas.higher_is_better)
+    best = np.zeros(V.shape, dtype=bool)
+    for i, row in enumerate(V):
+        if not np.all(np.isnan(row)):
+            best[i] = row == (np.nanmax(row) if meas.higher_is_better else np.nanmin(row))
+    avg = R[done].mean(axis=0) if len(done) >= 2 else None
+    cd = critical_distance(len(rep.methods), len(done), 0.05) if len(done) >= 2 else None
+    return MeasureView(measure, meas.title, list(rep.datasets), [METHODS[m].title for m in rep.methods], V, R, best,
+                       avg, cd, len(done), list(rep.methods))
+
+
+def load_report(path) -> Report:
+    """The report of the store at ``path`` (opened read-only)."""
+    with ResultStore(path, readonly=True) as store:
+        return build_report(store)
+
+
+def store_progress(path) -> tuple[int, int]:
+    """(finished, expected) tasks of the store's run: cheap enough to poll."""
+    with ResultStore(path, readonly=True) as store:
+        run = store.meta("run")
+        if run is None:
+            return 0, 0
+        return len(set(run["keys"]) & store.finished_keys()), int(run["n_tasks"])
