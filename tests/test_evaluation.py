@@ -180,6 +180,15 @@ def test_end_to_end_on_a_local_cluster_then_resume(tmp_path, tiny_specs):
         assert first.n_done == first.n_tasks == 2 * 2 * 7 and first.n_failed == 0
         second = run_evaluation(tiny_specs, methods, TINY, store, n_workers=2, stream=open(os.devnull, "w"))
         assert second.n_done == 0 and second.n_skipped == first.n_tasks  # nothing new computed
+        # an existing cluster by its scheduler address: no other change; recomputes only what is missing
+        store.db.execute("DELETE FROM tasks WHERE method='br'")
+        store.db.commit()
+        from dask.distributed import LocalCluster
+
+        with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as cluster:
+            third = run_evaluation(tiny_specs, methods, TINY, store, scheduler=cluster.scheduler_address,
+                                   stream=open(os.devnull, "w"))
+        assert third.n_done == 2 * 2 and third.n_failed == 0
         rep = build_report(store)
     assert rep.complete_datasets() == ["a", "b"]
     paths = write_report(rep, tmp_path / "out")
@@ -236,3 +245,65 @@ def test_command_runs_and_reports(tmp_path, capsys):
     assert "table1.md" in out.out and "0 failed" in out.err
     assert main(argv[:-2] + ["--report-only"]) == 0
     assert "| c |" in (tmp_path / "rep" / "table1.md").read_text()
+
+
+# ------------------------------------------------------------------------------ T-C3
+C1 = {"birds": (645, 260, 19, 1.014, 133), "emotions": (593, 72, 6, 1.868, 27), "enron": (1702, 1001, 53, 3.378, 753),
+      "llog": (1460, 1004, 75, 1.180, 304), "medical": (1954, 1909, 45, 1.240, 94),
+      "scene": (2407, 294, 6, 1.074, 15), "slashdot": (3782, 3125, 20, 1.181, 156),
+      "yeast": (2417, 103, 14, 4.237, 198)}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(C1))
+def test_table1_data_sets_have_the_statistics_of_the_notes(name):  # T-C3 (SPEC C.1)
+    from engine.datasets import load
+    from engine.evaluation.data import KNOWN, SHARED_DATA, load_spec
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"the benchmark data folder {SHARED_DATA} is absent")
+    parts = [load(SHARED_DATA / f) for f in KNOWN[name]]
+    n, d, k, lc, dls = C1[name]
+    assert sum(p.n_examples for p in parts) == n and parts[0].n_features == d and parts[0].n_labels == k
+    spec = resolve(name)
+    X, Y = load_spec(spec.name, spec.files)
+    assert X.shape[0] == n and round(float(Y.sum(axis=1).mean()), 3) == lc
+    assert np.unique(Y, axis=0).shape[0] == dls
+    if name == "birds":  # two nominal attributes, one-hot encoded
+        assert len(parts[0].nominal_values) == 2 and X.shape[1] > d
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_where_it_stopped(tmp_path):
+    """The whole command is killed once the store holds results; the rerun computes only the rest."""
+    import subprocess
+    import sys
+    import time
+
+    data = write_svmlight(tmp_path / "k.svm")
+    store = tmp_path / "s.sqlite"
+    argv = [sys.executable, "-m", "engine", "evaluate", "--data", str(data), "--profile", "smoke", "--store",
+            str(store), "--report", str(tmp_path / "rep"), "--workers", "1", "--methods", "boomer-exw-complete,cc,br"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    done = 0
+    while time.monotonic() < deadline and proc.poll() is None:
+        if store.exists():
+            try:
+                with sqlite3.connect(store, timeout=5) as db:
+                    done = db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+            except sqlite3.OperationalError:
+                done = 0
+        if done >= 2:
+            break
+        time.sleep(0.05)  # polling a subprocess, not waiting on Qt
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert done >= 2, "the run stored nothing before it was killed"
+    with ResultStore(store) as s:
+        kept = s.n_tasks()
+    total = 3 * (1 + 2 + 1)  # folds x (groups of boomer-exw-complete + cc's two orders + br)
+    assert 2 <= kept < total
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert f"{total - kept} tasks computed, {kept} already stored" in out.stderr
