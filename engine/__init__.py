@@ -7,6 +7,7 @@ The engine is free of any GUI toolkit.  Public entry points:
 - :class:`RuleRecord` - what a rule learner's ``fit_iter`` yields per rule (a step, :mod:`engine.steps`);
 - :class:`LabelRankingBooster` - log-linear label ranking (Dekel et al. 2003), one step per iteration;
 - :class:`MLMEClassifier` - ML-ME mixtures of CTBN experts (Hong et al. 2014), one step per expert;
+- :class:`LogisticChainClassifier` - classifier chains of logistic regressions, ML-ME's baseline;
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
 """
 from .numba_cache import ensure_cache_dir
@@ -14,7 +15,7 @@ from .numba_cache import ensure_cache_dir
 ensure_cache_dir()  # before any kernel is compiled
 
 from .adaboost import AdaBoostMHClassifier  # noqa: E402
-from .mlme import MLMEClassifier
+from .mlme import LogisticChainClassifier, MLMEClassifier
 from .ranking import LabelRankingBooster
 from .boomer import BoomerClassifier
 from .learner import RuleLearner, RuleRecord
@@ -22,4 +23,4 @@ from .model import RuleModel
 from .rules import Condition, Rule, Schema
 from .seco import SeCoClassifier
 
-__all__ = ["AdaBoostMHClassifier", "BoomerClassifier", "LabelRankingBooster", "MLMEClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema", "SeCoClassifier"]
+__all__ = ["AdaBoostMHClassifier", "BoomerClassifier", "LabelRankingBooster", "LogisticChainClassifier", "MLMEClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema", "SeCoClassifier"]

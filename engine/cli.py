@@ -211,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench_mlme", help="ML-ME against binary relevance and a single CTBN (k-fold CV)")
     p.add_argument("--data", nargs="*", default=None, choices=("emotions", "scene", "yeast", "enron"),
                    help="subset of emotions, scene, yeast, enron (default: the first three)")
-    p.add_argument("--folds", type=_bounded_int(2, 20), default=5)
+    p.add_argument("--folds", type=_bounded_int(2, 20), default=10)
     p.set_defaults(func=lambda a: __import__("engine.bench_mlme", fromlist=["run"]).run(a))
 
     from .evaluation.command import add_parser as add_evaluate

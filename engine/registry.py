@@ -417,3 +417,42 @@ register(LearnerSpec(
                  Column("accepted", lambda s: "yes" if s.component.accepted else "no")),
         inspect=_mlme_inspect, summary=_mlme_summary),
 ))
+
+
+from .mlme import chain as _chain  # noqa: E402
+
+
+def _chain_inspect(step, schema) -> str:
+    c = step.component
+    label = schema.label if schema is not None else (lambda i: f"y{i}")
+    reads = ", ".join(label(j) for j in c.inputs) or "no label (the first of the chain)"
+    m = step.metrics
+    return (f"<h3>Link {c.position + 1}: {label(c.label)}</h3><p>Reads the attributes and {reads}.</p>"
+            f"<p>Largest coefficients: {c.strongest}</p>"
+            f"<p>Training Hamming {_fmt(m.get('train_hamming'))}, subset 0/1 {_fmt(m.get('train_subset'))}.</p>")
+
+
+def _chain_summary(est) -> str:
+    label = est.schema_.label
+    chain = " → ".join(label(int(k)) for k in est.order_[: len(est.coef_)])
+    return (f"<h3>Classifier chain of {len(est.coef_)} logistic regressions</h3>"
+            f"<p>{est.n_labels_} labels, {est.n_features_in_} attributes; chain: {chain}.</p>")
+
+
+register(LearnerSpec(
+    key=_chain.LEARNER_KEY,
+    title="Classifier chain (logistic regressions)",
+    factory=_chain.LogisticChainClassifier,
+    description="The baseline of ML-ME's paper: one L2 logistic regression per label, on the attributes and the "
+                "labels before it in the chain (original order); greedy prediction. Binary relevance is the "
+                "ML-ME preset 'Binary relevance'.",
+    parameters=(Parameter("l2", "float", 10.0, "L2 weight", "of every logistic regression (ML-ME's default)",
+                          minimum=0.0, maximum=10000.0),),
+    metrics=(*CLASSIFIER_METRICS, Metric("val_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)")),
+    component=ComponentView(
+        "label", "label",
+        columns=(Column("label", lambda s: str(s.component.label)),
+                 Column("reads labels", lambda s: str(len(s.component.inputs))),
+                 Column("largest coefficients", lambda s: s.component.strongest)),
+        inspect=_chain_inspect, summary=_chain_summary),
+))

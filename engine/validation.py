@@ -115,3 +115,34 @@ def check_float(name: str, value, low: float, high: float = np.inf, low_open: bo
 def check_random_state(value) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0):
         raise ValueError(f"random_state must be a non-negative integer or None, got {value!r}")
+
+
+class FromParamsMixin:
+    """``cls.from_params(mapping)``: an estimator from parameters read from a file, checked like ``fit``
+    checks them (unknown names and bad values raise ValueError)."""
+
+    @classmethod
+    def from_params(cls, params):
+        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
+        if unknown:
+            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
+        est = cls(**params)
+        est._validate_params()
+        return est
+
+
+def check_training_data(X, Y, X_val=None, Y_val=None):
+    """(X, Y, X_val, Y_val) checked like :func:`check_features` / :func:`check_labels`; the validation
+    pair is optional but must come whole and match the training data's attributes and labels."""
+    Xc = check_features(X)
+    Yc = check_labels(Y, Xc.shape[0])
+    if (X_val is None) != (Y_val is None):
+        raise ValueError("give both X_val and Y_val, or neither")
+    Xv = Yv = None
+    if X_val is not None:
+        Xv = check_features(X_val, "X_val")
+        Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
+        if Xv.shape[1] != Xc.shape[1] or Yv.shape[1] != Yc.shape[1]:
+            raise ValueError(f"validation data have {Xv.shape[1]} attributes and {Yv.shape[1]} labels, "
+                             f"training data {Xc.shape[1]} and {Yc.shape[1]}")
+    return Xc, Yc, Xv, Yv

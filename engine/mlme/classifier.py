@@ -8,7 +8,6 @@ log-likelihood rejects the expert and ends training.  The last mixture is refitt
 training data.  Prediction is the annealed MAP of the mixture (SPEC B.7)."""
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from typing import Iterator, Mapping
@@ -17,11 +16,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..fileio import atomic_write_text
 from ..rules import Schema
+from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import Step
-from ..validation import check_features, check_float, check_int, check_labels, check_random_state
+from ..validation import (FromParamsMixin, check_features, check_float, check_int, check_labels, check_random_state,
+                          check_training_data)
 from . import ctbn as C
+from .design import design, standardiser
 from .mixture import Mixture, annealed_map, em, penalized_ll
 
 LEARNER_KEY = "ml-me"
@@ -47,7 +48,7 @@ class ExpertStep:
         return f"expert {self.expert}: {self.tree}" if self.accepted else f"expert {self.expert} rejected"
 
 
-class MLMEClassifier(ClassifierMixin, BaseEstimator):
+class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     """ML-ME (registry key ``'ml-me'``).
 
     Parameters ([A]: readings of the paper, SPEC B.8)
@@ -103,47 +104,21 @@ class MLMEClassifier(ClassifierMixin, BaseEstimator):
         if self.structure not in STRUCTURES:
             raise ValueError(f"structure must be one of {', '.join(map(repr, STRUCTURES))}, got {self.structure!r}")
 
-    @classmethod
-    def from_params(cls, params: Mapping) -> "MLMEClassifier":
-        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
-        if unknown:
-            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
-        est = cls(**params)
-        est._validate_params()
-        return est
-
     # ------------------------------------------------------------------------------ features
     def _design(self, X) -> np.ndarray:
-        """[1, standardised x] with missing values at the training mean."""
-        Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
-        Z = (Xd.astype(np.float64) - self.mean_) / self.scale_
-        return np.hstack([np.ones((len(Z), 1)), np.nan_to_num(Z, nan=0.0)])
+        return design(X, self.mean_, self.scale_)
 
     # ------------------------------------------------------------------------------ training
     def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per expert tried (kind ``'expert'``)."""
         self._validate_params()
-        Xc = check_features(X)
-        Yc = check_labels(Y, Xc.shape[0])
-        if (X_val is None) != (Y_val is None):
-            raise ValueError("give both X_val and Y_val, or neither")
-        Xv = Yv = None
-        if X_val is not None:
-            Xv = check_features(X_val, "X_val")
-            Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
-            if Xv.shape[1] != Xc.shape[1] or Yv.shape[1] != Yc.shape[1]:
-                raise ValueError(f"validation data have {Xv.shape[1]} attributes and {Yv.shape[1]} labels, "
-                                 f"training data {Xc.shape[1]} and {Yc.shape[1]}")
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
         n = Xc.shape[0]
         if n < 10:
             raise ValueError(f"ML-ME needs at least 10 training examples, got {n}")
         Xd = Xc.toarray() if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
-        with np.errstate(all="ignore"):
-            mean = np.nanmean(np.where(np.isnan(Xd), np.nan, Xd), axis=0)
-            std = np.nanstd(Xd, axis=0)
-        self.mean_ = np.nan_to_num(mean, nan=0.0)
-        self.scale_ = np.where(np.isfinite(std) & (std > 0), std, 1.0)
+        self.mean_, self.scale_ = standardiser(Xd)
         self.n_features_in_, self.n_labels_, self.schema_ = Xc.shape[1], Yc.shape[1], schema or Schema()
         self.mixture_ = None
         design = self._design(Xd)
@@ -261,34 +236,22 @@ class MLMEClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------------ persistence
     def to_model_dict(self) -> dict:
-        from ..learner import MODEL_FORMAT, MODEL_VERSION, _jsonable
-
         if getattr(self, "mixture_", None) is None:
             raise ValueError("this MLMEClassifier is not fitted yet")
-        s = self.schema_
         mix = self.mixture_
-        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "learner": LEARNER_KEY,
-                "params": _jsonable(self.get_params()),
-                "model": {"n_features": self.n_features_in_, "n_labels": self.n_labels_,
-                          "mean": self.mean_.tolist(), "scale": self.scale_.tolist(), "gate": mix.gate.tolist(),
-                          "experts": [{"parents": e.parents.tolist(), "coef": e.coef.tolist()} for e in mix.experts],
-                          "schema": {"feature_names": list(s.feature_names), "label_names": list(s.label_names),
-                                     "nominal_values": {str(j): list(v) for j, v in s.nominal_values.items()}}}}
+        return make_document(LEARNER_KEY, self.get_params(), self.n_features_in_, self.n_labels_, self.schema_,
+                             mean=self.mean_.tolist(), scale=self.scale_.tolist(), gate=mix.gate.tolist(),
+                             experts=[{"parents": e.parents.tolist(), "coef": e.coef.tolist()} for e in mix.experts])
 
     def save(self, path) -> None:
-        atomic_write_text(path, json.dumps(self.to_model_dict()))
+        save_document(self.to_model_dict(), path)
 
     @classmethod
     def from_model_dict(cls, doc: Mapping) -> "MLMEClassifier":
         """A fitted model from a model document; every field is checked (ValueError naming it)."""
         from .. import model_document as checks
-        from ..model import _schema_from_dict
 
-        doc = checks.mapping(doc, "model file")
-        est = cls.from_params(checks.mapping(doc.get("params", {}), "model file, params"))
-        m = checks.mapping(doc.get("model"), "model")
-        n_features = checks.integer(m.get("n_features"), "model, n_features", 1, checks.MAX_FEATURES)
-        d = checks.integer(m.get("n_labels"), "model, n_labels", 1, checks.MAX_LABELS)
+        est, m, n_features, d = open_document(cls, doc)
         width = n_features + 1
 
         def matrix(value, field, shape):
@@ -332,6 +295,6 @@ class MLMEClassifier(ClassifierMixin, BaseEstimator):
             experts.append(C.CTBN(parents, coef))
         est.mean_, est.scale_ = mean, scale
         est.n_features_in_, est.n_labels_ = n_features, d
-        est.schema_ = _schema_from_dict(m.get("schema", {}), n_features, d)
+        est.schema_ = schema_of(m, n_features, d)
         est.mixture_ = Mixture(experts, gate)
         return est

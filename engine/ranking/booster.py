@@ -8,7 +8,6 @@ Theorem-1 bound, the actual decrease, and the four generalised errors with Hammi
 0/1 losses of the bipartition (train every step; validation every ``eval_every`` steps)."""
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from typing import Iterator, Mapping
@@ -16,10 +15,10 @@ from typing import Iterator, Mapping
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ..fileio import atomic_write_text
 from ..rules import Schema
+from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import Step
-from ..validation import check_choice, check_features, check_float, check_int, check_labels
+from ..validation import FromParamsMixin, check_choice, check_features, check_float, check_int, check_training_data
 from . import graphs as G
 from .features import FEATURES, BaseFeatures
 from .kernels import disagreement
@@ -77,7 +76,7 @@ class _ErrorGraphs:
 _METRIC_SUFFIX = {"0-1": "01", "dis": "dis", "Dom": "Dom", "dom": "dom"}
 
 
-class LabelRankingBooster(ClassifierMixin, BaseEstimator):
+class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
     """Boosted log-linear label ranking over preference graphs.
 
     Parameters (SPEC A; [A] marks readings of the paper exposed as parameters)
@@ -130,16 +129,6 @@ class LabelRankingBooster(ClassifierMixin, BaseEstimator):
         if self.graph == "bipartite" and self.hierarchy is not None:
             raise ValueError("hierarchy is only used with graph='layered'")
 
-    @classmethod
-    def from_params(cls, params: Mapping) -> "LabelRankingBooster":
-        """A booster with ``params`` (e.g. read from a file), checked like ``fit`` checks them."""
-        unknown = sorted(str(p) for p in params if p not in cls._get_param_names())
-        if unknown:
-            raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
-        est = cls(**params)
-        est._validate_params()
-        return est
-
     # ---------------------------------------------------------------------------- training
     def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None, graphs=None) -> Iterator[Step]:
@@ -150,17 +139,7 @@ class LabelRankingBooster(ClassifierMixin, BaseEstimator):
         bipartition's calibration and the reported errors).  ``nominal_attributes`` is accepted
         for interface compatibility; nominal codes are used as numbers."""
         self._validate_params()
-        Xc = check_features(X)
-        Yc = check_labels(Y, Xc.shape[0])
-        Xv = Yv = None
-        if (X_val is None) != (Y_val is None):
-            raise ValueError("give both X_val and Y_val, or neither")
-        if X_val is not None:
-            Xv = check_features(X_val, "X_val")
-            Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
-            if Xv.shape[1] != Xc.shape[1] or Yv.shape[1] != Yc.shape[1]:
-                raise ValueError(f"validation data have {Xv.shape[1]} attributes and {Yv.shape[1]} labels, "
-                                 f"training data {Xc.shape[1]} and {Yc.shape[1]}")
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
         schema = schema or Schema()
         n, k = Yc.shape
         calibration = self.threshold == "calibration-label"
@@ -286,34 +265,23 @@ class LabelRankingBooster(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------------------- persistence
     def to_model_dict(self) -> dict:
-        from ..learner import MODEL_FORMAT, MODEL_VERSION, _jsonable
-
         self._fitted()
-        s = self.schema_
-        params = _jsonable(self.get_params())
+        params = self.get_params()
         if params.get("hierarchy") is not None:
             params["hierarchy"] = [int(p) for p in np.asarray(self.hierarchy)]
-        return {"format": MODEL_FORMAT, "version": MODEL_VERSION, "learner": LEARNER_KEY, "params": params,
-                "model": {"n_features": self.n_features_in_, "n_labels": self.n_labels_,
-                          "calibration": bool(self.calibration_), "cardinality": self.cardinality_,
-                          "base_features": self.base_features_.to_dict(), "coefficients": self.coef_.tolist(),
-                          "schema": {"feature_names": list(s.feature_names), "label_names": list(s.label_names),
-                                     "nominal_values": {str(j): list(v) for j, v in s.nominal_values.items()}}}}
+        return make_document(LEARNER_KEY, params, self.n_features_in_, self.n_labels_, self.schema_,
+                             calibration=bool(self.calibration_), cardinality=self.cardinality_,
+                             base_features=self.base_features_.to_dict(), coefficients=self.coef_.tolist())
 
     def save(self, path) -> None:
-        atomic_write_text(path, json.dumps(self.to_model_dict(), indent=1))
+        save_document(self.to_model_dict(), path, indent=1)
 
     @classmethod
     def from_model_dict(cls, doc: Mapping) -> "LabelRankingBooster":
         """A fitted booster from a model document; every field is checked (ValueError)."""
         from .. import model_document as checks
-        from ..model import _schema_from_dict
 
-        doc = checks.mapping(doc, "model file")
-        est = cls.from_params(checks.mapping(doc.get("params", {}), "model file, params"))
-        m = checks.mapping(doc.get("model"), "model")
-        n_features = checks.integer(m.get("n_features"), "model, n_features", 1, checks.MAX_FEATURES)
-        n_labels = checks.integer(m.get("n_labels"), "model, n_labels", 1, checks.MAX_LABELS)
+        est, m, n_features, n_labels = open_document(cls, doc)
         calibration = m.get("calibration")
         if not isinstance(calibration, bool) or calibration != (est.threshold == "calibration-label"):
             raise ValueError("model, calibration: must be true exactly when threshold is 'calibration-label'")
@@ -329,7 +297,7 @@ class LabelRankingBooster(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"model, coefficients[{r}]: {len(row)} entries, expected {width}")
             coef[r] = [checks.number(v, f"model, coefficients[{r}][{c}]") for c, v in enumerate(row)]
         est.cardinality_ = checks.integer(m.get("cardinality"), "model, cardinality", 0, n_labels + 1)
-        est.schema_ = _schema_from_dict(m.get("schema", {}), n_features, n_labels)
+        est.schema_ = schema_of(m, n_features, n_labels)
         est.n_features_in_, est.n_labels_, est.base_features_, est.calibration_ = n_features, n_labels, base, calibration
         est.coef_ = coef
         return est

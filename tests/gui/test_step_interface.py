@@ -115,3 +115,17 @@ def test_mlme_streams_experts_into_the_window(qtbot, window, train, errors):
     assert "Expert 2: accepted" in view.inspector.toPlainText()
     assert window.run_controls.progress.text() == "2 / 2 experts"
     assert errors == []
+
+
+def test_classifier_chain_streams_labels_into_the_window(qtbot, window, train, errors):
+    panel = window.learner_panel
+    panel.set_learner("cc-lr")
+    assert train(window) == "finished"
+    view = window.step_view
+    steps = view.model.steps
+    K = window.data.train.Y.shape[1]
+    assert len(steps) == K and [s.component.position for s in steps] == list(range(K))
+    assert view.model.headers()[:2] == ["#", "label"]
+    view.select_step(K - 1)
+    assert f"Link {K}" in view.inspector.toPlainText()
+    assert errors == []
