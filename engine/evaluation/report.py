@@ -83,7 +83,9 @@ def build_report(store: ResultStore) -> Report:
         raise ValueError(f"{store.path} holds no evaluation run")
     prof = run["profile"]
     keys = set(run["keys"])
-    rep = Report(run["datasets"], run["methods"], prof["n_folds"], prof["n_bootstraps"],
+    paper_order = [d for d in paper_table1.DATASETS if d in run["datasets"]]
+    datasets = paper_order + [d for d in run["datasets"] if d not in paper_order]  # Table 1's row order
+    rep = Report(datasets, run["methods"], prof["n_folds"], prof["n_bootstraps"],
                  n_tasks_expected=run["n_tasks"], n_tasks_done=len(keys & store.finished_keys()))
     for d in rep.datasets:
         Y = store.dataset_labels(d)
