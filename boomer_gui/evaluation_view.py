@@ -61,6 +61,8 @@ class MeasureTableModel(QAbstractTableModel):
             return None
         i, j = index.row(), index.column()
         v = self.view
+        if role == Qt.TextAlignmentRole:
+            return int(Qt.AlignRight | Qt.AlignVCenter)
         if i == len(v.datasets):  # the average-rank row
             value = float(v.average_ranks[j])
             if role == Qt.DisplayRole:
@@ -83,8 +85,6 @@ class MeasureTableModel(QAbstractTableModel):
             paper = paper_table1.value(v.measure, v.datasets[i], v.method_keys[j])
             ours = "not finished yet" if math.isnan(value) else f"{v.title}: {value:.4f}"
             return ours + ("" if paper is None else f"\nthe paper's Table 1: {paper:.2f}")
-        if role == Qt.TextAlignmentRole:
-            return int(Qt.AlignRight | Qt.AlignVCenter)
         return None
 
 
@@ -151,13 +151,15 @@ class EvaluationWindow(QMainWindow):
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.table)
         split.addWidget(lower)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.addLayout(top)
         layout.addWidget(split, 1)
         layout.addWidget(self.status)
         self.setCentralWidget(body)
-        self.resize(980, 720)
+        self.resize(1000, 760)
         self.timer = QTimer(self)
         self.timer.setInterval(poll_ms)
         self.timer.timeout.connect(self.poll)
@@ -232,6 +234,7 @@ class EvaluationWindow(QMainWindow):
         if ready:
             self.canvas = FigureCanvasQTAgg(cd_figure(view.methods, view.average_ranks, view.critical_distance,
                                                       f"{view.title}, {view.n_complete} data sets"))
+            self.canvas.setMinimumHeight(260)
             self.canvas_holder.addWidget(self.canvas)
 
     def closeEvent(self, event) -> None:
