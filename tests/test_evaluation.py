@@ -307,3 +307,13 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
     out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert f"{total - kept} tasks computed, {kept} already stored" in out.stderr
+
+
+def test_grid_sizes_of_the_paper_and_the_authors_scripts():  # SPEC C.4
+    def size(profile, name):
+        m = METHODS[name]
+        return sum(len(m.configurations(g, PROFILES[profile])) for g in m.groups(PROFILES[profile]))
+
+    assert [size("paper", m) for m in ("boomer-exw-complete", "br", "lp", "cc")] == [3600, 18, 18, 180]
+    assert [size("authors", m) for m in ("boomer-exw-complete", "br", "lp", "cc")] == [1200, 6, 6, 120]
+    assert size("reduced", "boomer-lw-single") == 2 * 3 * 20  # η x λ x T in 50..1000

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .data import resolve
 from .methods import METHODS, method
-from .profiles import profile
+from .profiles import PROFILES, profile
 
 
 def parse_methods(text: str | None) -> list:
@@ -56,7 +56,9 @@ def add_parser(sub, bounded_int) -> None:
                    "the names birds, emotions, enron, llog, medical, scene, slashdot, yeast (read from "
                    "../shared/data); default: the profile's")
     p.add_argument("--methods", help="comma-separated subset of " + ",".join(METHODS) + " (default: all seven)")
-    p.add_argument("--profile", default="smoke", choices=("smoke", "reduced", "paper"))
+    p.add_argument("--profile", default="smoke", choices=tuple(PROFILES),
+                   help="smoke (minutes), reduced (the 2-core budget), paper (the paper text's grid), authors (the "
+                        "authors' released scripts' grid)")
     p.add_argument("--store", default="table1.sqlite", help="SQLite result store (created if absent)")
     p.add_argument("--scheduler", metavar="ADDR", help="an existing Dask scheduler, e.g. tcp://HOST:8786 "
                    "(default: a local cluster)")

@@ -42,6 +42,10 @@ PROFILES = {
                      l2=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0), max_rules=10000, rule_step=50,
                      learning_rate=(0.1, 0.3, 0.5), reg_lambda=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0), n_trees=100,
                      cc_orders=10, datasets=RUN_ORDER),
+    # the authors' released scripts (SPEC C.2/C.3/C.9): shrinkage 0.1 only, XGBoost learning rate 0.1 only, 20 orders
+    "authors": Profile("authors", n_folds=10, n_bootstraps=100, shrinkage=(0.1,), l2=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0),
+                       max_rules=10000, rule_step=50, learning_rate=(0.1,), reg_lambda=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0),
+                       n_trees=100, cc_orders=20, datasets=RUN_ORDER),
 }
 
 
