@@ -76,6 +76,22 @@ def window(make_window):
     return make_window()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """Compile the learners' kernels once, untimed, before any test waits on a run with a timeout (on
+    a fresh machine Numba's cache is empty and the first run would spend its time compiling)."""
+    from engine import AdaBoostMHClassifier, BoomerClassifier, SeCoClassifier
+    from engine.datasets import make_synthetic
+
+    d = make_synthetic("conditional-dependence", 200, seed=0)
+    for loss, head in (("logistic-decomposable", "single"), ("logistic-decomposable", "complete"),
+                       ("logistic-non-decomposable", "single"), ("logistic-non-decomposable", "complete")):
+        for _ in BoomerClassifier(loss=loss, head_type=head, max_rules=3).fit_iter(d.X, d.Y, d.X, d.Y):
+            pass
+    AdaBoostMHClassifier(max_rules=2).fit(d.X, d.Y)
+    SeCoClassifier(max_rules=2).fit(d.X, d.Y)
+
+
 @pytest.fixture
 def train(qtbot):
     """``train(window)`` starts a run and waits until it is over; returns the final state."""
