@@ -136,3 +136,25 @@ def test_nemenyi_q_table_agrees_with_the_studentized_range():
             exact = stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2)
             assert nemenyi_q(alpha, k) == pytest.approx(exact, abs=2e-3)
     assert nemenyi_q(0.05, 12) == pytest.approx(stats.studentized_range.ppf(0.95, 12, np.inf) / np.sqrt(2))
+
+
+def test_findings_follow_the_table():
+    """The report's C.8 checks on a report built from known cell means (the paper's own values)."""
+    from engine.evaluation.bbc_cv import BBCResult
+    from engine.evaluation.report import Cell, Report, findings
+
+    rep = Report(list(T.DATASETS), list(T.METHODS), 10, 1)
+    for d in T.DATASETS:
+        for j, m in enumerate(T.METHODS):
+            scores = {meas: np.array([T.TABLE[meas][d][j]]) for meas in T.TABLE}
+            scores.update(micro_f1=np.array([0.0]), macro_f1=np.array([0.0]))
+            rep.cells[(d, m)] = Cell(BBCResult(np.array([0]), scores, 1, "hamming"), ["c"], 1.0)
+    result = {statement.split(" (")[0]: holds for statement, holds, _ in findings(rep)}
+    assert result["ex.w. multi has the best average rank in Subset 0/1 loss"] is True
+    assert result["ex.w. multi < ex.w. single in subset 0/1 on most data sets"] is True
+    assert result["ex.w. ≪ l.w. in subset 0/1 on medical"] is True  # 28.45/30.16 against 23.90/23.04
+    assert result["LP is strong on llog"] is True and result["LP is strong on emotions"] is True
+    del rep.cells[("slashdot", "lp")]
+    assert {s.split(" (")[0]: h for s, h, _ in findings(rep)}["ex.w. ≪ l.w. in subset 0/1 on slashdot"] is True
+    del rep.cells[("slashdot", "boomer-exw-single")]
+    assert {s.split(" (")[0]: h for s, h, _ in findings(rep)}["ex.w. ≪ l.w. in subset 0/1 on slashdot"] is None
