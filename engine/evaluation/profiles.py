@@ -23,6 +23,11 @@ class Profile:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "Profile":
+        """The inverse of :meth:`as_dict` after a JSON round trip (lists back to tuples)."""
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+
 
 TABLE1_DATASETS = ("birds", "emotions", "enron", "llog", "medical", "scene", "slashdot", "yeast")
 # the order a run computes them in: cheap first, so that complete rows arrive early

@@ -16,6 +16,7 @@ from . import paper_table1
 from .bbc_cv import BBCResult, bbc_cv
 from .measures import MEASURES
 from .methods import METHODS
+from .profiles import Profile
 from .statistics import average_ranks, critical_distance, friedman, ranks, wilcoxon
 from .store import ResultStore
 
@@ -55,9 +56,12 @@ class Report:
 def pooled_predictions(store: ResultStore, dataset: str, method: str, n_folds: int, keys=None):
     """(configuration names, C x N x K out-of-fold predictions, fit seconds) of the configurations
     whose predictions cover every row, or None when no configuration is complete yet."""
-    Y = store.dataset_labels(dataset)
+    return pool(store.dataset_labels(dataset), store.tasks(dataset, method, n_folds, keys))
+
+
+def pool(Y: np.ndarray, tasks) -> tuple | None:
+    """:func:`pooled_predictions` from the labels and the stored tasks of one (data set, method)."""
     n, K = Y.shape
-    tasks = store.tasks(dataset, method, n_folds, keys)
     if not tasks:
         return None
     names: dict[str, int] = {}
@@ -82,6 +86,7 @@ def build_report(store: ResultStore) -> Report:
     if run is None:
         raise ValueError(f"{store.path} holds no evaluation run")
     prof = run["profile"]
+    profile = Profile.from_dict(prof)
     keys = set(run["keys"])
     paper_order = [d for d in paper_table1.DATASETS if d in run["datasets"]]
     datasets = paper_order + [d for d in run["datasets"] if d not in paper_order]  # Table 1's row order
@@ -90,19 +95,15 @@ def build_report(store: ResultStore) -> Report:
     for d in rep.datasets:
         Y = store.dataset_labels(d)
         for m in rep.methods:
-            pooled = pooled_predictions(store, d, m, rep.n_folds, keys)
-            expected = sum(1 for _ in METHODS[m].groups(_profile(prof))) * rep.n_folds
-            if pooled is None or len(store.tasks(d, m, rep.n_folds, keys)) < expected:
+            tasks = store.tasks(d, m, rep.n_folds, keys)
+            if len(tasks) < len(METHODS[m].groups(profile)) * rep.n_folds:
                 continue  # a cell is reported once all its tasks are in
+            pooled = pool(Y, tasks)
+            if pooled is None:
+                continue
             names, P, seconds = pooled
             rep.cells[(d, m)] = Cell(bbc_cv(Y, P, METHODS[m].target, rep.n_bootstraps), names, seconds)
     return rep
-
-
-def _profile(d: dict):
-    from .profiles import Profile
-
-    return Profile(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
 
 
 # ------------------------------------------------------------------------------------- writing

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .data import DataSpec, folds, load_spec
+from .data import DataSpec, fingerprint, folds, load_spec
 from .methods import SEED, Method, method
 from .profiles import Profile
 from .store import TaskResult
@@ -59,18 +59,22 @@ def code_version() -> str:
         return "unknown"
 
 
+@functools.lru_cache(maxsize=8)
+def _fingerprint(files: tuple[str, ...]) -> str:
+    """The files' content hash, read once per worker process (not once per task)."""
+    return fingerprint(files)
+
+
 def run_task(task: dict) -> TaskResult:
     """Fit the task's configuration group on the fold's training rows; predict its test rows."""
     import numba
 
     numba.set_num_threads(min(int(task.get("threads", 1)), numba.config.NUMBA_NUM_THREADS))
-    from .data import fingerprint
-
-    if fingerprint(task["files"]) != task["fingerprint"]:
+    if _fingerprint(tuple(task["files"])) != task["fingerprint"]:
         raise RuntimeError(f"the worker on {socket.gethostname()} reads different files for {task['dataset']!r}")
     X, Y = load_spec(task["dataset"], tuple(task["files"]))
     train, test = folds(len(Y), task["n_folds"])[task["fold"]]
-    p = Profile(**{k: tuple(v) if isinstance(v, list) else v for k, v in task["profile"].items()})
+    p = Profile.from_dict(task["profile"])
     m = method(task["method"])
     start = time.perf_counter()
     P = m.run_group(X[train], Y[train], X[test], task["group"], p)

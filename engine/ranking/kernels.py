@@ -7,6 +7,21 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _shifted_sum(F, i, a, b, init, term):
+    """(top, s) with log(1 + Σ_e exp(d_e)) = top + log(s), d_e = f(term) − f(init) over edges a..b−1
+    of example i; top = max(0, max d_e) keeps every exponent ≤ 0 (the "1" is exp(0))."""
+    top = 0.0
+    for e in range(a, b):
+        d = F[i, term[e]] - F[i, init[e]]
+        if d > top:
+            top = d
+    s = np.exp(-top)
+    for e in range(a, b):
+        s += np.exp(F[i, term[e]] - F[i, init[e]] - top)
+    return top, s
+
+
 @njit(cache=True, nogil=True)
 def loss_and_flows(F, g_ptr, g_example, init, term, weight, q_in, q_out):
     """L(f, S, A) of SPEC A.3 (natural log), and the edge weights q of Fig. 3 summed per vertex:
@@ -20,14 +35,7 @@ def loss_and_flows(F, g_ptr, g_example, init, term, weight, q_in, q_out):
         i = g_example[g]
         w = weight[i]
         a, b = g_ptr[g], g_ptr[g + 1]
-        top = 0.0  # the "1" of log(1 + ...) is exp(0)
-        for e in range(a, b):
-            d = F[i, term[e]] - F[i, init[e]]
-            if d > top:
-                top = d
-        s = np.exp(-top)
-        for e in range(a, b):
-            s += np.exp(F[i, term[e]] - F[i, init[e]] - top)
+        top, s = _shifted_sum(F, i, a, b, init, term)
         total += w * (top + np.log(s))
         for e in range(a, b):
             q = w * np.exp(F[i, term[e]] - F[i, init[e]] - top) / s
@@ -43,14 +51,7 @@ def subgraph_loss(F, g_ptr, g_example, init, term, weight, out):
     for g in range(len(g_ptr) - 1):
         i = g_example[g]
         a, b = g_ptr[g], g_ptr[g + 1]
-        top = 0.0
-        for e in range(a, b):
-            d = F[i, term[e]] - F[i, init[e]]
-            if d > top:
-                top = d
-        s = np.exp(-top)
-        for e in range(a, b):
-            s += np.exp(F[i, term[e]] - F[i, init[e]] - top)
+        top, s = _shifted_sum(F, i, a, b, init, term)
         out[i] += weight[i] * (top + np.log(s))
 
 
