@@ -6,21 +6,32 @@ import warnings
 from typing import Iterator
 
 import numpy as np
+import scipy.sparse as sp
 from numba import set_parallel_chunksize
 
-from .core.boosting import add_head_scores, apply_head, head_on_rows
+from .core.binning import METHOD_CODES, bin_keys, number_of_bins
+from .core.boosting import add_head_scores, apply_head, head_on_rows, refresh_example_losses
 from .core.boosting_step import boost_one_rule
 from .core.features import build_feature_index
+from .core.head_variants import HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
+from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
+from .options import parse_option, value_names
+from .pruning import make_pruning
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
 from .validation import check_choice, check_float, check_int, check_random_state
 
-HEAD_TYPES = ("auto", "single", "complete")
+HEAD_TYPES = value_names("head_type")
 INSTANCE_SAMPLING = ("with-replacement", "none")
 FEATURE_SAMPLING = ("without-replacement", "none")
+FEATURE_BINNING = value_names("feature_binning")
+LABEL_BINNING = value_names("label_binning")
+HOLDOUT = value_names("holdout")
+GLOBAL_PRUNING = value_names("global_pruning")
+STATISTIC_TYPES = ("64-bit", "32-bit")
 _MAX_CONDITIONS_CAP = 256
 PARALLEL_CHUNKSIZE = 1
 
@@ -41,6 +52,13 @@ class BoomerClassifier(RuleLearner):
     decomposable and complete heads for non-decomposable losses.  ``max_conditions=None``
     means no limit; ``min_coverage`` is the least number of (in-bag) training examples a
     condition must cover.
+
+    mlrl-boomer's scale settings take its values, options in braces included
+    (``feature_binning='equal-frequency{bin_ratio=0.1}'``, see :mod:`engine.options`):
+    ``feature_binning`` (:mod:`engine.core.binning`), ``label_binning`` (gradient-based label
+    binning of complete heads), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
+    ``holdout`` (:mod:`engine.holdout`), ``global_pruning`` (:mod:`engine.pruning`; the model keeps
+    ``selected_steps_`` rules) and ``statistic_type`` (gradients and Hessians in 32 or 64 bits).
     """
 
     LEARNER_NAME = "boomer"
@@ -48,7 +66,8 @@ class BoomerClassifier(RuleLearner):
     def __init__(self, loss="logistic-decomposable", head_type="auto", max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
                  instance_sampling="with-replacement", feature_sampling="without-replacement",
-                 max_conditions=None, min_coverage=1, random_state=1):
+                 max_conditions=None, min_coverage=1, feature_binning="none", label_binning="none",
+                 holdout="none", global_pruning="none", statistic_type="64-bit", random_state=1):
         self.loss = loss
         self.head_type = head_type
         self.max_rules = max_rules
@@ -59,12 +78,22 @@ class BoomerClassifier(RuleLearner):
         self.feature_sampling = feature_sampling
         self.max_conditions = max_conditions
         self.min_coverage = min_coverage
+        self.feature_binning = feature_binning
+        self.label_binning = label_binning
+        self.holdout = holdout
+        self.global_pruning = global_pruning
+        self.statistic_type = statistic_type
         self.random_state = random_state
 
     # -- parameters ------------------------------------------------------------------------
     def _validate_params(self) -> None:
         check_choice("loss", self.loss, LOSSES)
-        check_choice("head_type", self.head_type, HEAD_TYPES)
+        for name in ("head_type", "feature_binning", "label_binning", "holdout", "global_pruning"):
+            parse_option(name, getattr(self, name))
+        check_choice("statistic_type", self.statistic_type, STATISTIC_TYPES)
+        if parse_option("label_binning", self.label_binning)[0] != "none" and self.l1_regularization_weight:
+            raise ValueError("label_binning does not support l1_regularization_weight > 0; set one of them to "
+                             "'none' / 0")
         check_int("max_rules", self.max_rules, 1)
         check_float("shrinkage", self.shrinkage, 0.0, 1.0, low_open=True)
         check_float("l2_regularization_weight", self.l2_regularization_weight, 0.0)
@@ -76,10 +105,39 @@ class BoomerClassifier(RuleLearner):
         check_random_state(self.random_state)
 
     @property
+    def head_kind(self) -> str:
+        """'single', 'complete', 'partial-fixed' or 'partial-dynamic' ('auto' resolved)."""
+        name = parse_option("head_type", self.head_type)[0]
+        if name == "auto":
+            return "single" if is_decomposable(self.loss) else "complete"
+        return name
+
+    @property
     def single_head(self) -> bool:
-        if self.head_type == "auto":
-            return is_decomposable(self.loss)
-        return self.head_type == "single"
+        return self.head_kind == "single"
+
+    def _head_mode(self, Y: np.ndarray) -> tuple[int, np.ndarray]:
+        """The refinement kernels' head code and its parameters [n, threshold, exponent, label bins]."""
+        K = Y.shape[1]
+        params = np.zeros(4)
+        _, options = parse_option("head_type", self.head_type)
+        kind = self.head_kind
+        binning, bins = parse_option("label_binning", self.label_binning)
+        if kind == "single":
+            return HEAD_SINGLE, params
+        if kind == "partial-fixed":
+            ratio = options["output_ratio"]
+            n = ratio * K if ratio > 0 else float(Y.sum(axis=1).mean())  # 0: the average label cardinality
+            high = options["max_outputs"] or K
+            params[0] = min(max(int(round(n)), options["min_outputs"]), high, K)
+            return HEAD_PARTIAL_FIXED, params
+        if kind == "partial-dynamic":
+            params[1], params[2] = options["threshold"], options["exponent"]
+            return HEAD_PARTIAL_DYNAMIC, params
+        if binning != "none":
+            params[3] = number_of_bins(K, bins["bin_ratio"], bins["min_bins"], bins["max_bins"])
+            return HEAD_BINNED, params
+        return HEAD_COMPLETE, params
 
     @property
     def prediction(self) -> str:
@@ -96,7 +154,15 @@ class BoomerClassifier(RuleLearner):
 
     # -- Alg. 1 ----------------------------------------------------------------------------
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
+        rng = np.random.default_rng(self.random_state)
         X, Y = data.X, data.Y
+        watched = None
+        holdout_name, holdout_options = parse_option("holdout", self.holdout)
+        if holdout_name != "none":
+            train_rows, holdout_rows = split_holdout(Y, holdout_name, holdout_options["holdout_set_size"],
+                                                     int(rng.integers(2**63 - 1)))
+            watched = _WatchedLoss(LOSS_CODES[self.loss], _take_rows(X, holdout_rows), Y[holdout_rows])
+            X, Y = _take_rows(X, train_rows), Y[train_rows]
         n, K = Y.shape
         loss = LOSS_CODES[self.loss]
         full_hessian = not is_decomposable(self.loss)
@@ -104,30 +170,42 @@ class BoomerClassifier(RuleLearner):
         l2 = float(self.l2_regularization_weight)
         l1 = float(self.l1_regularization_weight)
         eta = float(self.shrinkage)
-        rng = np.random.default_rng(self.random_state)
+        dtype = np.float32 if self.statistic_type == "32-bit" else np.float64
         self.label_vectors_ = np.unique(Y, axis=0) if self.prediction == "example-wise" else None
 
         index = build_feature_index(X, data.nominal)
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: only the default rule is learned",
                           RuntimeWarning, stacklevel=3)
+        keys = index.values
+        binning, binning_options = parse_option("feature_binning", self.feature_binning)
+        if binning != "none":
+            keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
+                            METHOD_CODES[binning], binning_options["bin_ratio"], binning_options["min_bins"],
+                            binning_options["max_bins"])
         Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
         F = np.zeros((n, K))
-        G = np.empty((n, K))
-        H = np.empty((n, n_hessian_entries(K, not full_hessian)))
+        G = np.empty((n, K), dtype=dtype)
+        H = np.empty((n, n_hessian_entries(K, not full_hessian)), dtype=dtype)
         all_rows = np.arange(n, dtype=np.int64)
         update_statistics(loss, Ysign, F, all_rows, n, G, H)
         train = LossTracker(Y, self.prediction, self.loss, self.label_vectors_, F)
         val = None
         if data.X_val is not None:
             val = LossTracker(data.Y_val, self.prediction, self.loss, self.label_vectors_)
+        pruning_name, pruning_options = parse_option("global_pruning", self.global_pruning)
+        pruning = make_pruning(pruning_name, pruning_options)
+        if pruning is not None and (watched is None or not pruning_options["use_holdout_set"]):
+            watched = _WatchedLoss(loss, None, Y, F)  # the training set's own loss
+        self._watched, self._pruning = watched, pruning
 
         # Default rule: covers everything, complete head, not shrunk.
         head = np.empty(K)
         head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
         labels = np.arange(K, dtype=np.int64)
-        yield self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
-                        labels, head, train, val, data, math.nan)
+        record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
+                                 labels, head, train, val, data, math.nan)
+        yield record
 
         # Single-label heads use only the Hessian's diagonal (eq. 17): refine on a compact copy.
         diagonal = None
@@ -149,49 +227,92 @@ class BoomerClassifier(RuleLearner):
         bagging = self.instance_sampling == "with-replacement"
         diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
         vector_index = train.kernel_vectors()
-        all_labels = np.arange(K, dtype=np.int64)
+        head_labels = np.empty(K, dtype=np.int64)
+        head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)
         min_coverage = int(self.min_coverage)
         for t in range(1, self.max_rules):
+            if stop:
+                break  # global pre-pruning
             rng_state[0] = seeds.next()
             # Attributes are handed to the threads one at a time: their sweeps differ in cost,
             # and a thread the OS preempts (e.g. for a GUI thread) then holds up no share.
             previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
             try:
-                n_cond, quality, label, n_rows, d_labels, d_examples = boost_one_rule(
-                    index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
+                n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
+                    index.ptr, index.rows, index.values, keys, index.missing_ptr, index.missing_rows, index.nominal,
                     loss, Ysign, F, G, H, H_refine, diagonal_columns,
-                    single, full_refine, weights, bagging, l2, l1, eta, n_sample, max_conditions, min_coverage,
-                    rng_state, perm, covered, rows, attrs, ops, thrs, head,
+                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
+                    max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
                     train.Y, train.errors, train.example_wise, *vector_index, data.cancel)
             finally:
                 set_parallel_chunksize(previous_chunksize)
             if n_cond == 0 or data.cancelled:
                 break  # no condition improves the objective (or training was cancelled)
             train.count(d_labels, d_examples)
-            labels = np.array([label]) if single else all_labels
+            labels = head_labels[:n_head].copy()
             conditions = tuple(Condition(a, OPERATORS[o], v)
                                for a, o, v in zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
-            rule = Rule(conditions, labels, head[:len(labels)].copy(), data.schema)
-            yield self._record(rule, n_rows, train, val, data, -quality)
+            rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
+            record, stop = self._record(rule, rows, n_rows, train, val, data, -quality)
+            yield record
 
     def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, improvement):
         """Apply a rule to the training scores and statistics; update the tracked losses."""
         apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
         train.add_head(rows, n_rows, labels, head)
-        return self._record(rule, n_rows, train, val, data, improvement)
+        return self._record(rule, rows, n_rows, train, val, data, improvement)
 
-    def _record(self, rule, n_rows, train, val, data, improvement):
-        """The record of a rule already applied to the training scores (and now the validation's)."""
+    def _record(self, rule, rows, n_rows, train, val, data, improvement):
+        """The record of a rule already applied to the training scores (and now the validation's and
+        the watched loss's), and whether global pruning stops training after it."""
+        extra, stop = {}, False
+        n_rules = len(self.records_) + 1
+        if self._watched is not None:
+            value = self._watched.after(rule, rows, n_rows)
+            extra["holdout_loss" if self._watched.holdout else "train_loss"] = value
+            if self._pruning is not None:
+                stop = self._pruning.update(n_rules, value)
+                self.selected_steps_ = self._pruning.selected
         record = dict(index=len(self.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
-                      train_hamming=train.hamming, train_subset=train.subset)
+                      train_hamming=train.hamming, train_subset=train.subset, extra=extra)
         if val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
             add_head_scores(val.F, vrows, len(vrows), rule.head_labels, rule.head_scores, 1.0)
             val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(val_hamming=val.hamming, val_subset=val.subset)
-        return RuleRecord(**record)
+        return RuleRecord(**record), stop
+
+
+class _WatchedLoss:
+    """The mean loss (the learner's own loss function) on the holdout set, or on the training set
+    (``X`` None: ``F`` is the training scores, already updated when a rule is recorded)."""
+
+    def __init__(self, loss_code: int, X, Y: np.ndarray, F: np.ndarray | None = None):
+        self.loss, self.X, self.holdout = loss_code, X, X is not None
+        self.Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
+        self.F = np.zeros(Y.shape) if F is None else F
+        n = Y.shape[0]
+        self.losses = np.zeros(n)
+        self.total = refresh_example_losses(loss_code, self.Ysign, self.F, np.arange(n, dtype=np.int64), n,
+                                            self.losses)
+
+    def after(self, rule: Rule, rows: np.ndarray, n_rows: int) -> float:
+        """The mean loss once ``rule`` (covering training ``rows[:n_rows]``) is part of the model."""
+        if self.holdout:
+            rows = np.flatnonzero(rule_coverage(rule, self.X)).astype(np.int64)
+            n_rows = len(rows)
+            add_head_scores(self.F, rows, n_rows, rule.head_labels, rule.head_scores, 1.0)
+        self.total += refresh_example_losses(self.loss, self.Ysign, self.F, rows, n_rows, self.losses)
+        return self.total / len(self.losses)
+
+
+def _take_rows(X, rows: np.ndarray):
+    """Rows of dense (C-contiguous) or CSC input, in the same layout."""
+    if sp.issparse(X):
+        return sp.csc_matrix(X.tocsr()[rows])
+    return np.ascontiguousarray(X[rows])
 
 
 class _RuleSeeds:

@@ -143,6 +143,7 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
     def _run(self, data: TrainingData, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
         rules: list[Rule] = []
         self.records_ = []
+        self.selected_steps_ = None  # global pruning: how many of the records the model keeps
         self.model_ = self._make_model(rules, data)
         watcher = _CancelWatcher(cancel, data.cancel) if cancel is not None else None
 
@@ -161,6 +162,8 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
         finally:
             if watcher is not None:
                 watcher.finish()
+            if self.selected_steps_ is not None:
+                rules = [r for record in self.records_[:self.selected_steps_] for r in record.rules]
             self.model_ = self._make_model(list(rules), data)
 
     def fit(self, X, Y, **kwargs):

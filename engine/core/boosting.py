@@ -7,7 +7,7 @@ from numba import njit
 
 from .heads import complete_scores, label_score, diagonal_position
 from .label_vectors import SEARCH_BUDGET, best_label_vector_into, search_scratch
-from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_statistics, label_statistics
+from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_loss, example_statistics, label_statistics
 
 
 @njit(cache=True, nogil=True)
@@ -158,3 +158,16 @@ def example_wise_predict(loss, F, vectors, vec_ptr, vec_idx, keys, hashes, table
                                        hs, hl, hh)
         out[i] = vectors[m]
     return out
+
+
+@njit(cache=True, nogil=True)
+def refresh_example_losses(loss, Ysign, F, rows, n_rows, losses):
+    """Recompute the loss of ``rows[:n_rows]`` from the scores ``F``; returns the change of the
+    sum of ``losses`` (global pruning watches the mean loss on the holdout set)."""
+    change = 0.0
+    for r in range(n_rows):
+        i = rows[r]
+        value = example_loss(loss, Ysign[i], F[i])
+        change += value - losses[i]
+        losses[i] = value
+    return change

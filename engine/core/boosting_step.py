@@ -11,14 +11,15 @@ import numpy as np
 from numba import njit
 
 from .boosting import apply_head, covered_rows, example_wise_errors, head_on_rows, label_wise_errors_after_head
+from .head_variants import HEAD_PARTIAL_FIXED, variant_head
 from .refinement import refine_rule
 
 
 @njit(cache=True, nogil=True)
-def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
+def boost_one_rule(ptr, idx_rows, values, keys, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
-                   single, full_refine, weights, bagging, l2, l1, eta, n_sampled_features, max_conditions,
-                   min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr, out_head,
+                   single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features, max_conditions,
+                   min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr, out_labels, out_head,
                    track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys, vec_hashes, vec_table,
                    cancel):
     """Learn and apply one rule.
@@ -26,26 +27,35 @@ def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
     ``H_refine`` is ``H`` itself, or (single-label heads of a non-decomposable loss) a compact
     copy of its diagonal whose columns ``diagonal`` gives; it is refreshed for the covered
     examples.  The body goes to ``out_attr``/``out_op``/``out_thr``, the head scores to
-    ``out_head`` (one score for single-label heads, else K), the covered examples to
-    ``rows``.  Returns (conditions, quality, head label, covered count, change of wrong
-    labels, change of wrong examples); no conditions means nothing more to learn, or that
-    ``cancel[0]`` was set during the refinement (nothing is applied then)."""
+    ``out_labels``/``out_head`` (their first ``head size`` entries), the covered examples to
+    ``rows``.  ``head_mode`` is -1 (single-label heads), -2 (complete heads) or a mode of
+    :mod:`.head_variants` with its ``head_params``.  Returns (conditions, quality, head label,
+    covered count, change of wrong labels, change of wrong examples, head size); no conditions
+    means nothing more to learn, or that ``cancel[0]`` was set during the refinement (nothing
+    is applied then)."""
     K = G.shape[1]
     covered[:] = 1
-    n_cond, quality, label = refine_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal, G, H_refine,
-                                         full_refine, single, weights, bagging, l2, l1, n_sampled_features,
+    n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, miss_ptr, miss_rows, nominal, G, H_refine,
+                                         full_refine, single, head_mode, head_params, weights, bagging, l2, l1, n_sampled_features,
                                          max_conditions, min_coverage, rng_state, perm, covered, out_attr, out_op,
                                          out_thr, cancel)
     if n_cond == 0:
-        return 0, quality, label, 0, 0, 0
+        return 0, quality, label, 0, 0, 0, 0
     n_rows = covered_rows(covered, rows)
     if single:
-        labels = np.empty(1, dtype=np.int64)
-        labels[0] = label
+        n_head = 1
+        out_labels[0] = label
+        head_on_rows(G, H_refine, rows, n_rows, full_refine, label, l2, l1, eta, out_head)
+    elif head_mode <= HEAD_PARTIAL_FIXED:
+        n_head = head_variant_on_rows(G, H_refine, rows, n_rows, full_refine, head_mode, head_params, l2, l1, eta,
+                                      out_labels, out_head)
     else:
-        labels = np.arange(K)
-    head = out_head[:labels.shape[0]]
-    head_on_rows(G, H_refine, rows, n_rows, full_refine, label if single else -1, l2, l1, eta, head)
+        n_head = K
+        for k in range(K):
+            out_labels[k] = k
+        head_on_rows(G, H_refine, rows, n_rows, full_refine, -1, l2, l1, eta, out_head)
+    labels = out_labels[:n_head]
+    head = out_head[:n_head]
     apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
     if diagonal.shape[0] > 0:
         for r in range(n_rows):
@@ -57,4 +67,23 @@ def boost_one_rule(ptr, idx_rows, values, miss_ptr, miss_rows, nominal,
                                                    vec_keys, vec_hashes, vec_table, errors)
     else:
         d_labels, d_examples = label_wise_errors_after_head(F, track_Y, rows, n_rows, labels, head, errors)
-    return n_cond, quality, label, n_rows, d_labels, d_examples
+    return n_cond, quality, label, n_rows, d_labels, d_examples, n_head
+
+
+@njit(cache=True, nogil=True)
+def head_variant_on_rows(G, H, rows, n_rows, full_hessian, mode, params, l2, l1, scale, out_labels, out_scores):
+    """Alg. 1 line 7 for partial heads and label binning: the head from all covered examples."""
+    K = G.shape[1]
+    S = H.shape[1]
+    g = np.zeros(K)
+    h = np.zeros(S)
+    for r in range(n_rows):
+        i = rows[r]
+        for k in range(K):
+            g[k] += G[i, k]
+        for k in range(S):
+            h[k] += H[i, k]
+    n_scratch = max(K, 2 * int(params[3]))
+    scratch = np.empty((3, n_scratch), dtype=np.int64)
+    return variant_head(g, h, full_hessian, mode, params, l2, l1, scale, np.zeros((K, K)), scratch[0], scratch[1],
+                        scratch[2], np.empty(K), np.empty(S), out_labels, out_scores)

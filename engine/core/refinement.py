@@ -17,6 +17,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from .head_variants import HEAD_PARTIAL_FIXED, variant_quality
 from .heads import diagonal_position, head_quality, label_quality
 
 OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3
@@ -62,7 +63,7 @@ def _accumulate(i, w, G, H, acc_g, acc_h):
 
 @njit(cache=True, nogil=True)
 def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                   R_g, R_h, chol, z):
+                   R_g, R_h, chol, z, params, vi, vg, vh):
     """Eq. (14) qualities of the examples with statistics X and of their complement V - X
     among the non-missing covered examples; +inf where a side's coverage is not allowed.
     Returns (quality X, label X, quality rest, label rest)."""
@@ -80,6 +81,19 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head
             qx, lx = label_quality(X_g[head], X_h[d], l2, l1), head
         if ok_r:
             qr, lr = label_quality(V_g[head] - X_g[head], V_h[d] - X_h[d], l2, l1), head
+        return qx, lx, qr, lr
+    if head <= HEAD_PARTIAL_FIXED:
+        # partial heads, label binning (head_variants): ``vi``, ``vg``, ``vh`` are their scratch
+        if ok_x:
+            qx = variant_quality(X_g, X_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg,
+                                 vh)
+        if ok_r:
+            for k in range(V_g.shape[0]):
+                R_g[k] = V_g[k] - X_g[k]
+            for k in range(V_h.shape[0]):
+                R_h[k] = V_h[k] - X_h[k]
+            qr = variant_quality(R_g, R_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg,
+                                 vh)
         return qx, lx, qr, lr
     single = head == -1
     if not full_hessian and l1 == 0.0 and l2 > 0.0:
@@ -141,13 +155,15 @@ def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
 
 
 @njit(cache=True, nogil=True)
-def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, H,
+def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
-                     work_g, work_h, chol, z, cancel):
+                     work_g, work_h, chol, z, params, vi, vg, vh, cancel):
     """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
     covered count); its statistics are written to ``best_g``, ``best_h``.  ``work_g`` (4 x K),
     ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are scratch space.
-    When ``cancel[0]`` is set (polled every few examples) it returns at once with no condition."""
+    When ``cancel[0]`` is set (polled every few examples) it returns at once with no condition.
+    Thresholds lie where the split ``keys`` change (the values themselves, or their bins:
+    ``binning``), at the midpoint of the adjacent raw values."""
     K = G.shape[1]
     S = H.shape[1]
     V_g = work_g[0]  # statistics of the covered examples with a value for attribute j
@@ -205,7 +221,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
                 Q_h[k] += P_h[k]
             NZ_cnt += cnt
             qx, lx, qr, lr = _split_quality(P_g, P_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z)
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_EQ, v, lx
                 best_cnt = cnt
@@ -217,7 +233,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
         if n_valid - NZ_cnt > 0:
             # the implicit zeros: '== 0' covers V - Q, '!= 0' covers Q
             qx, lx, qr, lr = _split_quality(Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head,
-                                            l2, l1, min_coverage, R_g, R_h, chol, z)
+                                            l2, l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_EQ, 0.0, lr
                 best_cnt = n_valid - NZ_cnt
@@ -232,21 +248,23 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     # the implicit zeros in between.
     P_cnt = 0
     prev = 0.0
+    prev_key = np.float32(0.0)
     idx = start
     while idx < end and values[idx] < 0.0:
         if (idx & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
             return math.inf, -1, 0.0, -1, 0
         i = rows[idx]
         v = values[idx]
+        key = keys[idx]
         idx += 1
         if cw[i] <= 0.0:
             continue
-        if P_cnt > 0 and v != prev:
+        if P_cnt > 0 and key != prev_key:
             if cancel[0] != 0:
                 return math.inf, -1, 0.0, -1, 0
             thr = 0.5 * (prev + v)
             qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z)
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
                 best_cnt = P_cnt
@@ -258,26 +276,29 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
         _accumulate(i, cw[i], G, H, P_g, P_h)
         P_cnt += 1
         prev = v
+        prev_key = key
     last_negative = prev
     neg_end = idx
 
     Q_cnt = 0
     prev = 0.0
+    prev_key = np.float32(0.0)
     idx = end - 1
     while idx >= neg_end:
         if (idx & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
             return math.inf, -1, 0.0, -1, 0
         i = rows[idx]
         v = values[idx]
+        key = keys[idx]
         idx -= 1
         if cw[i] <= 0.0:
             continue
-        if Q_cnt > 0 and v != prev:
+        if Q_cnt > 0 and key != prev_key:
             if cancel[0] != 0:
                 return math.inf, -1, 0.0, -1, 0
             thr = 0.5 * (prev + v)
             qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z)
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
                 best_cnt = Q_cnt
@@ -289,6 +310,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
         _accumulate(i, cw[i], G, H, Q_g, Q_h)
         Q_cnt += 1
         prev = v
+        prev_key = key
     first_positive = prev
 
     Z_cnt = n_valid - P_cnt - Q_cnt
@@ -296,7 +318,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     if P_cnt > 0 and (Z_cnt > 0 or Q_cnt > 0):
         thr = 0.5 * last_negative if Z_cnt > 0 else 0.5 * (last_negative + first_positive)
         qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                        l1, min_coverage, R_g, R_h, chol, z)
+                                        l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
             best_cnt = P_cnt
@@ -308,7 +330,7 @@ def _sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, G, 
     if Q_cnt > 0 and Z_cnt > 0:
         thr = 0.5 * first_positive
         qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                        l1, min_coverage, R_g, R_h, chol, z)
+                                        l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
             best_cnt = Q_cnt
@@ -353,14 +375,15 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _best_conditions(candidates, n_candidates, ptr, rows, values, miss_ptr, miss_rows, nominal, cw,
+def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw,
                      G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z, cancel):
+                     out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z,
+                     params, vi, vg, vh, cancel):
     for c in prange(n_candidates):
-        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, miss_ptr, miss_rows, nominal,
+        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, miss_ptr, miss_rows, nominal,
                                                 cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
                                                 min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
-                                                z[c], cancel)
+                                                z[c], params, vi[c], vg[c], vh[c], cancel)
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
@@ -384,19 +407,22 @@ def bagging_weights(weights, state):
 
 
 # Per-step scratch of :func:`refine_rule`: covered statistics T, per-candidate results and sweep space.
-_Scratch = namedtuple("_Scratch", "T_g T_h q op thr label cnt g h work_g work_h chol z")
+_Scratch = namedtuple("_Scratch", "T_g T_h q op thr label cnt g h work_g work_h chol z vi vg vh")
 
 
 @njit(cache=True, nogil=True)
-def _scratch(m, K, S, n_chol):
+def _scratch(m, K, S, n_chol, n_variant):
+    """``n_variant`` > 0 adds the scratch of partial heads and label binning (``vi``, ``vg``, ``vh``)."""
+    nv = m if n_variant > 0 else 0
     return _Scratch(np.zeros(K), np.zeros(S), np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                     np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, K)), np.empty((m, S)),
-                    np.empty((m, 4, K)), np.empty((m, 4, S)), np.zeros((m, n_chol, n_chol)), np.zeros((m, K)))
+                    np.empty((m, 4, K)), np.empty((m, 4, S)), np.zeros((m, n_chol, n_chol)), np.zeros((m, K)),
+                    np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, S)))
 
 
 @njit(cache=True, nogil=True)
-def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
-                weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
+def refine_rule(ptr, rows, values, keys, miss_ptr, miss_rows, nominal, G, H, full_hessian, single, head_mode,
+                head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
                 covered, out_attr, out_op, out_thr, cancel):
     """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
     final coverage over all training examples.  Returns (number of conditions, quality,
@@ -412,7 +438,8 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
     if bagging:
         bagging_weights(weights, rng_state)
     n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
-    sc_all = _scratch(m, K, S, n_chol)
+    n_variant = max(K, 2 * int(head_params[3])) if head_mode <= HEAD_PARTIAL_FIXED else 0
+    sc_all = _scratch(m, K, S, n_chol, n_variant)
     T_g = sc_all.T_g
     T_h = sc_all.T_h
     cw = np.zeros(N)
@@ -432,12 +459,12 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
     # statistics are then copied into contiguous columns (one pass), so later sweeps read 16
     # bytes per example instead of two strided rows.
     n_one = N if single else 0
-    sc_one = _scratch(m, 1, 1, 1)
-    G_one = np.empty((n_one, 1))
-    H_one = np.empty((n_one, 1))
+    sc_one = _scratch(m, 1, 1, 1, 0)
+    G_one = np.empty((n_one, 1), dtype=G.dtype)
+    H_one = np.empty((n_one, 1), dtype=H.dtype)
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
-    head = -1 if single else -2  # -2 complete, -1 best single label
+    head = -1 if single else head_mode  # -1 best single label, else complete or a head_variants mode
     n_conditions = 0
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
     while n_conditions < limit:
@@ -455,13 +482,15 @@ def refine_rule(ptr, rows, values, miss_ptr, miss_rows, nominal, G, H, full_hess
         full_step = full_hessian and not fixed
         head_step = 0 if fixed else head
         if full_step or entries >= PARALLEL_MIN_ENTRIES:
-            _best_conditions(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
+            _best_conditions(perm, m, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
                              T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
-                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, cancel)
+                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg,
+                             sc.vh, cancel)
         else:
-            _best_conditions_serial(perm, m, ptr, rows, values, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
+            _best_conditions_serial(perm, m, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
                                     sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
-                                    sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, cancel)
+                                    sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z,
+                                    head_params, sc.vi, sc.vg, sc.vh, cancel)
         if cancel[0] != 0:
             return 0, current, -1  # cancelled: no rule
         best = -1

@@ -1,0 +1,71 @@
+"""Holdout sets (mlrl-boomer's ``holdout``): part of the training data set aside to judge rules.
+
+- ``random``: a uniform sample of ``round(size * N)`` examples;
+- ``stratified-example-wise``: every distinct label vector contributes its share (largest
+  remainders round the shares to the holdout size), so label combinations keep their frequency;
+- ``stratified-output-wise``: iterative stratification (Sechidis et al., ECML-PKDD 2011, one
+  split): labels from the rarest up, each label's still unassigned positives are split so the
+  holdout receives ``size`` of that label's positives; the rest is filled at random.
+
+Every method returns sorted (train, holdout) index arrays; both are non-empty when N >= 2.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+HOLDOUT_METHODS = ("none", "random", "stratified-output-wise", "stratified-example-wise")
+
+
+def split_holdout(Y: np.ndarray, method: str, size: float, seed) -> tuple[np.ndarray, np.ndarray]:
+    n = Y.shape[0]
+    if n < 2:
+        raise ValueError(f"a holdout set needs at least 2 training examples, got {n}")
+    target = min(max(int(round(size * n)), 1), n - 1)
+    rng = np.random.default_rng(seed)
+    if method == "random":
+        holdout = rng.permutation(n)[:target]
+    elif method == "stratified-example-wise":
+        holdout = _example_wise(Y, target, rng)
+    elif method == "stratified-output-wise":
+        holdout = _output_wise(Y, target, size, rng)
+    else:
+        raise ValueError(f"unknown holdout method {method!r}; known: {', '.join(HOLDOUT_METHODS[1:])}")
+    mask = np.zeros(n, dtype=bool)
+    mask[holdout] = True
+    return np.flatnonzero(~mask), np.flatnonzero(mask)
+
+
+def _example_wise(Y, target, rng):
+    _, group = np.unique(Y, axis=0, return_inverse=True)
+    group = group.ravel()
+    counts = np.bincount(group)
+    share = counts * (target / Y.shape[0])
+    take = np.floor(share).astype(int)
+    order = np.argsort(-(share - take), kind="stable")  # largest remainders first
+    take[order[:target - take.sum()]] += 1
+    chosen = []
+    for g in range(len(counts)):
+        members = np.flatnonzero(group == g)
+        chosen.append(rng.permutation(members)[:take[g]])
+    return np.concatenate(chosen)
+
+
+def _output_wise(Y, target, size, rng):
+    n, K = Y.shape
+    assigned = np.zeros(n, dtype=np.int8)  # 0 unassigned, 1 train, 2 holdout
+    positives = Y.sum(axis=0)
+    for k in np.argsort(positives, kind="stable"):
+        if positives[k] == 0:
+            continue
+        members = np.flatnonzero(Y[:, k] > 0)
+        free = rng.permutation(members[assigned[members] == 0])
+        want = int(round(size * positives[k])) - int((assigned[members] == 2).sum())
+        room = target - int((assigned == 2).sum())
+        want = max(0, min(want, len(free), room))
+        assigned[free[:want]] = 2
+        assigned[free[want:]] = 1
+    holdout = np.flatnonzero(assigned == 2)
+    if len(holdout) < target:  # fill from the examples assigned to training (or unassigned) at random
+        rest = rng.permutation(np.flatnonzero(assigned != 2))
+        holdout = np.concatenate([holdout, rest[:target - len(holdout)]])
+    return holdout

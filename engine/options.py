@@ -1,0 +1,129 @@
+"""mlrl-boomer's parameter values with options: ``'equal-width{bin_ratio=0.5,max_bins=64}'``.
+
+A parameter such as ``feature_binning`` takes a value name and, in braces, optional settings of
+that value (the syntax, names and defaults of mlrl-boomer 0.15, so its users' settings work
+unchanged).  :func:`parse_option` checks a value against its declaration and returns the name and
+every option with defaults filled in; errors name the parameter, the option and what is allowed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One setting of a parameter value: ``kind`` is 'int', 'float', 'bool' or 'choice'."""
+
+    kind: str
+    default: Any
+    minimum: float | None = None
+    maximum: float | None = None
+    low_open: bool = False
+    choices: tuple = ()
+
+    def convert(self, where: str, text: str):
+        if self.kind == "bool":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(f"{where} must be 'true' or 'false', got {text!r}")
+            return text.lower() == "true"
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise ValueError(f"{where} must be one of {', '.join(self.choices)}, got {text!r}")
+            return text
+        try:
+            value = int(text) if self.kind == "int" else float(text)
+        except ValueError:
+            raise ValueError(f"{where} must be {'an integer' if self.kind == 'int' else 'a number'}, "
+                             f"got {text!r}") from None
+        return self.check(where, value)
+
+    def check(self, where: str, value):
+        low_ok = self.minimum is None or (value > self.minimum if self.low_open else value >= self.minimum)
+        high_ok = self.maximum is None or value <= self.maximum
+        if not (low_ok and high_ok) or value != value:
+            low = "-inf" if self.minimum is None else f"{self.minimum:g}"
+            high = "inf" if self.maximum is None else f"{self.maximum:g}"
+            raise ValueError(f"{where} must be in {'(' if self.low_open else '['}{low}, {high}], got {value:g}")
+        return value
+
+
+def _bins(ratio: float, min_bins: int) -> dict[str, OptionSpec]:
+    """``bin_ratio`` of the distinct values (labels) become bins, clamped to [min_bins, max_bins]
+    (max_bins 0: no upper limit)."""
+    return {"bin_ratio": OptionSpec("float", ratio, 0.0, 1.0, low_open=True),
+            "min_bins": OptionSpec("int", min_bins, 1 if min_bins == 1 else 2),
+            "max_bins": OptionSpec("int", 0, 0)}
+
+
+_HOLDOUT = {"holdout_set_size": OptionSpec("float", 0.33, 0.0, 1.0, low_open=True)}
+
+# parameter -> value name -> option name -> spec.  Values without options take no braces.
+OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
+    "feature_binning": {"none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2)},
+    "label_binning": {"none": {}, "equal-width": _bins(0.04, 1)},
+    "head_type": {
+        "auto": {}, "single": {}, "complete": {},
+        "partial-fixed": {"output_ratio": OptionSpec("float", 0.0, 0.0, 1.0),
+                          "min_outputs": OptionSpec("int", 2, 2), "max_outputs": OptionSpec("int", 0, 0)},
+        "partial-dynamic": {"threshold": OptionSpec("float", 0.02, 0.0, 1.0, low_open=True),
+                            "exponent": OptionSpec("float", 2.0, 1.0)},
+    },
+    "holdout": {"none": {}, "random": _HOLDOUT, "stratified-output-wise": _HOLDOUT,
+                "stratified-example-wise": _HOLDOUT},
+    "global_pruning": {
+        "none": {},
+        "pre-pruning": {"min_rules": OptionSpec("int", 100, 1), "update_interval": OptionSpec("int", 1, 1),
+                        "stop_interval": OptionSpec("int", 1, 1), "num_past": OptionSpec("int", 50, 1),
+                        "num_recent": OptionSpec("int", 50, 1),
+                        "aggregation": OptionSpec("choice", "arithmetic-mean",
+                                                  choices=("min", "max", "arithmetic-mean")),
+                        "min_improvement": OptionSpec("float", 0.005, 0.0, 1.0),
+                        "use_holdout_set": OptionSpec("bool", True),
+                        "remove_unused_rules": OptionSpec("bool", True)},
+        "post-pruning": {"interval": OptionSpec("int", 1, 1), "min_rules": OptionSpec("int", 100, 1),
+                         "use_holdout_set": OptionSpec("bool", True),
+                         "remove_unused_rules": OptionSpec("bool", True)},
+    },
+}
+
+_SYNTAX = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\{(.*)\})?\s*$", re.DOTALL)
+
+
+def value_names(parameter: str) -> tuple[str, ...]:
+    return tuple(OPTIONS[parameter])
+
+
+def parse_option(parameter: str, value) -> tuple[str, dict[str, Any]]:
+    """``'name{key=value,...}'`` -> (name, options with defaults).  ValueError on anything else."""
+    values = OPTIONS[parameter]
+    if not isinstance(value, str):
+        raise ValueError(f"{parameter} must be a string such as {next(iter(values))!r}, got {value!r}")
+    match = _SYNTAX.match(value)
+    if match is None:
+        raise ValueError(f"{parameter}={value!r} is not of the form 'name' or 'name{{key=value,...}}'")
+    name, body = match.group(1), match.group(2)
+    if name not in values:
+        raise ValueError(f"{parameter} must be one of {', '.join(values)}, got {name!r}")
+    specs = values[name]
+    options = {key: spec.default for key, spec in specs.items()}
+    if body is not None and body.strip():
+        for item in body.split(","):
+            key, sep, text = item.partition("=")
+            key, text = key.strip(), text.strip()
+            if not sep or not key or not text:
+                raise ValueError(f"{parameter}={value!r}: option {item.strip()!r} is not of the form key=value")
+            if key not in specs:
+                known = ", ".join(sorted(specs)) if specs else f"none ({name!r} takes no options)"
+                raise ValueError(f"{parameter}={value!r}: unknown option {key!r}; known: {known}")
+            options[key] = specs[key].convert(f"{parameter} option {key}", text)
+    return name, options
+
+
+def format_option(name: str, options: Mapping[str, Any] | None = None) -> str:
+    """The inverse of :func:`parse_option` (options given explicitly only)."""
+    if not options:
+        return name
+    text = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
+    return f"{name}{{{text}}}"
