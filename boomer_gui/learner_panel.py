@@ -28,11 +28,15 @@ class _Editor:
         self.param = param
         p = param
         self.container = None
-        if p.kind == "choice":
+        if p.kind in ("choice", "option"):
             w = QComboBox()
             for c in p.choices:
                 w.addItem(str(c), c)
             w.currentIndexChanged.connect(on_change)
+            if p.kind == "option":  # mlrl-boomer's 'name{key=value,...}' may be typed in
+                w.setEditable(True)
+                w.setInsertPolicy(QComboBox.NoInsert)
+                w.editTextChanged.connect(on_change)
         elif p.kind in ("int", "seed"):
             w = QSpinBox()
             lo = int(p.minimum) if p.minimum is not None else 0
@@ -84,6 +88,8 @@ class _Editor:
         p, w = self.param, self.widget
         if p.kind == "choice":
             return w.currentData()
+        if p.kind == "option":
+            return w.currentText().strip()
         if p.optional and w.value() == w.minimum():
             return None
         if p.kind == "float":
@@ -92,7 +98,12 @@ class _Editor:
 
     def set(self, value) -> None:
         p, w = self.param, self.widget
-        if p.kind == "choice":
+        if p.kind == "option":
+            i = w.findData(value)
+            if i >= 0:
+                w.setCurrentIndex(i)
+            w.setEditText(str(value))  # checked by the learner when a run starts
+        elif p.kind == "choice":
             i = w.findData(value)
             if i < 0:
                 i = w.findText(str(value))

@@ -555,6 +555,7 @@ class MainWindow(QMainWindow):
             self._update_enabled()
             return
         run.status = state
+        run.selected = getattr(self.estimator, "selected_steps_", None)  # global pruning's kept prefix
         self.model = getattr(self.estimator, "model_", None)
         self.table.flush_repaint()
         self._update_count()

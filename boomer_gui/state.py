@@ -203,6 +203,7 @@ class Run:
     status: str = "running"  # running | paused | finished | stopped | failed | loaded
     series: dict = field(default_factory=lambda: {k: [] for k in _SERIES})
     whatif: dict | None = None  # losses with some rules switched off
+    selected: int | None = None  # global pruning: the number of rules the model keeps
     _arrays: dict | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -247,7 +248,7 @@ class Run:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "color": self.color, "learner": self.learner, "params": dict(self.params),
-                "visible": self.visible, "status": self.status, "whatif": self.whatif,
+                "visible": self.visible, "status": self.status, "whatif": self.whatif, "selected": self.selected,
                 "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
                            for k, vals in self.series.items()}}
 
@@ -283,9 +284,13 @@ class Run:
         if whatif is not None:
             whatif = {check.string(k, f"{where}, whatif"): check.number(v, f"{where}, whatif {k}")
                       for k, v in check.mapping(whatif, f"{where}, whatif").items()}
+        selected = d.get("selected")
+        if selected is not None:
+            selected = check.integer(selected, f"{where}, selected", 1, len(series["train_hamming"]) + 1)
         return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
-                   status="stopped" if status in ("running", "paused") else status, series=series, whatif=whatif)
+                   status="stopped" if status in ("running", "paused") else status, series=series, whatif=whatif,
+                   selected=selected)
 
 
 class RunHistory:

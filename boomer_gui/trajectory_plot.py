@@ -66,13 +66,17 @@ class _RunArtists:
         self.test_marks, = traj_ax.plot([], [], "o", ls="none", color=c, ms=5, mec="white", mew=0.6)
         self.whatif, = traj_ax.plot([], [], "D", ls="none", mfc="none", mec=c, ms=9, mew=1.8)
         self.whatif_link, = traj_ax.plot([], [], ":", color=c, lw=1.2)
+        # global pruning: the kept prefix's point (a star) and its rule count on the loss plots
+        self.selected, = traj_ax.plot([], [], "s", ls="none", mfc="none", mec=c, mew=2.2, ms=13, zorder=5)
+        self.h_selected = hamming_ax.axvline(np.nan, color=c, ls="-.", lw=1.2)
+        self.s_selected = subset_ax.axvline(np.nan, color=c, ls="-.", lw=1.2)
         self.h_train, = hamming_ax.plot([], [], "--", color=c, lw=1.0, alpha=0.8)
         self.h_test, = hamming_ax.plot([], [], "-", color=c, lw=1.6)
         self.s_train, = subset_ax.plot([], [], "--", color=c, lw=1.0, alpha=0.8)
         self.s_test, = subset_ax.plot([], [], "-", color=c, lw=1.6)
         self.traj = [self.train, self.test, self.train_marks, self.test_marks]
         self.losses = [self.h_train, self.h_test, self.s_train, self.s_test]
-        self.extra = [self.whatif, self.whatif_link]
+        self.extra = [self.whatif, self.whatif_link, self.selected, self.h_selected, self.s_selected]
 
     def all(self):
         return self.traj + self.losses + self.extra
@@ -116,7 +120,7 @@ class TrajectoryPlot(QWidget):
         self.legend_label = QLabel(
             "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ● after 1, 2, 4, …, 512, 1000 rules"
             " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
-            "(test)</span>")
+            "(test) &nbsp;&nbsp; □ kept by global pruning</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
         self.legend_label.setWordWrap(True)  # wraps on narrow screens instead of widening the window
         traj_page = QWidget()
@@ -182,7 +186,9 @@ class TrajectoryPlot(QWidget):
                            Line2D([], [], color="0.3", ls="--", lw=1.2, label="training"),
                            Line2D([], [], color="0.3", ls="none", marker="o", ms=4, label="1, 2, 4, …, 512, 1000 rules"),
                            Line2D([], [], color="0.82", ls=":", label="isometrics (slope 1)"),
-                           Line2D([], [], color="black", ls="none", marker="*", ms=10, label="Bayes-optimal (test)")],
+                           Line2D([], [], color="black", ls="none", marker="*", ms=10, label="Bayes-optimal (test)"),
+                           Line2D([], [], color="0.3", ls="none", marker="s", mfc="none", mew=1.8, ms=9,
+                                  label="kept by global pruning")],
                   loc="upper left", fontsize=8, framealpha=0.85)
         # A matplotlib legend costs more than the rest of a redraw: on screen a Qt label says the
         # same; the legend is shown only in exported figures.
@@ -287,7 +293,8 @@ class TrajectoryPlot(QWidget):
             item = self.run_list.item(i)
             if item.data(Qt.UserRole) == id(run):
                 self.run_list.blockSignals(True)
-                item.setText(f"{run.name} ({len(run)} rules, {run.status})")
+                kept = f", {run.selected} kept" if run.selected is not None and run.selected < len(run) else ""
+                item.setText(f"{run.name} ({len(run)} rules{kept}, {run.status})")
                 self.run_list.blockSignals(False)
 
     def run_by_id(self, key):
@@ -339,7 +346,22 @@ class TrajectoryPlot(QWidget):
         art.s_train.set_data(n, ts)
         art.h_test.set_data(n if has_test else [], vh if has_test else [])
         art.s_test.set_data(n if has_test else [], vs if has_test else [])
+        self._set_selected(run, art, has_test)
         self._set_whatif(run, art)
+
+    @staticmethod
+    def _set_selected(run: Run, art: _RunArtists, has_test: bool) -> None:
+        """Mark the prefix global pruning kept (none: hidden)."""
+        k = run.selected
+        if k is None or not 1 <= k <= len(run):
+            art.selected.set_data([], [])
+            x = np.nan
+        else:
+            key = "test" if has_test else "train"
+            art.selected.set_data([run.series[f"{key}_hamming"][k - 1]], [run.series[f"{key}_subset"][k - 1]])
+            x = k
+        art.h_selected.set_xdata([x, x])
+        art.s_selected.set_xdata([x, x])
 
     def _set_whatif(self, run: Run, art: _RunArtists):
         w = run.whatif

@@ -157,10 +157,12 @@ class BoomerClassifier(RuleLearner):
         rng = np.random.default_rng(self.random_state)
         X, Y = data.X, data.Y
         watched = None
+        self.holdout_indices_ = None  # training examples set aside as the holdout set
         holdout_name, holdout_options = parse_option("holdout", self.holdout)
         if holdout_name != "none":
             train_rows, holdout_rows = split_holdout(Y, holdout_name, holdout_options["holdout_set_size"],
                                                      int(rng.integers(2**63 - 1)))
+            self.holdout_indices_ = holdout_rows
             watched = _WatchedLoss(LOSS_CODES[self.loss], _take_rows(X, holdout_rows), Y[holdout_rows])
             X, Y = _take_rows(X, train_rows), Y[train_rows]
         n, K = Y.shape

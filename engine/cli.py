@@ -8,10 +8,11 @@ import warnings
 
 
 from . import metrics
-from .boomer import HEAD_TYPES, BoomerClassifier
+from .boomer import HEAD_TYPES, STATISTIC_TYPES, BoomerClassifier
 from .core.losses import LOSSES
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
 from .fileio import atomic_open, check_output_path
+from .options import parse_option, value_names
 
 MAX_RULES = 10_000_000
 
@@ -45,14 +46,33 @@ def _bounded_float(low: float, high: float, low_open: bool = True, high_open: bo
 
 def _add_learner_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--loss", default="logistic-decomposable", choices=LOSSES)
-    p.add_argument("--head", default="auto", choices=HEAD_TYPES, help="head type")
+    p.add_argument("--head", default="auto", type=_option("head_type"),
+                   help=f"head type: {', '.join(HEAD_TYPES)}, with mlrl-boomer's options in braces, e.g. "
+                        "'partial-fixed{output_ratio=0.2}'")
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000, help="number of rules (default 1000)")
     p.add_argument("--shrinkage", type=_bounded_float(0.0, 1.0), default=0.3, help="in (0, 1]")
     p.add_argument("--l2", type=_bounded_float(0.0, 1e12, low_open=False), default=1.0,
                    help="L2 regularisation weight")
     p.add_argument("--no-bagging", action="store_true", help="instance_sampling='none'")
     p.add_argument("--no-feature-sampling", action="store_true", help="feature_sampling='none'")
+    for name, example in (("feature_binning", "equal-width{bin_ratio=0.33}"), ("label_binning", "equal-width"),
+                          ("holdout", "stratified-output-wise{holdout_set_size=0.33}"),
+                          ("global_pruning", "pre-pruning{min_rules=100}")):
+        p.add_argument("--" + name.replace("_", "-"), default="none", type=_option(name),
+                       help=f"{', '.join(value_names(name))} (mlrl-boomer's values and options, e.g. {example!r})")
+    p.add_argument("--statistic-type", default="64-bit", choices=STATISTIC_TYPES)
     p.add_argument("--seed", type=_bounded_int(0, 2 ** 32 - 1), default=1)
+
+
+def _option(parameter: str):
+    """An argparse type: a value of an mlrl-boomer parameter with options (usage error otherwise)."""
+    def parse(text: str) -> str:
+        try:
+            parse_option(parameter, text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return text
+    return parse
 
 
 def _learner(args) -> BoomerClassifier:
@@ -61,7 +81,8 @@ def _learner(args) -> BoomerClassifier:
         l2_regularization_weight=args.l2,
         instance_sampling="none" if args.no_bagging else "with-replacement",
         feature_sampling="none" if args.no_feature_sampling else "without-replacement",
-        random_state=args.seed)
+        feature_binning=args.feature_binning, label_binning=args.label_binning, holdout=args.holdout,
+        global_pruning=args.global_pruning, statistic_type=args.statistic_type, random_state=args.seed)
 
 
 def _load(path: str, label_columns: str | None, xml: str | None = None, like=None):
@@ -91,7 +112,9 @@ def _train(est, train, test, out, every: int = 1) -> None:
         if rec.index % every == 0 or rec.index == est.max_rules - 1:
             print(f"{rec.index:5d}  train H {rec.train_hamming:.4f} S {rec.train_subset:.4f}  "
                   f"test H {rec.val_hamming:.4f} S {rec.val_subset:.4f}  cov {rec.coverage:5d}  {rec.rule}", file=out)
-    print(f"{len(est.rules_)} rules in {time.perf_counter() - start:.2f} s", file=out)
+    kept = "" if getattr(est, "selected_steps_", None) is None else \
+        f" (global pruning kept {len(est.rules_)} of {len(est.records_)})"
+    print(f"{len(est.rules_)} rules in {time.perf_counter() - start:.2f} s{kept}", file=out)
 
 
 def cmd_fit(args) -> int:

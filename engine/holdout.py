@@ -65,7 +65,6 @@ def _output_wise(Y, target, size, rng):
         assigned[free[:want]] = 2
         assigned[free[want:]] = 1
     holdout = np.flatnonzero(assigned == 2)
-    if len(holdout) < target:  # fill from the examples assigned to training (or unassigned) at random
-        rest = rng.permutation(np.flatnonzero(assigned != 2))
-        holdout = np.concatenate([holdout, rest[:target - len(holdout)]])
-    return holdout
+    # fill up with examples no label placed (those without positives) first, then at random
+    rest = np.concatenate([rng.permutation(np.flatnonzero(assigned == 0)), rng.permutation(np.flatnonzero(assigned == 1))])
+    return np.concatenate([holdout, rest[:target - len(holdout)]])

@@ -13,14 +13,16 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .boomer import FEATURE_SAMPLING, HEAD_TYPES, INSTANCE_SAMPLING, BoomerClassifier
+from .boomer import (FEATURE_BINNING, FEATURE_SAMPLING, GLOBAL_PRUNING, HEAD_TYPES, HOLDOUT, INSTANCE_SAMPLING,
+                     LABEL_BINNING, STATISTIC_TYPES, BoomerClassifier)
+from .options import OPTIONS, format_option
 from .core.losses import LOSSES
 
 
 @dataclass(frozen=True)
 class Parameter:
     name: str
-    kind: str  # 'choice' | 'int' | 'float' | 'seed'
+    kind: str  # 'choice' | 'option' (a choice with mlrl-boomer options: 'name{key=value}') | 'int' | 'float' | 'seed'
     default: Any
     label: str = ""
     help: str = ""
@@ -30,7 +32,7 @@ class Parameter:
     optional: bool = False  # None is allowed (shown as "no limit")
 
     def __post_init__(self):
-        if self.kind not in ("choice", "int", "float", "seed"):
+        if self.kind not in ("choice", "option", "int", "float", "seed"):
             raise ValueError(f"unknown parameter kind {self.kind!r}")
 
 
@@ -74,6 +76,13 @@ class ComponentView:
     columns: tuple[Column, ...] = ()
     inspect: Callable[[Any, Any], str] | None = None
     summary: Callable[[Any], str] | None = None
+
+
+def option_help(parameter: str) -> str:
+    """The values of ``parameter`` that take options, written with their defaults."""
+    with_options = [format_option(name, {k: spec.default for k, spec in specs.items()})
+                    for name, specs in OPTIONS[parameter].items() if specs]
+    return ("; options, e.g. " + ", ".join(with_options)) if with_options else ""
 
 
 CLASSIFIER_METRICS = (
@@ -169,11 +178,14 @@ register(LearnerSpec(
     description="Rapp et al., ECML-PKDD 2020: gradient boosting of multi-label rules with a second-order objective.",
     budget="max_rules",
     capabilities=frozenset({"what-if", "explain"}),
+    metrics=CLASSIFIER_METRICS + (Metric("holdout_loss", "loss on the holdout set"),
+                                  Metric("train_loss", "loss on the training set (global pruning without holdout)")),
     parameters=(
         Parameter("loss", "choice", "logistic-decomposable", "Loss", "label-wise (decomposable) or example-wise",
                   choices=LOSSES),
-        Parameter("head_type", "choice", "auto", "Head", "single label, all labels, or auto (single for "
-                  "decomposable losses, complete otherwise)", choices=HEAD_TYPES),
+        Parameter("head_type", "option", "auto", "Head", "single label, all labels, some labels (partial), or "
+                  "auto (single for decomposable losses, complete otherwise)" + option_help("head_type"),
+                  choices=HEAD_TYPES),
         Parameter("max_rules", "int", 1000, "Rules", "number of rules including the default rule", minimum=1,
                   maximum=100000),
         Parameter("shrinkage", "float", 0.3, "Shrinkage η", "learning rate", minimum=0.001, maximum=1.0),
@@ -187,6 +199,17 @@ register(LearnerSpec(
                   optional=True),
         Parameter("min_coverage", "int", 1, "Min coverage", "examples a condition must cover", minimum=1,
                   maximum=100000),
+        Parameter("feature_binning", "option", "none", "Feature binning", "split only between bins of each "
+                  "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
+        Parameter("label_binning", "option", "none", "Label binning", "complete heads: labels with similar "
+                  "gradient/Hessian ratios share one score (GBLB)" + option_help("label_binning"),
+                  choices=LABEL_BINNING),
+        Parameter("holdout", "option", "none", "Holdout set", "training examples set aside to watch the loss "
+                  "(for global pruning)" + option_help("holdout"), choices=HOLDOUT),
+        Parameter("global_pruning", "option", "none", "Global pruning", "early stopping (pre) or keep the best "
+                  "prefix (post), by the holdout loss" + option_help("global_pruning"), choices=GLOBAL_PRUNING),
+        Parameter("statistic_type", "choice", "64-bit", "Statistics", "gradients and Hessians in 64 or 32 bits",
+                  choices=STATISTIC_TYPES),
         Parameter("random_state", "seed", 1, "Seed", "same seed, same rules", minimum=0, maximum=2**31 - 1),
     ),
     presets={

@@ -50,14 +50,14 @@ def _bin_feature(values, a, b, n_zero, method, bin_ratio, min_bins, max_bins, ke
             keys[idx] = values[idx]
         return
     if method == EQUAL_WIDTH:
-        lo = values[a]
-        hi = values[b - 1]
+        lo = float(values[a])
+        hi = float(values[b - 1])
         if n_zero > 0:
             lo = min(lo, 0.0)
             hi = max(hi, 0.0)
         width = (hi - lo) / n_bins
         for idx in range(a, b):
-            k = int((values[idx] - lo) / width) if width > 0.0 else 0
+            k = int((float(values[idx]) - lo) / width) if width > 0.0 else 0
             keys[idx] = min(max(k, 0), n_bins - 1)
         return
     # equal frequency: rank in ascending order (the zero block sits between negatives and positives)

@@ -1,0 +1,391 @@
+"""mlrl-boomer's scale settings, each against an exact or brute-force counterpart on small data:
+feature binning, label binning, partial heads, holdout sets, global pruning, 32-bit statistics."""
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from engine import BoomerClassifier, metrics
+from engine.core.binning import EQUAL_FREQUENCY, EQUAL_WIDTH, bin_keys
+from engine.core.features import build_feature_index
+from engine.core.head_variants import (HEAD_BINNED, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, variant_head,
+                                       variant_quality)
+from engine.core.heads import complete_quality, complete_scores, single_quality
+from engine.core.losses import LOSS_CODES, n_hessian_entries, packed_index, update_statistics
+from engine.holdout import split_holdout
+from engine.model import rule_coverage
+from engine.options import format_option, parse_option
+from engine.pruning import PostPruning, PrePruning
+
+
+def _problem(n=150, d=4, K=5, seed=0, zeros=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    if zeros:
+        X[rng.random(X.shape) < 0.3] = 0.0
+    W = rng.normal(size=(d, K))
+    Y = (X @ W + 0.5 * rng.normal(size=(n, K)) > 0).astype(np.uint8)
+    return X, Y
+
+
+# -- options ------------------------------------------------------------------------------------
+
+def test_option_strings_parse_like_mlrl_boomer():
+    assert parse_option("feature_binning", "none") == ("none", {})
+    name, opts = parse_option("feature_binning", "equal-width")
+    assert name == "equal-width" and opts == {"bin_ratio": 0.33, "min_bins": 2, "max_bins": 0}
+    name, opts = parse_option("global_pruning", "pre-pruning{min_rules=20, num_past=5,aggregation=min,"
+                                                "use_holdout_set=false}")
+    assert opts["min_rules"] == 20 and opts["num_past"] == 5 and opts["aggregation"] == "min"
+    assert opts["use_holdout_set"] is False and opts["num_recent"] == 50
+    assert parse_option("head_type", format_option("partial-fixed", {"output_ratio": 0.5}))[1]["output_ratio"] == 0.5
+
+
+@pytest.mark.parametrize("param, value, message", [
+    ("feature_binning", "equal-width{foo=1}", "unknown option 'foo'"),
+    ("feature_binning", "equal-width{bin_ratio=0}", "bin_ratio must be in (0, 1]"),
+    ("feature_binning", "equal-width{bin_ratio=abc}", "must be a number"),
+    ("feature_binning", "equal-heights", "must be one of none, equal-width, equal-frequency"),
+    ("holdout", "random{holdout_set_size}", "not of the form key=value"),
+    ("global_pruning", "pre-pruning{aggregation=median}", "must be one of min, max, arithmetic-mean"),
+    ("head_type", "single{x=1}", "takes no options"),
+])
+def test_bad_option_strings_name_the_problem(param, value, message):
+    with pytest.raises(ValueError, match=None) as err:
+        parse_option(param, value)
+    assert message in str(err.value) and param in str(err.value)
+    X, Y = _problem(30)
+    with pytest.raises(ValueError) as err:  # the estimator checks before any work starts
+        BoomerClassifier(**{param: value}).fit(X, Y)
+    assert message in str(err.value)
+
+
+def test_label_binning_with_l1_is_rejected():
+    X, Y = _problem(30)
+    with pytest.raises(ValueError, match="label_binning does not support l1"):
+        BoomerClassifier(label_binning="equal-width", l1_regularization_weight=0.5).fit(X, Y)
+
+
+# -- feature binning ------------------------------------------------------------------------------
+
+def _brute_keys(x, method, ratio, min_bins, max_bins):
+    """Bins of the non-zero values of one dense column, written independently of the kernel."""
+    distinct = np.unique(x)
+    n_bins = max(min_bins, math.ceil(ratio * len(distinct)))
+    if max_bins:
+        n_bins = min(n_bins, max_bins)
+    nz = x[x != 0]
+    if n_bins >= len(distinct):
+        return nz.astype(np.float32)
+    if method == EQUAL_WIDTH:
+        x, nz = x.astype(np.float64), nz.astype(np.float64)
+        lo, hi = x.min(), x.max()
+        width = (hi - lo) / n_bins
+        return np.minimum(np.floor((nz - lo) / width), n_bins - 1).astype(np.float32)
+    order = np.sort(x, kind="stable")
+    first_rank = {v: np.searchsorted(order, v, side="left") for v in distinct}
+    return np.array([first_rank[v] * n_bins // len(x) for v in nz], dtype=np.float32)
+
+
+@pytest.mark.parametrize("method", [EQUAL_WIDTH, EQUAL_FREQUENCY])
+@pytest.mark.parametrize("ratio, max_bins", [(0.33, 0), (0.1, 0), (0.5, 4), (1.0, 0)])
+def test_bin_keys_match_a_brute_force_binning(method, ratio, max_bins):
+    rng = np.random.default_rng(3)
+    X = np.round(rng.normal(size=(200, 6)), 1).astype(np.float32)  # ties, negatives, zeros
+    index = build_feature_index(X, np.zeros(6, np.uint8))
+    keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples, method, ratio, 2,
+                    max_bins)
+    for j in range(6):
+        a, b = index.ptr[j], index.ptr[j + 1]
+        order = np.argsort(index.rows[a:b], kind="stable")  # back to example order
+        expected = _brute_keys(X[:, j], method, ratio, 2, max_bins)
+        got = keys[a:b][order]
+        # bins are identified up to their numbering: the same examples share a key
+        assert len(np.unique(got)) == len(np.unique(expected))
+        pairs = set(zip(got.tolist(), expected.tolist()))
+        assert len(pairs) == len(np.unique(got))
+
+
+def _discretised(X, keys, index):
+    """X with each non-zero value replaced by (its bin + 1) * sign: exact search on it splits where
+    the binned search may."""
+    Xd = np.zeros_like(X)
+    for j in range(X.shape[1]):
+        a, b = index.ptr[j], index.ptr[j + 1]
+        sign = np.sign(index.values[a:b])
+        Xd[index.rows[a:b], j] = sign * (1000.0 + keys[a:b] - (keys[a:b].min() if b > a else 0))
+    return Xd
+
+
+@pytest.mark.parametrize("method", ["equal-width", "equal-frequency"])
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
+def test_binned_learning_equals_exact_learning_on_the_binned_data(method, loss):
+    """Rules learned with binning cover the same training examples, with the same heads, as rules
+    learned exactly on data where every value is replaced by its bin (without bagging: examples
+    out of the bag may lie between two bins' values, and both searches place thresholds at the
+    midpoint of the in-bag values around them)."""
+    X, Y = _problem(160, 4, 4, seed=1, zeros=True)
+    X = np.abs(X) + (X != 0)  # positive values and zeros: bins keep their order under the mapping
+    index = build_feature_index(X, np.zeros(4, np.uint8))
+    option, opts = parse_option("feature_binning", f"{method}{{bin_ratio=0.2}}")
+    from engine.core.binning import METHOD_CODES
+    keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
+                    METHOD_CODES[option], 0.2, 2, 0)
+    assert len(np.unique(keys)) < len(np.unique(index.values))  # binning is not a no-op here
+    Xd = _discretised(X, keys, index)
+    settings = dict(loss=loss, max_rules=25, random_state=4, instance_sampling="none")
+    binned = BoomerClassifier(feature_binning=f"{method}{{bin_ratio=0.2}}", **settings).fit(X, Y)
+    exact = BoomerClassifier(**settings).fit(Xd, Y)
+    assert len(binned.rules_) == len(exact.rules_)
+    for rb, re in zip(binned.rules_, exact.rules_):
+        np.testing.assert_array_equal(rule_coverage(rb, X), rule_coverage(re, Xd))
+        np.testing.assert_allclose(rb.head_scores, re.head_scores, rtol=1e-9, atol=1e-12)
+
+
+def test_binning_that_cannot_merge_values_is_the_exact_search():
+    X, Y = _problem(120, 3, 4, seed=2)
+    exact = BoomerClassifier(max_rules=30).fit(X, Y)
+    for method in ("equal-width", "equal-frequency"):
+        binned = BoomerClassifier(max_rules=30, feature_binning=f"{method}{{bin_ratio=1.0}}").fit(X, Y)
+        assert [str(r) for r in binned.rules_] == [str(r) for r in exact.rules_]
+
+
+def test_binning_keeps_quality_and_handles_sparse_and_missing_values():
+    X, Y = _problem(400, 6, 5, seed=3, zeros=True)
+    X[::7, 2] = np.nan
+    Xs = sp.csc_matrix(np.nan_to_num(X))
+    train, test = slice(0, 300), slice(300, None)
+    for data in (X, Xs):
+        exact = BoomerClassifier(max_rules=60).fit(data[train], Y[train])
+        binned = BoomerClassifier(max_rules=60, feature_binning="equal-width{bin_ratio=0.1}").fit(data[train],
+                                                                                                   Y[train])
+        loss_exact = metrics.hamming_loss(Y[test], exact.predict(data[test]))
+        loss_binned = metrics.hamming_loss(Y[test], binned.predict(data[test]))
+        assert loss_binned <= loss_exact + 0.03
+
+
+# -- partial heads and label binning ----------------------------------------------------------------
+
+def _statistics(K, full, seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    Y = rng.random((n, K)) < 0.4
+    F = rng.normal(scale=0.5, size=(n, K))
+    loss = "logistic-non-decomposable" if full else "logistic-decomposable"
+    G = np.empty((n, K))
+    H = np.empty((n, n_hessian_entries(K, not full)))
+    update_statistics(LOSS_CODES[loss], np.where(Y, 1, -1).astype(np.int8), F, np.arange(n), n, G, H)
+    return G[:25].sum(0), H[:25].sum(0)
+
+
+def _variant(g, h, full, mode, params, l2=1.0):
+    K = g.shape[0]
+    n_scratch = max(K, 2 * int(params[3]))
+    scratch = np.empty((3, n_scratch), np.int64)
+    q = variant_quality(g, h, full, mode, params, l2, 0.0, np.zeros((K, K)), np.zeros(K), scratch[0], scratch[1],
+                        scratch[2], np.empty(K), np.empty(len(h)))
+    labels, scores = np.empty(K, np.int64), np.empty(K)
+    n = variant_head(g, h, full, mode, params, l2, 0.0, 1.0, np.zeros((K, K)), scratch[0], scratch[1], scratch[2],
+                     np.empty(K), np.empty(len(h)), labels, scores)
+    return q, labels[:n], scores[:n]
+
+
+def _brute_subset_quality(g, h, full, labels, l2=1.0):
+    """Eq. (16) on the labels' sub-system by numpy."""
+    K = g.shape[0]
+    if full:
+        Hm = np.array([[h[packed_index(min(a, b), max(a, b), K)] for b in labels] for a in labels])
+    else:
+        Hm = np.diag(h[labels])
+    gs = g[labels]
+    p = np.linalg.solve(Hm + l2 * np.eye(len(labels)), -gs)
+    return gs @ p + 0.5 * p @ Hm @ p + 0.5 * l2 * p @ p, p
+
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("seed", range(5))
+def test_partial_fixed_heads_are_the_best_n_labels_solved_exactly(full, seed):
+    K = 7
+    g, h = _statistics(K, full, seed)
+    for n in (1, 2, 3, K):
+        q, labels, scores = _variant(g, h, full, HEAD_PARTIAL_FIXED, np.array([n, 0, 0, 0.0]))
+        diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
+        by_quality = np.argsort(-(g ** 2) / (diag + 1.0), kind="stable")[:n]
+        assert sorted(labels) == sorted(by_quality) and list(labels) == sorted(labels)
+        expected_q, expected_p = _brute_subset_quality(g, h, full, np.sort(by_quality))
+        assert q == pytest.approx(expected_q, rel=1e-9)
+        np.testing.assert_allclose(scores, expected_p, rtol=1e-9)
+        if n == K:  # all labels: the complete head
+            assert q == pytest.approx(complete_quality(g, h, full, 1.0, 0.0, np.zeros((K, K)), np.zeros(K)))
+        if n == 1 and not full:
+            assert q == pytest.approx(single_quality(g, h, full, 1.0, 0.0)[0])
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_partial_dynamic_heads_keep_labels_near_the_best(full):
+    K = 8
+    g, h = _statistics(K, full, 11)
+    diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
+    quality = -0.5 * g ** 2 / (diag + 1.0)
+    for threshold, exponent in ((1e-12, 1.0), (0.3, 1.0), (0.3, 2.0), (1.0, 2.0)):
+        _, labels, _ = _variant(g, h, full, HEAD_PARTIAL_DYNAMIC, np.array([0, threshold, exponent, 0.0]))
+        expected = np.flatnonzero((quality / quality.min()) ** exponent >= threshold)
+        assert list(labels) == list(expected)
+    _, labels, _ = _variant(g, h, full, HEAD_PARTIAL_DYNAMIC, np.array([0, 1.0, 1.0, 0.0]))
+    assert list(labels) == [int(np.argmin(quality))]  # threshold 1: the best label alone
+
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_label_binning_with_one_label_per_bin_is_the_complete_head(full, seed):
+    K = 6
+    g, h = _statistics(K, full, seed)
+    q, labels, scores = _variant(g, h, full, HEAD_BINNED, np.array([0, 0, 0, 100000.0]))
+    chol = np.zeros((K, K))
+    assert q == pytest.approx(complete_quality(g, h, full, 1.0, 0.0, chol, np.zeros(K)), rel=1e-9)
+    expected = np.empty(K)
+    complete_scores(g, h, full, 1.0, 0.0, chol, expected)
+    np.testing.assert_allclose(scores, expected, rtol=1e-9)
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_label_binning_solves_the_shared_score_system(full):
+    """Two bins per sign: labels of a bin share one score, the optimum of eq. (14) under that
+    constraint (brute force: the reduced system built with an assignment matrix)."""
+    K = 9
+    g, h = _statistics(K, full, 5)
+    q, _, scores = _variant(g, h, full, HEAD_BINNED, np.array([0, 0, 0, 2.0]))
+    diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
+    w = -g / (diag + 1.0)
+    lo, hi = w.min(), w.max()
+    bins = np.where(w < 0, np.minimum(((w - lo) / -lo * 2).astype(int), 1),
+                    2 + np.minimum((w / hi * 2).astype(int), 1))
+    used = np.unique(bins)
+    A = (bins[:, None] == used[None, :]).astype(float)  # K x bins
+    Hm = np.array([[h[packed_index(min(a, b), max(a, b), K)] for b in range(K)] for a in range(K)]) if full \
+        else np.diag(h)
+    Hb = A.T @ (Hm + np.eye(K)) @ A
+    pb = np.linalg.solve(Hb, -A.T @ g)
+    p = A @ pb
+    assert q == pytest.approx(g @ p + 0.5 * p @ (Hm + np.eye(K)) @ p, rel=1e-9)
+    np.testing.assert_allclose(scores, p, rtol=1e-9)
+    assert len(np.unique(np.round(scores, 12))) == len(used)
+
+
+@pytest.mark.parametrize("settings", [
+    dict(head_type="partial-fixed{output_ratio=0.4}"), dict(head_type="partial-dynamic"),
+    dict(head_type="complete", label_binning="equal-width"),
+    dict(loss="logistic-non-decomposable", head_type="partial-fixed"),
+    dict(loss="logistic-non-decomposable", label_binning="equal-width{bin_ratio=0.5}"),
+])
+def test_head_variants_learn_models_that_generalise(settings):
+    X, Y = _problem(400, 6, 6, seed=8)
+    est = BoomerClassifier(max_rules=80, **settings).fit(X[:300], Y[:300])
+    sizes = [len(r.head_labels) for r in est.rules_[1:]]
+    if settings.get("head_type", "").startswith("partial-fixed"):
+        cardinality = round(Y[:300].sum(axis=1).mean())  # output_ratio 0: the average label cardinality
+        n = round(0.4 * 6) if "output_ratio" in settings["head_type"] else max(2, cardinality)
+        assert set(sizes) == {n}
+    baseline = metrics.hamming_loss(Y[300:], np.zeros_like(Y[300:]))
+    assert metrics.hamming_loss(Y[300:], est.predict(X[300:])) < baseline - 0.05
+
+
+# -- holdout sets and global pruning --------------------------------------------------------------
+
+@pytest.mark.parametrize("method", ["random", "stratified-output-wise", "stratified-example-wise"])
+def test_holdout_splits_are_disjoint_sized_and_stratified(method):
+    rng = np.random.default_rng(0)
+    Y = (rng.random((300, 6)) < np.array([0.05, 0.1, 0.3, 0.5, 0.2, 0.02])).astype(np.uint8)
+    train, holdout = split_holdout(Y, method, 0.33, 7)
+    assert len(holdout) == 99 and len(train) == 201
+    assert len(np.intersect1d(train, holdout)) == 0 and len(np.union1d(train, holdout)) == 300
+    if method == "stratified-output-wise":
+        for k in range(6):
+            assert abs(Y[holdout, k].sum() - 0.33 * Y[:, k].sum()) <= 1.5
+    if method == "stratified-example-wise":
+        vectors, counts = np.unique(Y, axis=0, return_counts=True)
+        for v, c in zip(vectors, counts):
+            assert abs((Y[holdout] == v).all(axis=1).sum() - 0.33 * c) < 1.0 + 1e-9
+
+
+def _holdout_losses(est, X, Y):
+    """The mean loss on the holdout set after each rule, recomputed from the model's rules."""
+    from engine.core.losses import example_loss
+    rows = est.holdout_indices_
+    Xh, Yh = X[rows], np.where(Y[rows] > 0, 1, -1).astype(np.int8)
+    F = np.zeros(Yh.shape)
+    out = []
+    code = LOSS_CODES[est.loss]
+    for record in est.records_:
+        for rule in record.rules:
+            covered = rule_coverage(rule, Xh)
+            F[np.ix_(covered, rule.head_labels)] += rule.head_scores
+        out.append(np.mean([example_loss(code, Yh[i], F[i]) for i in range(len(Yh))]))
+    return np.array(out)
+
+
+def test_pre_pruning_stops_where_a_manual_scan_of_the_holdout_loss_stops():
+    X, Y = _problem(300, 5, 4, seed=6)
+    opts = "pre-pruning{min_rules=10,num_past=8,num_recent=4,min_improvement=0.01,stop_interval=2}"
+    est = BoomerClassifier(max_rules=400, holdout="random", global_pruning=opts).fit(X, Y)
+    recorded = np.array([r.extra["holdout_loss"] for r in est.records_])
+    np.testing.assert_allclose(recorded, _holdout_losses(est, X, Y), rtol=1e-9)
+    # manual scan: the first t at which the window's past mean improves by less than 1 %
+    stop = None
+    for t in range(1, 401):
+        if t >= 10 and t % 2 == 0 and t >= 12:
+            window = recorded[t - 12:t]
+            past, recent = window[:8].mean(), window[8:].mean()
+            if (past - recent) / past < 0.01:
+                stop = t
+                break
+    assert stop is not None and len(est.records_) == stop < 400
+    best = int(np.argmin(recorded)) + 1
+    assert est.selected_steps_ == best and len(est.rules_) == best
+    prefix = BoomerClassifier(max_rules=best, holdout="random").fit(X, Y)
+    np.testing.assert_array_equal(prefix.predict(X), est.predict(X))
+
+
+def test_post_pruning_keeps_the_best_prefix_on_the_holdout_set():
+    X, Y = _problem(300, 5, 4, seed=9)
+    est = BoomerClassifier(max_rules=120, holdout="stratified-example-wise",
+                           global_pruning="post-pruning{min_rules=5,interval=3}").fit(X, Y)
+    recorded = np.array([r.extra["holdout_loss"] for r in est.records_])
+    np.testing.assert_allclose(recorded, _holdout_losses(est, X, Y), rtol=1e-9)
+    assert len(est.records_) == 120
+    candidates = [t for t in range(5, 121) if t % 3 == 0]
+    best = min(candidates, key=lambda t: (recorded[t - 1], t))
+    assert est.selected_steps_ == best and len(est.rules_) == best
+
+
+def test_pruning_without_a_holdout_set_watches_the_training_loss():
+    X, Y = _problem(200, 4, 3, seed=2)
+    est = BoomerClassifier(max_rules=50, global_pruning="post-pruning{min_rules=1}").fit(X, Y)
+    losses = np.array([r.extra["train_loss"] for r in est.records_])
+    assert est.holdout_indices_ is None
+    assert est.selected_steps_ == int(np.argmin(losses)) + 1 == len(est.rules_)
+    # remove_unused_rules=false keeps every rule
+    keep = BoomerClassifier(max_rules=50, global_pruning="post-pruning{min_rules=1,remove_unused_rules=false}")
+    assert len(keep.fit(X, Y).rules_) == 50
+
+
+def test_pre_pruning_aggregations():
+    # past window [5, 1, 5], recent [0.95]: min 1 -> 0.95 is a 5 % improvement (< 10 %: stop);
+    # max 5 and mean 3.67 -> 0.95 are large improvements (go on)
+    for aggregation, stops in (("min", True), ("max", False), ("arithmetic-mean", False)):
+        p = PrePruning(min_rules=1, num_past=3, num_recent=1, aggregation=aggregation, min_improvement=0.1)
+        results = [p.update(t + 1, v) for t, v in enumerate([5.0, 1.0, 5.0, 0.95])]
+        assert results == [False, False, False, stops]
+        assert p.selected == 4  # the best value so far
+
+
+def test_thirty_two_bit_statistics_learn_the_same_model_quality():
+    X, Y = _problem(400, 6, 5, seed=4)
+    for loss in ("logistic-decomposable", "logistic-non-decomposable"):
+        a = BoomerClassifier(loss=loss, max_rules=80).fit(X[:300], Y[:300])
+        b = BoomerClassifier(loss=loss, max_rules=80, statistic_type="32-bit").fit(X[:300], Y[:300])
+        assert [str(r) for r in a.rules_[:5]] == [str(r) for r in b.rules_[:5]]
+        la = metrics.hamming_loss(Y[300:], a.predict(X[300:]))
+        lb = metrics.hamming_loss(Y[300:], b.predict(X[300:]))
+        assert abs(la - lb) <= 0.02
