@@ -56,7 +56,7 @@ class BoomerClassifier(RuleLearner):
     mlrl-boomer's scale settings take its values, options in braces included
     (``feature_binning='equal-frequency{bin_ratio=0.1}'``, see :mod:`engine.options`):
     ``feature_binning`` (:mod:`engine.core.binning`), ``label_binning`` (gradient-based label
-    binning of complete heads), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
+    binning of complete heads of non-decomposable losses), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
     ``holdout`` (:mod:`engine.holdout`), ``global_pruning`` (:mod:`engine.pruning`; the model keeps
     ``selected_steps_`` rules) and ``statistic_type`` (gradients and Hessians in 32 or 64 bits).
     """
@@ -134,7 +134,9 @@ class BoomerClassifier(RuleLearner):
         if kind == "partial-dynamic":
             params[1], params[2] = options["threshold"], options["exponent"]
             return HEAD_PARTIAL_DYNAMIC, params
-        if binning != "none":
+        if binning != "none" and not is_decomposable(self.loss):
+            # GBLB replaces the K x K solve of eq. (16); a decomposable loss's complete head costs O(K)
+            # already, so it is computed exactly (label binning would only coarsen it)
             params[3] = number_of_bins(K, bins["bin_ratio"], bins["min_bins"], bins["max_bins"])
             return HEAD_BINNED, params
         return HEAD_COMPLETE, params
@@ -230,6 +232,9 @@ class BoomerClassifier(RuleLearner):
         diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
         vector_index = train.kernel_vectors()
         head_labels = np.empty(K, dtype=np.int64)
+        # the covered entries of each attribute, compacted as a rule's refinement walks it
+        cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
+        seg = np.zeros((index.n_features, 3), dtype=np.int64)
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)
@@ -243,7 +248,7 @@ class BoomerClassifier(RuleLearner):
             previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
             try:
                 n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
-                    index.ptr, index.rows, index.values, keys, index.missing_ptr, index.missing_rows, index.nominal,
+                    index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows, index.nominal,
                     loss, Ysign, F, G, H, H_refine, diagonal_columns,
                     single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
                     max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,

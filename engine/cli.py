@@ -219,7 +219,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="runs per row with random_state 1..n (default 3)")
     p.add_argument("--reference-python", metavar="PY",
                    help="a Python interpreter with mlrl-boomer installed (e.g. 3.12 for 0.15.6); default: this one")
-    p.set_defaults(func=lambda a: __import__("engine.bench", fromlist=["main"]).run(a))
+    p.add_argument("--scale", action="store_true",
+                   help="instead: synthetic data of growing size with feature (and label) binning, each fit in its "
+                        "own process; time, losses, peak memory (300 rules unless --rules)")
+    p.add_argument("--sizes", nargs="*", type=_bounded_int(100, 10_000_000), default=None,
+                   help="--scale: training set sizes (default 10000 100000)")
+    p.add_argument("--labels", nargs="*", type=_bounded_int(2, 10_000), default=None,
+                   help="--scale: numbers of labels (default 20 200)")
+    p.add_argument("--heads", nargs="*", default=None, choices=("single", "complete"),
+                   help="--scale: head types (default both)")
+    p.add_argument("--max-n-200", type=_bounded_int(100, 10_000_000), default=10_000,
+                   help="--scale: the largest N run with 200 or more labels (default 10000)")
+    p.set_defaults(func=lambda a: __import__("engine.bench_scale" if a.scale else "engine.bench",
+                                             fromlist=["run"]).run(a))
 
     p = sub.add_parser("bench_ranking", help="label ranking (Dekel et al. 2003): the four decompositions and "
                                              "BOOMER's scores as rankings, 5-fold CV on the benchmark data")

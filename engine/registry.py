@@ -201,8 +201,9 @@ register(LearnerSpec(
                   maximum=100000),
         Parameter("feature_binning", "option", "none", "Feature binning", "split only between bins of each "
                   "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
-        Parameter("label_binning", "option", "none", "Label binning", "complete heads: labels with similar "
-                  "gradient/Hessian ratios share one score (GBLB)" + option_help("label_binning"),
+        Parameter("label_binning", "option", "none", "Label binning", "complete heads of example-wise "
+                  "(non-decomposable) losses: labels with similar gradient/Hessian ratios share one score (GBLB); "
+                  "label-wise complete heads are exact already in O(K)" + option_help("label_binning"),
                   choices=LABEL_BINNING),
         Parameter("holdout", "option", "none", "Holdout set", "training examples set aside to watch the loss "
                   "(for global pruning)" + option_help("holdout"), choices=HOLDOUT),

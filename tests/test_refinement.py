@@ -24,6 +24,11 @@ def _quality(mask, w, G, H, full, single, l2):
     return head_quality(g, h, full, single, l2, 0.0, np.zeros((K, K)), np.zeros(K))[0]
 
 
+def _cache(index):
+    """The sweep's cache of covered entries (empty: every attribute is walked in full)."""
+    return np.empty(len(index.rows), np.int64), np.zeros((index.n_features, 3), np.int64)
+
+
 def _scratch(G, H, params=None):
     K, S = G.shape[1], H.shape[1]
     params = np.zeros(4) if params is None else params
@@ -77,7 +82,7 @@ def test_sweep_matches_brute_force(loss, single, seed):
     for min_cov in (1, 5):
         for j in range(d):
             best_g, best_h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
-            q, op, thr, lab, cnt = _sweep_attribute(j, index.ptr, index.rows, index.values, index.values, index.missing_ptr,
+            q, op, thr, lab, cnt = _sweep_attribute(j, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
                                                     index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
                                                     int(active.sum()), full, -1 if single else -2, 1.0, 0.0, min_cov, best_g,
                                                     best_h, *_scratch(G, H))
@@ -123,7 +128,7 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     index = build_feature_index(X, np.zeros(d, np.uint8))
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
-    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, index.missing_ptr, index.missing_rows,
+    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr, index.missing_rows,
                                          index.nominal, G, H, full, True, -1, np.zeros(4), np.ones(n, np.int64), False, 1.0, 0.0, 0, 2, 10,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
                                          thrs, np.zeros(1, np.uint8))
@@ -146,7 +151,7 @@ def test_sweep_with_a_fixed_label_optimises_that_label_only(loss):
     cw = np.ones(n)
     T_g, T_h = G.sum(0), H.sum(0)
     for label in range(K):
-        q, op, thr, lab, cnt = _sweep_attribute(0, index.ptr, index.rows, index.values, index.values, index.missing_ptr,
+        q, op, thr, lab, cnt = _sweep_attribute(0, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
                                                 index.missing_rows, index.nominal, cw, G, H, T_g, T_h, n, full,
                                                 label, 1.0, 0.0, 1, np.zeros(K), np.zeros(K),
                                                 *_scratch(G, H))

@@ -389,3 +389,21 @@ def test_thirty_two_bit_statistics_learn_the_same_model_quality():
         la = metrics.hamming_loss(Y[300:], a.predict(X[300:]))
         lb = metrics.hamming_loss(Y[300:], b.predict(X[300:]))
         assert abs(la - lb) <= 0.02
+
+
+@pytest.mark.slow
+def test_scale_benchmark_runs_each_fit_in_its_own_process(capsys):
+    """``python -m engine bench --scale`` on a toy size, without a reference: a row with time, losses
+    and the process's peak memory."""
+    from types import SimpleNamespace
+
+    from engine import bench_scale
+
+    args = SimpleNamespace(reference_python=None, sizes=[400], labels=[4], heads=["single"], rules=5,
+                           max_n_200=10_000)
+    assert bench_scale.run(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    row = next(line for line in lines if line.split()[:3] == ["400", "4", "single"])
+    fields = row.replace("|", " ").split()
+    assert float(fields[3]) > 0 and 0 <= float(fields[6]) <= 100 and float(fields[10]) > 50  # s, Ham %, MiB
+    assert bench_scale.exponent([1e4, 1e5], [1.0, 10.0]) == pytest.approx(1.0)

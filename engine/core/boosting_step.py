@@ -16,7 +16,7 @@ from .refinement import refine_rule
 
 
 @njit(cache=True, nogil=True)
-def boost_one_rule(ptr, idx_rows, values, keys, miss_ptr, miss_rows, nominal,
+def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features, max_conditions,
                    min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr, out_labels, out_head,
@@ -35,7 +35,7 @@ def boost_one_rule(ptr, idx_rows, values, keys, miss_ptr, miss_rows, nominal,
     is applied then)."""
     K = G.shape[1]
     covered[:] = 1
-    n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, miss_ptr, miss_rows, nominal, G, H_refine,
+    n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H_refine,
                                          full_refine, single, head_mode, head_params, weights, bagging, l2, l1, n_sampled_features,
                                          max_conditions, min_coverage, rng_state, perm, covered, out_attr, out_op,
                                          out_thr, cancel)

@@ -12,6 +12,7 @@ Operator codes: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
 from __future__ import annotations
 
 import math
+import types
 from collections import namedtuple
 
 import numpy as np
@@ -62,10 +63,25 @@ def _accumulate(i, w, G, H, acc_g, acc_h):
 
 
 @njit(cache=True, nogil=True)
+def _fixed_label_quality(g, h, l2, bound):
+    """Eq. (17) quality of one label without L1, or +inf when it cannot be below ``bound``
+    (decided by a multiplication: most thresholds of a sweep are not the best so far)."""
+    d = h + l2
+    if d <= 0.0:
+        return 0.0
+    n = g * g
+    if n > -2.0 * bound * d:
+        return -0.5 * n / d
+    return math.inf
+
+
+@njit(cache=True, nogil=True)
 def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                   R_g, R_h, chol, z, params, vi, vg, vh):
+                   R_g, R_h, chol, z, params, vi, vg, vh, bound):
     """Eq. (14) qualities of the examples with statistics X and of their complement V - X
     among the non-missing covered examples; +inf where a side's coverage is not allowed.
+    The sweep keeps a side only if it is below ``bound`` (its best quality so far): where
+    that is cheap to rule out, +inf is returned instead of the quality.
     Returns (quality X, label X, quality rest, label rest)."""
     cnt_r = n_valid - cnt_x
     ok_x = cnt_x > 0 and cnt_x >= min_coverage and cnt_x < T_cnt
@@ -77,46 +93,48 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head
     if head >= 0:
         # single-label head whose label was fixed by the rule's first condition
         d = diagonal_position(head, X_g.shape[0], full_hessian)
+        if l1 == 0.0:
+            if ok_x:
+                qx, lx = _fixed_label_quality(X_g[head], X_h[d], l2, bound), head
+            if ok_r:
+                qr, lr = _fixed_label_quality(V_g[head] - X_g[head], V_h[d] - X_h[d], l2, bound), head
+            return qx, lx, qr, lr
         if ok_x:
             qx, lx = label_quality(X_g[head], X_h[d], l2, l1), head
         if ok_r:
             qr, lr = label_quality(V_g[head] - X_g[head], V_h[d] - X_h[d], l2, l1), head
-        return qx, lx, qr, lr
-    if head <= HEAD_PARTIAL_FIXED:
-        # partial heads, label binning (head_variants): ``vi``, ``vg``, ``vh`` are their scratch
-        if ok_x:
-            qx = variant_quality(X_g, X_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg,
-                                 vh)
-        if ok_r:
-            for k in range(V_g.shape[0]):
-                R_g[k] = V_g[k] - X_g[k]
-            for k in range(V_h.shape[0]):
-                R_h[k] = V_h[k] - X_h[k]
-            qr = variant_quality(R_g, R_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg,
-                                 vh)
         return qx, lx, qr, lr
     single = head == -1
     if not full_hessian and l1 == 0.0 and l2 > 0.0:
         # Fast path for diagonal Hessians (eq. 17): both sides in one branch-free pass.
         K = X_g.shape[0]
         if single:
-            bx = 0.0
-            br = 0.0
+            # the best label by g^2 / (h + lambda), compared as fractions (a / b > c / d iff a d > c b,
+            # denominators positive): no division per label
+            bxn = 0.0
+            bxd = 1.0
+            brn = 0.0
+            brd = 1.0
             for k in range(K):
                 gx = X_g[k]
                 gr = V_g[k] - gx
-                vx = gx * gx / (X_h[k] + l2)
-                vr = gr * gr / (V_h[k] - X_h[k] + l2)
-                if vx > bx:
-                    bx = vx
+                nx = gx * gx
+                dx = X_h[k] + l2
+                nr = gr * gr
+                dr = V_h[k] - X_h[k] + l2
+                if nx * bxd > bxn * dx:
+                    bxn = nx
+                    bxd = dx
                     lx = k
-                if vr > br:
-                    br = vr
+                if nr * brd > brn * dr:
+                    brn = nr
+                    brd = dr
                     lr = k
-            if ok_x and lx >= 0:
-                qx = -0.5 * bx
-            if ok_r and lr >= 0:
-                qr = -0.5 * br
+            limit = -2.0 * bound
+            if ok_x and lx >= 0 and bxn > limit * bxd:
+                qx = -0.5 * bxn / bxd
+            if ok_r and lr >= 0 and brn > limit * brd:
+                qr = -0.5 * brn / brd
         else:
             sx = 0.0
             sr = 0.0
@@ -142,6 +160,29 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head
 
 
 @njit(cache=True, nogil=True)
+def _split_quality_variants(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
+                            R_g, R_h, chol, z, params, vi, vg, vh, bound):
+    """:func:`_split_quality` for partial heads and label binning (``head`` a mode of
+    :mod:`.head_variants`; ``vi``, ``vg``, ``vh`` are their scratch).  A separate function, so the
+    sweeps of the other heads are compiled without this code (it would stop their inlining)."""
+    if head > HEAD_PARTIAL_FIXED:
+        return _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
+                              R_g, R_h, chol, z, params, vi, vg, vh, bound)
+    cnt_r = n_valid - cnt_x
+    qx = math.inf
+    qr = math.inf
+    if cnt_x > 0 and cnt_x >= min_coverage and cnt_x < T_cnt:
+        qx = variant_quality(X_g, X_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg, vh)
+    if cnt_r > 0 and cnt_r >= min_coverage and cnt_r < T_cnt:
+        for k in range(V_g.shape[0]):
+            R_g[k] = V_g[k] - X_g[k]
+        for k in range(V_h.shape[0]):
+            R_h[k] = V_h[k] - X_h[k]
+        qr = variant_quality(R_g, R_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg, vh)
+    return qx, -1, qr, -1
+
+
+@njit(cache=True, nogil=True)
 def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
     """Remember the statistics of the best condition so far (X, or its complement V - X)."""
     if complement:
@@ -155,7 +196,7 @@ def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
 
 
 @njit(cache=True, nogil=True)
-def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw, G, H,
+def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
                      work_g, work_h, chol, z, params, vi, vg, vh, cancel):
     """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
@@ -221,7 +262,7 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
                 Q_h[k] += P_h[k]
             NZ_cnt += cnt
             qx, lx, qr, lr = _split_quality(P_g, P_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_EQ, v, lx
                 best_cnt = cnt
@@ -233,7 +274,7 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
         if n_valid - NZ_cnt > 0:
             # the implicit zeros: '== 0' covers V - Q, '!= 0' covers Q
             qx, lx, qr, lr = _split_quality(Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head,
-                                            l2, l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
+                                            l2, l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
             if qr < best_q:
                 best_q, best_op, best_thr, best_label = qr, OP_EQ, 0.0, lr
                 best_cnt = n_valid - NZ_cnt
@@ -245,26 +286,39 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
         return best_q, best_op, best_thr, best_label, best_cnt
 
     # Numeric: negatives ascending (prefix sums P), positives descending (suffix sums Q),
-    # the implicit zeros in between.
+    # the implicit zeros in between.  The walk visits the covered entries cached for this
+    # attribute when an earlier step of the rule walked it (``seg[j, 0]``), else every entry, and
+    # compacts the entries still covered into ``cache`` (in place: later steps of the rule visit
+    # only those).  ``cache[ptr[j]:seg[j, 1]]`` are the negatives, ``cache[seg[j, 2]:ptr[j+1]]`` the
+    # positives.
+    use_cache = seg[j, 0] != 0
+    seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
     P_cnt = 0
     prev = 0.0
     prev_key = np.float32(0.0)
-    idx = start
-    while idx < end and values[idx] < 0.0:
-        if (idx & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+    t = start
+    t_end = seg[j, 1] if use_cache else end
+    w = start
+    while t < t_end:
+        idx = cache[t] if use_cache else t
+        if not use_cache and values[idx] >= 0.0:
+            break
+        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
             return math.inf, -1, 0.0, -1, 0
+        t += 1
         i = rows[idx]
-        v = values[idx]
-        key = keys[idx]
-        idx += 1
         if cw[i] <= 0.0:
             continue
+        cache[w] = idx
+        w += 1
+        v = values[idx]
+        key = keys[idx]
         if P_cnt > 0 and key != prev_key:
             if cancel[0] != 0:
                 return math.inf, -1, 0.0, -1, 0
             thr = 0.5 * (prev + v)
             qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
                 best_cnt = P_cnt
@@ -278,27 +332,33 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
         prev = v
         prev_key = key
     last_negative = prev
-    neg_end = idx
+    negatives_end = w
+    negatives_stop = t  # uncached: the first entry that is not negative
 
     Q_cnt = 0
     prev = 0.0
     prev_key = np.float32(0.0)
-    idx = end - 1
-    while idx >= neg_end:
-        if (idx & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+    t = end - 1
+    t_low = seg[j, 2] if use_cache else negatives_stop
+    w = end - 1
+    while t >= t_low:
+        idx = cache[t] if use_cache else t
+        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
             return math.inf, -1, 0.0, -1, 0
+        t -= 1
         i = rows[idx]
-        v = values[idx]
-        key = keys[idx]
-        idx -= 1
         if cw[i] <= 0.0:
             continue
+        cache[w] = idx
+        w -= 1
+        v = values[idx]
+        key = keys[idx]
         if Q_cnt > 0 and key != prev_key:
             if cancel[0] != 0:
                 return math.inf, -1, 0.0, -1, 0
             thr = 0.5 * (prev + v)
             qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
             if qx < best_q:
                 best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
                 best_cnt = Q_cnt
@@ -311,6 +371,9 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
         Q_cnt += 1
         prev = v
         prev_key = key
+    seg[j, 1] = negatives_end
+    seg[j, 2] = w + 1
+    seg[j, 0] = 1
     first_positive = prev
 
     Z_cnt = n_valid - P_cnt - Q_cnt
@@ -318,7 +381,7 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
     if P_cnt > 0 and (Z_cnt > 0 or Q_cnt > 0):
         thr = 0.5 * last_negative if Z_cnt > 0 else 0.5 * (last_negative + first_positive)
         qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                        l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
+                                        l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_LEQ, thr, lx
             best_cnt = P_cnt
@@ -330,7 +393,7 @@ def _sweep_attribute(j, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, c
     if Q_cnt > 0 and Z_cnt > 0:
         thr = 0.5 * first_positive
         qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                        l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh)
+                                        l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
         if qx < best_q:
             best_q, best_op, best_thr, best_label = qx, OP_GT, thr, lx
             best_cnt = Q_cnt
@@ -375,12 +438,12 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw,
+def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw,
                      G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
                      out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z,
                      params, vi, vg, vh, cancel):
     for c in prange(n_candidates):
-        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, miss_ptr, miss_rows, nominal,
+        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
                                                 cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
                                                 min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
                                                 z[c], params, vi[c], vg[c], vh[c], cancel)
@@ -394,6 +457,25 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, miss_ptr
 # The same sweep without threads, for steps too small to repay waking a second thread
 # (prange is a plain range outside parallel=True).
 _best_conditions_serial = njit(cache=True, nogil=True)(_best_conditions.py_func)
+
+
+def _rebound(func, name: str, **names):
+    """A copy of the Python function ``func`` whose global ``names`` refer to other objects: Numba
+    then compiles (and caches) a specialisation of the same source."""
+    copy = types.FunctionType(func.__code__, {**func.__globals__, **names}, name, func.__defaults__,
+                              func.__closure__)
+    copy.__qualname__ = name
+    return copy
+
+
+# The sweeps of partial heads and label binning: the same walk, with their quality function.
+_sweep_attribute_variants = njit(cache=True, nogil=True)(
+    _rebound(_sweep_attribute.py_func, "_sweep_attribute_variants", _split_quality=_split_quality_variants))
+_best_conditions_variants = njit(cache=True, nogil=True, parallel=True)(
+    _rebound(_best_conditions.py_func, "_best_conditions_variants", _sweep_attribute=_sweep_attribute_variants))
+_best_conditions_variants_serial = njit(cache=True, nogil=True)(
+    _rebound(_best_conditions.py_func, "_best_conditions_variants_serial",
+             _sweep_attribute=_sweep_attribute_variants))
 PARALLEL_MIN_ENTRIES = 2000  # sorted entries of the sampled attributes below which a step runs serially
 
 
@@ -421,7 +503,7 @@ def _scratch(m, K, S, n_chol, n_variant):
 
 
 @njit(cache=True, nogil=True)
-def refine_rule(ptr, rows, values, keys, miss_ptr, miss_rows, nominal, G, H, full_hessian, single, head_mode,
+def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single, head_mode,
                 head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
                 covered, out_attr, out_op, out_thr, cancel):
     """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
@@ -462,6 +544,8 @@ def refine_rule(ptr, rows, values, keys, miss_ptr, miss_rows, nominal, G, H, ful
     sc_one = _scratch(m, 1, 1, 1, 0)
     G_one = np.empty((n_one, 1), dtype=G.dtype)
     H_one = np.empty((n_one, 1), dtype=H.dtype)
+    for j in range(seg.shape[0]):
+        seg[j, 0] = 0  # no attribute's covered entries are cached yet for this rule
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
     head = -1 if single else head_mode  # -1 best single label, else complete or a head_variants mode
@@ -481,13 +565,25 @@ def refine_rule(ptr, rows, values, keys, miss_ptr, miss_rows, nominal, G, H, ful
         Hs = H_one if fixed else H
         full_step = full_hessian and not fixed
         head_step = 0 if fixed else head
-        if full_step or entries >= PARALLEL_MIN_ENTRIES:
-            _best_conditions(perm, m, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
+        if head_step <= HEAD_PARTIAL_FIXED:
+            if full_step or entries >= PARALLEL_MIN_ENTRIES:
+                _best_conditions_variants(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs,
+                                          sc.T_g, sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q,
+                                          sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol,
+                                          sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
+            else:
+                _best_conditions_variants_serial(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw,
+                                                 Gs, Hs, sc.T_g, sc.T_h, T_cnt, full_step, head_step, l2, l1,
+                                                 min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h,
+                                                 sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg,
+                                                 sc.vh, cancel)
+        elif full_step or entries >= PARALLEL_MIN_ENTRIES:
+            _best_conditions(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
                              T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
                              sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg,
                              sc.vh, cancel)
         else:
-            _best_conditions_serial(perm, m, ptr, rows, values, keys, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
+            _best_conditions_serial(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
                                     sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
                                     sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z,
                                     head_params, sc.vi, sc.vg, sc.vh, cancel)

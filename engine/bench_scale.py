@@ -1,0 +1,115 @@
+"""``python -m engine bench --scale``: time, test losses and peak memory as N and K grow.
+
+Data: scikit-learn's ``make_multilabel_classification`` (50 numeric attributes, average 3
+labels per example) plus Gaussian noise (sd 0.5), so attributes are continuous; 10,000 test
+examples.  Both learners fit the same data with the same explicit settings: 300 rules,
+bagging, log2 attribute samples, shrinkage 0.3, L2 weight 1, label-wise logistic loss,
+``feature_binning='equal-width'``; single-label heads, and complete heads with
+``label_binning='equal-width'``.  Each fit runs in a fresh process (``scale_driver.py``), ours
+in this interpreter and mlrl-boomer in ``--reference-python``, so fit time and peak resident
+memory are each learner's own.  The exponent is the slope of log(time) against log(N).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import metrics
+
+DRIVER = Path(__file__).with_name("scale_driver.py")
+VARIANTS = {"single": dict(head_type="single"), "complete": dict(head_type="complete", label_binning="equal-width")}
+N_TEST = 10_000
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def settings(variant: str, rules: int, seed: int) -> dict:
+    base = dict(loss="logistic-decomposable", max_rules=rules, shrinkage=0.3, l2_regularization_weight=1.0,
+                instance_sampling="with-replacement", feature_sampling="without-replacement",
+                feature_binning="equal-width", label_binning="none", holdout="none", global_pruning="none",
+                random_state=seed)
+    base.update(VARIANTS[variant])
+    return base
+
+
+def reference_settings(variant: str, rules: int, seed: int) -> dict:
+    return {**settings(variant, rules, seed), "rule_pruning": "none", "default_rule": "true",
+            "binary_predictor": "output-wise"}
+
+
+def make_data(n: int, n_labels: int, seed: int = 0):
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(n_samples=n + N_TEST, n_features=50, n_classes=n_labels, n_labels=3,
+                                          random_state=seed)
+    X = (X + np.random.default_rng(seed).normal(scale=0.5, size=X.shape)).astype(np.float32)
+    return X[:n], Y[:n].astype(np.uint8), X[n:], Y[n:].astype(np.uint8)
+
+
+def fit_in_process(python: str, which: str, folder: Path, options: dict) -> dict:
+    path = folder / f"{which}.json"
+    path.write_text(json.dumps(options))
+    env_cmd = [python, str(DRIVER), which, str(folder / "data.npz"), str(path)]
+    proc = subprocess.run(env_cmd, capture_output=True, text=True, cwd=PROJECT if which == "ours" else None)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{which} failed: {proc.stderr.strip()[-1500:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    shape = out["shape"]
+    out["predictions"] = np.unpackbits(np.asarray(out["predictions"], dtype=np.uint8), axis=1)[:, :shape[1]]
+    return out
+
+
+def exponent(sizes, seconds) -> float:
+    """Slope of log(time) on log(N) (NaN with fewer than two sizes)."""
+    if len(sizes) < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(sizes), np.log(seconds), 1)[0])
+
+
+def run(args) -> int:
+    reference = getattr(args, "reference_python", None)
+    sizes = args.sizes or [10_000, 100_000]
+    labels = args.labels or [20, 200]
+    rules = args.rules if args.rules != 1000 else 300
+    # ours runs from the project folder: warm the kernels there once (compiling is not fitting)
+    subprocess.run([sys.executable, "-c", "from engine.bench import _warm_up; _warm_up()"], cwd=PROJECT, check=True)
+    header = (f"{'N':>9s} {'K':>4s} {'heads':9s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} | {'ours Ham':>8s} "
+              f"{'ref Ham':>8s} {'ours 0/1':>8s} {'ref 0/1':>8s} | {'ours MiB':>8s} {'ref MiB':>8s}")
+    print(header)
+    print("-" * len(header))
+    times: dict = {}
+    with tempfile.TemporaryDirectory(prefix="boomer-scale-") as tmp:
+        folder = Path(tmp)
+        for K in labels:
+            for n in sizes:
+                if K >= 200 and n > args.max_n_200:
+                    continue
+                X, Y, Xt, Yt = make_data(n, K)
+                np.savez(folder / "data.npz", X_train=X, Y_train=Y, X_test=Xt)
+                del X
+                for variant in args.heads or VARIANTS:
+                    ours = fit_in_process(sys.executable, "ours", folder, settings(variant, rules, 1))
+                    ref = None
+                    if reference:
+                        ref = fit_in_process(reference, "reference", folder,
+                                             reference_settings(variant, rules, 1))
+                    row = [ours["fit_seconds"], ref["fit_seconds"] if ref else float("nan")]
+                    times.setdefault((K, variant), []).append((n, *row))
+                    oh, osub = metrics.hamming_loss(Yt, ours["predictions"]), \
+                        metrics.subset_zero_one_loss(Yt, ours["predictions"])
+                    rh, rsub = (metrics.hamming_loss(Yt, ref["predictions"]),
+                                metrics.subset_zero_one_loss(Yt, ref["predictions"])) if ref else (np.nan, np.nan)
+                    print(f"{n:9d} {K:4d} {variant:9s} {row[0]:8.1f} {row[1]:8.1f} {row[0] / row[1]:6.2f} | "
+                          f"{100 * oh:8.2f} {100 * rh:8.2f} {100 * osub:8.2f} {100 * rsub:8.2f} | "
+                          f"{ours['peak_mib']:8.0f} {ref['peak_mib'] if ref else float('nan'):8.0f}", flush=True)
+    print(f"({rules} rules, one seed; losses in percent on {N_TEST:,} test examples; peak resident memory of the "
+          "fitting process, data included)")
+    for (K, variant), rows in times.items():
+        rows = np.array(rows)
+        print(f"time ~ N^b, K={K} {variant}: ours b = {exponent(rows[:, 0], rows[:, 1]):.2f}, "
+              f"reference b = {exponent(rows[:, 0], rows[:, 2]):.2f}")
+    return 0
