@@ -261,14 +261,14 @@ register(LearnerSpec(
                 "heads found by pruning with anti-monotonicity or decomposability of the heuristic.",
     budget="max_rules",  # a decision list: no what-if switches, no additive explanation
     parameters=(
-        Parameter("heuristic", "choice", "subset-accuracy", "Heuristic", "rule quality on micro-averaged "
+        Parameter("heuristic", "choice", "f-measure", "Heuristic", "rule quality on micro-averaged "
                   "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
         Parameter("beta", "float", 1.0, "F-measure β", "weight of recall in the F-measure", minimum=0.01,
                   maximum=100.0),
         Parameter("head_search", "choice", "pruned", "Head search", "pruned (anti-monotonicity) or exhaustive "
                   "over all label combinations", choices=HEAD_SEARCH),
         Parameter("max_rules", "int", 100, "Rules", "rules before the default rule", minimum=0, maximum=100000),
-        Parameter("max_conditions", "int", None, "Max conditions", "empty = no limit", minimum=1, maximum=256,
+        Parameter("max_conditions", "int", 5, "Max conditions", "empty = no limit", minimum=1, maximum=256,
                   optional=True),
         Parameter("min_coverage", "int", 1, "Min coverage", "training examples a rule must cover", minimum=1,
                   maximum=100000),
@@ -279,8 +279,9 @@ register(LearnerSpec(
     ),
     presets={
         # min_coverage 10 keeps rules general; pure rules covering a handful of examples overfit
-        "Subset accuracy (pruned)": {"heuristic": "subset-accuracy", "head_search": "pruned", "min_coverage": 10},
-        "F-measure": {"heuristic": "f-measure", "beta": 1.0, "min_coverage": 10},
+        "Subset accuracy (the paper)": {"heuristic": "subset-accuracy", "head_search": "pruned", "min_coverage": 10,
+                                        "max_conditions": None},
+        "F-measure": {"heuristic": "f-measure", "beta": 1.0, "max_conditions": 5},
         "Hamming accuracy": {"heuristic": "hamming-accuracy", "min_coverage": 10},
         "Precision": {"heuristic": "precision", "min_coverage": 10},
     },
@@ -342,7 +343,7 @@ register(LearnerSpec(
         Parameter("threshold", "choice", "calibration-label", "Bipartition", "how rankings become label sets "
                   "(not in the paper): a calibration label, or the training label cardinality",
                   choices=_ranking.THRESHOLDS),
-        Parameter("max_iterations", "int", 300, "Iterations", "boosting iterations (steps)", minimum=1,
+        Parameter("max_iterations", "int", 200, "Iterations", "boosting iterations (steps)", minimum=1,
                   maximum=1_000_000),
         Parameter("eval_every", "int", 10, "Test every", "test metrics every this many steps", minimum=1,
                   maximum=100_000),

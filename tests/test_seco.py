@@ -254,10 +254,22 @@ def test_estimator_protocol_and_parameter_errors():
 def test_registry_entry_and_presets():
     spec = get("seco")
     assert spec.factory is SeCoClassifier
-    assert {"Subset accuracy (pruned)", "F-measure", "Hamming accuracy"} <= set(spec.presets)
+    assert {"Subset accuracy (the paper)", "F-measure", "Hamming accuracy"} <= set(spec.presets)
     for preset in spec.presets.values():
         assert isinstance(spec.make(**preset), SeCoClassifier)
-    assert set(spec.defaults()) == set(SeCoClassifier().get_params())
+    assert spec.defaults() == SeCoClassifier().get_params()  # the panel's defaults are the estimator's
+    paper = spec.make(**spec.presets["Subset accuracy (the paper)"])
+    assert paper.heuristic == "subset-accuracy" and paper.max_conditions is None
+
+
+def test_every_registry_default_is_the_estimators_default():
+    from engine.registry import learners
+
+    for spec in learners():
+        defaults = spec.factory().get_params()
+        for param in spec.parameters:
+            assert param.name in defaults, (spec.key, param.name)
+            assert param.default == defaults[param.name], (spec.key, param.name, param.default, defaults[param.name])
 
 
 def test_benchmark_prints_a_table():

@@ -149,19 +149,33 @@ def _and_count(a, G, l, out):
 @njit(cache=True, nogil=True)
 def head_search(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
                 out_values):
+    """:func:`head_search_into` with scratch space of its own (for calls outside the sweeps)."""
+    K = c1.shape[0]
+    return head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
+                            out_values, np.empty((3, K), dtype=np.int64), np.empty(K + 4))
+
+
+@njit(cache=True, nogil=True)
+def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
+                     out_values, iscratch, fscratch):
     """Best head for a body covering ``n_S`` examples with countable covered counts ``c1``/``c0``.
 
     ``P``, ``V``, ``comp`` give the covered set as a bitset (``P``, or ``V`` minus ``P``); only
     subset accuracy uses it.  Writes the head's labels (ascending) and values (1 present, 0
     absent) and returns (heuristic value, head size, covered countable pairs of the head labels,
-    head evaluations); value -1 and size 0 when no label is eligible."""
+    head evaluations); value -1 and size 0 when no label is eligible.  ``iscratch`` (3 x K int64) and
+    ``fscratch`` (K + 4) are scratch space: the sweeps call this at every threshold."""
     K = c1.shape[0]
     W = G1.shape[1]
-    elig = np.empty(K, dtype=np.int64)
-    vals = np.zeros(K, dtype=np.int64)
-    single = np.zeros(K)
-    counts = np.zeros(K, dtype=np.int64)
-    conf = np.zeros(4)
+    elig = iscratch[0]
+    vals = iscratch[1]
+    counts = iscratch[2]
+    single = fscratch[:K]
+    conf = fscratch[K:K + 4]
+    for l in range(K):
+        vals[l] = 0
+        counts[l] = 0
+        single[l] = 0.0
     n_elig = 0
     evals = 0
     best_single = -1.0
@@ -321,7 +335,7 @@ def _add_example(i, C1, C0, a1, a0):
 
 @njit(cache=True, nogil=True)
 def _score_split(a1, a0, n_a, a_bits, a_op, c_op, V1, V0, n_V, V_bits, n_T, heuristic, beta2, exhaustive,
-                 min_coverage, U1, U0, G1, G0, t1, t0, labels, values):
+                 min_coverage, U1, U0, G1, G0, t1, t0, labels, values, iscratch, fscratch):
     """Best of the two conditions splitting the valid covered examples into ``a`` and the rest.
     Returns (value, pairs, operator, evaluations); operator -1 if neither side qualifies."""
     best_v = -1.0
@@ -329,8 +343,8 @@ def _score_split(a1, a0, n_a, a_bits, a_op, c_op, V1, V0, n_V, V_bits, n_T, heur
     best_op = -1
     evals = 0
     if min_coverage <= n_a < n_T:
-        v, nh, p, e = head_search(heuristic, beta2, exhaustive, a1, a0, U1, U0, n_a, G1, G0, a_bits, V_bits,
-                                  0, labels, values)
+        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, a1, a0, U1, U0, n_a, G1, G0, a_bits,
+                                       V_bits, 0, labels, values, iscratch, fscratch)
         evals += e
         if nh > 0:
             best_v, best_p, best_op = v, p, a_op
@@ -339,8 +353,8 @@ def _score_split(a1, a0, n_a, a_bits, a_op, c_op, V1, V0, n_V, V_bits, n_T, heur
         for k in range(a1.shape[0]):
             t1[k] = V1[k] - a1[k]
             t0[k] = V0[k] - a0[k]
-        v, nh, p, e = head_search(heuristic, beta2, exhaustive, t1, t0, U1, U0, n_c, G1, G0, a_bits, V_bits,
-                                  1, labels, values)
+        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, t1, t0, U1, U0, n_c, G1, G0, a_bits,
+                                       V_bits, 1, labels, values, iscratch, fscratch)
         evals += e
         if nh > 0 and (best_op < 0 or v > best_v + TOL or (v >= best_v - TOL and p > best_p)):
             best_v, best_p, best_op = v, p, c_op
@@ -383,6 +397,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
     b_bits = np.zeros(W, dtype=np.uint64)
     labels = np.empty(K, dtype=np.int64)
     vals = np.empty(K, dtype=np.int64)
+    iscratch = np.empty((3, K), dtype=np.int64)
+    fscratch = np.empty(K + 4)
     best_v = -1.0
     best_p = -1
     best_op = -1
@@ -418,7 +434,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
             if cancel[0] != 0:
                 return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_EQ, OP_NEQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
+                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
+                                         iscratch, fscratch)
             evals += e
             if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
                 best_v, best_p, best_op, best_thr = val, p, op, float(v)
@@ -429,7 +446,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
             if cancel[0] != 0:
                 return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_NEQ, OP_EQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
+                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
+                                         iscratch, fscratch)
             evals += e
             if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
                 best_v, best_p, best_op, best_thr = val, p, op, 0.0
@@ -449,7 +467,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
             if cancel[0] != 0:
                 return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_LEQ, OP_GT, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
+                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
+                                         iscratch, fscratch)
             evals += e
             if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
                 best_v, best_p, best_op, best_thr = val, p, op, 0.5 * (float(prev) + float(v))
@@ -474,7 +493,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
             if cancel[0] != 0:
                 return best_v, best_p, -1, best_thr, evals
             val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_GT, OP_LEQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
+                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
+                                         iscratch, fscratch)
             evals += e
             if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
                 best_v, best_p, best_op, best_thr = val, p, op, 0.5 * (float(prev) + float(v))
@@ -491,7 +511,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
         if cancel[0] != 0:
             return best_v, best_p, -1, best_thr, evals
         val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_LEQ, OP_GT, V1, V0, n_V, V_bits, n_T, heuristic,
-                                     beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
+                                     beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
+                                     iscratch, fscratch)
         evals += e
         if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
             best_v, best_p, best_op, best_thr = val, p, op, thr
@@ -499,7 +520,8 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
         if cancel[0] != 0:
             return best_v, best_p, -1, best_thr, evals
         val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_GT, OP_LEQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                     beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals)
+                                     beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
+                                     iscratch, fscratch)
         evals += e
         if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
             best_v, best_p, best_op, best_thr = val, p, op, 0.5 * float(first_positive)
