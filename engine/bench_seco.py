@@ -101,7 +101,8 @@ def against_reference(python: str, data=("emotions", "yeast"), repeats=3, out=pr
             losses = [metrics.hamming_loss(test.Y, P), metrics.hamming_loss(test.Y, P_ref),
                       metrics.subset_zero_one_loss(test.Y, P), metrics.subset_zero_one_loss(test.Y, P_ref)]
             rows.append((name, title, o, r, *losses))
-            out(f"{name:9s} {title:22s} {o:7.2f} {r:7.2f} {o / r:6.2f} | " + " ".join(f"{100 * v:8.2f}" for v in losses))
+            out(f"{name:9s} {title:22s} {o:7.2f} {r:7.2f} {o / r:6.2f} | "
+                + " ".join(f"{100 * v:8.2f}" for v in losses))
     out("(our max_rules counts rules without the default rule, mlrl-seco's with it; losses in percent)")
     return rows
 

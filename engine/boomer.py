@@ -248,7 +248,8 @@ class BoomerClassifier(RuleLearner):
             previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
             try:
                 n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
-                    index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows, index.nominal,
+                    index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows,
+                    index.nominal,
                     loss, Ysign, F, G, H, H_refine, diagonal_columns,
                     single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
                     max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
@@ -259,8 +260,8 @@ class BoomerClassifier(RuleLearner):
                 break  # no condition improves the objective (or training was cancelled)
             train.count(d_labels, d_examples)
             labels = head_labels[:n_head].copy()
-            conditions = tuple(Condition(a, OPERATORS[o], v)
-                               for a, o, v in zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
+            conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
+                               zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
             rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
             record, stop = self._record(rule, rows, n_rows, train, val, data, -quality)
             yield record

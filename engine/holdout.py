@@ -66,5 +66,6 @@ def _output_wise(Y, target, size, rng):
         assigned[free[want:]] = 1
     holdout = np.flatnonzero(assigned == 2)
     # fill up with examples no label placed (those without positives) first, then at random
-    rest = np.concatenate([rng.permutation(np.flatnonzero(assigned == 0)), rng.permutation(np.flatnonzero(assigned == 1))])
+    rest = np.concatenate([rng.permutation(np.flatnonzero(assigned == 0)),
+                           rng.permutation(np.flatnonzero(assigned == 1))])
     return np.concatenate([holdout, rest[:target - len(holdout)]])

@@ -18,10 +18,10 @@ from .refinement import refine_rule
 @njit(cache=True, nogil=True)
 def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
-                   single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features, max_conditions,
-                   min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr, out_labels, out_head,
-                   track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys, vec_hashes, vec_table,
-                   cancel):
+                   single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features,
+                   max_conditions, min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr,
+                   out_labels, out_head, track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys,
+                   vec_hashes, vec_table, cancel):
     """Learn and apply one rule.
 
     ``H_refine`` is ``H`` itself, or (single-label heads of a non-decomposable loss) a compact
@@ -35,8 +35,9 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
     is applied then)."""
     K = G.shape[1]
     covered[:] = 1
-    n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H_refine,
-                                         full_refine, single, head_mode, head_params, weights, bagging, l2, l1, n_sampled_features,
+    n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
+                                         H_refine, full_refine, single, head_mode, head_params, weights, bagging, l2,
+                                         l1, n_sampled_features,
                                          max_conditions, min_coverage, rng_state, perm, covered, out_attr, out_op,
                                          out_thr, cancel)
     if n_cond == 0:

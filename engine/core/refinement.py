@@ -443,7 +443,8 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
                      out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z,
                      params, vi, vg, vh, cancel):
     for c in prange(n_candidates):
-        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
+        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, cache, seg, miss_ptr,
+                                                miss_rows, nominal,
                                                 cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
                                                 min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
                                                 z[c], params, vi[c], vg[c], vh[c], cancel)
@@ -503,9 +504,9 @@ def _scratch(m, K, S, n_chol, n_variant):
 
 
 @njit(cache=True, nogil=True)
-def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single, head_mode,
-                head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
-                covered, out_attr, out_op, out_thr, cancel):
+def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+                head_mode, head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage,
+                rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
     """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
     final coverage over all training examples.  Returns (number of conditions, quality,
     head label for single heads).  With ``bagging`` the ``weights`` are drawn first.
@@ -565,28 +566,19 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
         Hs = H_one if fixed else H
         full_step = full_hessian and not fixed
         head_step = 0 if fixed else head
+        args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
+                sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
+                sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
+        threads = full_step or entries >= PARALLEL_MIN_ENTRIES
         if head_step <= HEAD_PARTIAL_FIXED:
-            if full_step or entries >= PARALLEL_MIN_ENTRIES:
-                _best_conditions_variants(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs,
-                                          sc.T_g, sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q,
-                                          sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol,
-                                          sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
+            if threads:
+                _best_conditions_variants(*args)
             else:
-                _best_conditions_variants_serial(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw,
-                                                 Gs, Hs, sc.T_g, sc.T_h, T_cnt, full_step, head_step, l2, l1,
-                                                 min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h,
-                                                 sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg,
-                                                 sc.vh, cancel)
-        elif full_step or entries >= PARALLEL_MIN_ENTRIES:
-            _best_conditions(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g, sc.T_h,
-                             T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
-                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg,
-                             sc.vh, cancel)
+                _best_conditions_variants_serial(*args)
+        elif threads:
+            _best_conditions(*args)
         else:
-            _best_conditions_serial(perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
-                                    sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
-                                    sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z,
-                                    head_params, sc.vi, sc.vg, sc.vh, cancel)
+            _best_conditions_serial(*args)
         if cancel[0] != 0:
             return 0, current, -1  # cancelled: no rule
         best = -1
