@@ -267,7 +267,7 @@ register(LearnerSpec(
                   maximum=100.0),
         Parameter("head_search", "choice", "pruned", "Head search", "pruned (anti-monotonicity) or exhaustive "
                   "over all label combinations", choices=HEAD_SEARCH),
-        Parameter("max_rules", "int", 100, "Rules", "rules before the default rule", minimum=0, maximum=100000),
+        Parameter("max_rules", "int", 100, "Rules", "rules including the default rule", minimum=1, maximum=100000),
         Parameter("max_conditions", "int", 5, "Max conditions", "empty = no limit", minimum=1, maximum=256,
                   optional=True),
         Parameter("min_coverage", "int", 1, "Min coverage", "training examples a rule must cover", minimum=1,

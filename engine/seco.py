@@ -6,7 +6,8 @@ rules", PAKDD 2018).
 for every example it covers, except labels an earlier rule already set for that example
 (decision-list semantics: earlier rules win).  An example leaves the training set once the
 fraction of its labels that are set reaches ``label_coverage_threshold`` (1.0: all labels).
-Learning stops after ``max_rules`` rules, when at most ``max_uncovered`` (a fraction of the
+Learning stops after ``max_rules - 1`` rules (``max_rules`` counts the default rule, as BOOMER's and
+mlrl-seco's do), when at most ``max_uncovered`` (a fraction of the
 training examples) remain, or when no rule sets a new label.  A default rule closes the list:
 an empty body predicting, per label, the majority value of the training data (absent on a tie).
 The model predicts with the rule model's ``'decision-list'`` strategy (head score +1 present,
@@ -130,8 +131,8 @@ class SeCoClassifier(RuleLearner):
     """Separate-and-conquer multi-label rules, a decision list (see the module doc).
 
     ``heuristic`` in :data:`HEURISTICS` (``beta`` for the F-measure); ``head_search`` 'pruned' or
-    'exhaustive' (subset accuracy; at most 24 labels); ``max_rules`` counts rules without the
-    default rule; ``max_conditions`` None means no limit; ``min_coverage`` is the least number of
+    'exhaustive' (subset accuracy; at most 24 labels); ``max_rules`` counts rules including the
+    default rule (1: the default rule alone); ``max_conditions`` None means no limit; ``min_coverage`` is the least number of
     training examples (still in the training set) a body must cover;
     ``label_coverage_threshold`` in (0, 1] and ``max_uncovered`` in [0, 1) as in the module doc.
 
@@ -158,7 +159,7 @@ class SeCoClassifier(RuleLearner):
         check_choice("heuristic", self.heuristic, HEURISTICS)
         check_float("beta", self.beta, 0.0, low_open=True)
         check_choice("head_search", self.head_search, HEAD_SEARCH)
-        check_int("max_rules", self.max_rules, 0)
+        check_int("max_rules", self.max_rules, 1)
         check_int("max_conditions", self.max_conditions, 1, allow_none=True)
         check_int("min_coverage", self.min_coverage, 1)
         check_float("label_coverage_threshold", self.label_coverage_threshold, 0.0, 1.0, low_open=True)
@@ -222,7 +223,7 @@ class SeCoClassifier(RuleLearner):
         cond_args = (index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows)
         index_args = cond_args + (index.nominal,)
 
-        for t in range(self.max_rules):
+        for t in range(self.max_rules - 1):  # the default rule is the last of max_rules
             n_active = int(active.sum())
             if n_active == 0 or n_active <= min_remaining:
                 break

@@ -199,8 +199,18 @@ def test_examples_leave_the_training_set_and_stopping_criteria():
     assert remaining[-1] == 0  # ran until no example was left
     early = SeCoClassifier(max_uncovered=0.5, max_rules=200).fit(X, Y)
     assert early.records_[-2].extra["remaining"] <= 0.5 * len(X) < early.records_[-3].extra["remaining"]
-    only_default = SeCoClassifier(max_rules=0).fit(X, Y)
+    only_default = SeCoClassifier(max_rules=1).fit(X, Y)
     assert len(only_default.rules_) == 1 and only_default.rules_[0].is_default
+
+
+def test_max_rules_counts_the_default_rule_like_boomer():
+    """max_rules=n gives n rules and n steps (rows), the default rule included."""
+    X, Y = random_problem(6)
+    for n in (2, 7):
+        est = SeCoClassifier(max_rules=n, min_coverage=1, max_conditions=2).fit(X, Y)
+        assert len(est.rules_) == len(est.records_) == n and est.rules_[-1].is_default
+    with pytest.raises(ValueError, match="max_rules"):
+        SeCoClassifier(max_rules=0).fit(X, Y)
 
 
 def test_stopping_early_still_ends_with_the_default_rule():
