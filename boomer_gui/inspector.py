@@ -109,6 +109,26 @@ class CoveredExamplesModel(QAbstractTableModel):
         return f"{v:.4g}"
 
 
+# How the learners' step metrics (``RuleRecord.extra``) read in the inspector.
+STEP_METRIC_LABELS = {
+    "alpha": "α (confidence)", "Z": "Z (normaliser)", "bound": "∏Z (training error bound)", "r": "edge r",
+    "abstained": "abstaining weight", "wrong": "wrong weight", "holdout_loss": "holdout loss",
+    "train_loss": "training loss", "heuristic": "heuristic value", "head_size": "head labels",
+    "head_evaluations": "heads evaluated", "remaining": "examples left"}
+
+
+def step_metrics_text(record) -> str:
+    """The step's own numbers and its improvement of the learner's objective, one line."""
+    parts = []
+    improvement = getattr(record, "improvement", float("nan"))
+    if improvement == improvement:  # not NaN
+        parts.append(f"improvement {improvement:.4g}")
+    for name, value in (getattr(record, "extra", None) or {}).items():
+        if value == value:
+            parts.append(f"{STEP_METRIC_LABELS.get(name, name)} {value:.4g}")
+    return "Step: " + ", ".join(parts) if parts else ""
+
+
 class RuleInspector(QWidget):
     """Shows one rule of the table in detail."""
 
@@ -123,6 +143,11 @@ class RuleInspector(QWidget):
         self.title = QLabel("Select a rule in the table to inspect it.")
         self.title.setWordWrap(True)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        # the learning step's own numbers (AdaBoost's alpha and Z, a holdout loss, SeCo's heuristic, ...)
+        self.step_label = QLabel("")
+        self.step_label.setWordWrap(True)
+        self.step_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.step_label.setObjectName("step_metrics")
         self.conditions = QListWidget()
         self.conditions.setToolTip("The rule's conditions (all must hold)")
         self.conditions.setMinimumHeight(40)
@@ -164,6 +189,7 @@ class RuleInspector(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
+        layout.addWidget(self.step_label)
         layout.addWidget(splitter, 1)
         self._setup_axes(0)
 
@@ -179,6 +205,7 @@ class RuleInspector(QWidget):
         self.record = None
         self.mask = None
         self.title.setText("Select a rule in the table to inspect it.")
+        self.step_label.setText("")
         self.conditions.clear()
         self.examples_model.clear()
         self.examples_label.setText("Covered training examples")
@@ -225,6 +252,7 @@ class RuleInspector(QWidget):
         self.record = record
         rule = record.rule
         schema = self.schema
+        self.step_label.setText(step_metrics_text(record))
         if not rule.conditions:
             self.title.setText(f"Rule #{record.index} – the default rule (covers every example)")
         self.conditions.clear()

@@ -157,3 +157,31 @@ def test_mouse_click_on_the_painted_checkbox_switches_the_rule_off(qtbot, traine
                for x in range(box.left(), box.right() + 1) for y in range(box.top(), box.bottom() + 1)]
     assert any(changed)  # the painted box shows the new state
     assert trained.whatif is not None
+
+
+def test_the_inspector_shows_the_steps_own_numbers(qtbot, make_window, train):
+    """AdaBoost.MH's alpha, Z and the prod-Z bound of a round (computed by the learner) are in the
+    inspector, with the round's improvement of the bound; BOOMER's holdout loss likewise."""
+    import math
+
+    window = make_window(max_rules=6)
+    window.learner_panel.set_learner("adaboost-mh")
+    window.learner_panel.set_params({"weak_learner": "stump", "max_rules": 6})
+    assert train(window) == "finished"
+    record = window.table_model.records[2]
+    window.inspector.show_record(record)
+    text = window.inspector.step_label.text()
+    extra = record.extra
+    assert f"α (confidence) {extra['alpha']:.4g}" in text and f"Z (normaliser) {extra['Z']:.4g}" in text
+    assert f"∏Z (training error bound) {extra['bound']:.4g}" in text
+    assert math.isclose(extra["alpha"], 0.5 * math.log((1 + extra["r"]) / (1 - extra["r"])), rel_tol=1e-9) or \
+        extra["abstained"] > 0  # alpha = 1/2 ln((1+r)/(1-r)) without abstentions (Schapire & Singer)
+    assert f"improvement {record.improvement:.4g}" in text
+    window.inspector.clear()
+    assert window.inspector.step_label.text() == ""
+
+    boomer = make_window(max_rules=8, holdout="random")
+    assert train(boomer) == "finished"
+    last = boomer.table_model.records[-1]
+    boomer.inspector.show_record(last)
+    assert f"holdout loss {last.extra['holdout_loss']:.4g}" in boomer.inspector.step_label.text()
