@@ -191,11 +191,13 @@ class LearnerPanel(QWidget):
             return
         self.description.setText(spec.description)
         self.description.setVisible(bool(spec.description))
+        self._labels = {}
         for p in spec.parameters:
             ed = _Editor(p, self._edited)
             self.editors[p.name] = ed
             label = QLabel(p.label or p.name)
             label.setToolTip(ed.widget.toolTip())
+            self._labels[p.name] = label
             self.form.addRow(label, ed.outer)
         for i, name in enumerate(spec.presets):
             b = QPushButton(name)
@@ -210,6 +212,7 @@ class LearnerPanel(QWidget):
         guard_wheel(self)  # scrolling over the new editors never changes them
         self._updating = False
         self._mark_preset()
+        self._mark_applicable()
 
     # -- values ---------------------------------------------------------------------------
     @property
@@ -239,6 +242,7 @@ class LearnerPanel(QWidget):
         finally:
             self._updating = False
         self._mark_preset()
+        self._mark_applicable()
         self.changed.emit()
 
     def apply_preset(self, name: str) -> None:
@@ -255,7 +259,18 @@ class LearnerPanel(QWidget):
         if self._updating:
             return
         self._mark_preset()
+        self._mark_applicable()
         self.changed.emit()
+
+    def _mark_applicable(self) -> None:
+        """Parameters without effect under the other values (e.g. β without the F-measure) are greyed."""
+        if self._spec is None:
+            return
+        params = self.params()
+        for p in self._spec.parameters:
+            on = p.applies_to(params)
+            self.editors[p.name].outer.setEnabled(on)
+            self._labels[p.name].setEnabled(on)
 
     def _mark_preset(self) -> None:
         current = self.current_preset()

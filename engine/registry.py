@@ -30,6 +30,11 @@ class Parameter:
     minimum: float | None = None
     maximum: float | None = None
     optional: bool = False  # None is allowed (shown as "no limit")
+    # whether the parameter has any effect given all parameter values (a GUI disables it otherwise)
+    applies: Callable[[Mapping], bool] | None = None
+
+    def applies_to(self, params: Mapping) -> bool:
+        return self.applies is None or bool(self.applies(params))
 
     def __post_init__(self):
         if self.kind not in ("choice", "option", "int", "float", "seed"):
@@ -76,6 +81,12 @@ class ComponentView:
     columns: tuple[Column, ...] = ()
     inspect: Callable[[Any, Any], str] | None = None
     summary: Callable[[Any], str] | None = None
+
+
+def _label_binning_applies(params: Mapping) -> bool:
+    """GBLB changes complete heads of example-wise losses only (BoomerClassifier._head_mode)."""
+    head = str(params.get("head_type", "auto")).split("{")[0].strip()
+    return str(params.get("loss", "")).endswith("non-decomposable") and head in ("auto", "complete")
 
 
 def option_help(parameter: str) -> str:
@@ -204,7 +215,7 @@ register(LearnerSpec(
         Parameter("label_binning", "option", "none", "Label binning", "complete heads of example-wise "
                   "(non-decomposable) losses: labels with similar gradient/Hessian ratios share one score (GBLB); "
                   "label-wise complete heads are exact already in O(K)" + option_help("label_binning"),
-                  choices=LABEL_BINNING),
+                  choices=LABEL_BINNING, applies=_label_binning_applies),
         Parameter("holdout", "option", "none", "Holdout set", "training examples set aside to watch the loss "
                   "(for global pruning)" + option_help("holdout"), choices=HOLDOUT),
         Parameter("global_pruning", "option", "none", "Global pruning", "early stopping (pre) or keep the best "
@@ -241,10 +252,11 @@ register(LearnerSpec(
         Parameter("max_rules", "int", 200, "Rounds", "boosting rounds (a stump adds two rules per round)",
                   minimum=1, maximum=100000),
         Parameter("max_conditions", "int", None, "Max conditions", "rule weak learner; empty = no limit",
-                  minimum=1, maximum=256, optional=True),
+                  minimum=1, maximum=256, optional=True, applies=lambda p: p.get("weak_learner") == "rule"),
         Parameter("feature_sampling", "choice", "none", "Feature sampling", "log2 attributes per search step",
                   choices=_ADA_FEATURE_SAMPLING),
-        Parameter("random_state", "seed", 1, "Seed", "used by feature sampling", minimum=0, maximum=2**31 - 1),
+        Parameter("random_state", "seed", 1, "Seed", "used by feature sampling", minimum=0, maximum=2**31 - 1,
+                  applies=lambda p: p.get("feature_sampling") != "none"),
     ),
     presets={
         "Stumps": {"weak_learner": "stump"},
@@ -264,7 +276,7 @@ register(LearnerSpec(
         Parameter("heuristic", "choice", "f-measure", "Heuristic", "rule quality on micro-averaged "
                   "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
         Parameter("beta", "float", 1.0, "F-measure β", "weight of recall in the F-measure", minimum=0.01,
-                  maximum=100.0),
+                  maximum=100.0, applies=lambda p: p.get("heuristic") == "f-measure"),
         Parameter("head_search", "choice", "pruned", "Head search", "pruned (anti-monotonicity) or exhaustive "
                   "over all label combinations", choices=HEAD_SEARCH),
         Parameter("max_rules", "int", 100, "Rules", "rules including the default rule", minimum=1, maximum=100000),

@@ -45,3 +45,29 @@ def test_the_kept_prefix_of_global_pruning_is_marked_on_the_plot(qtbot, make_win
     # the session keeps the marker
     from boomer_gui.state import Run
     assert Run.from_dict(run.to_dict()).selected == kept
+
+
+def test_parameters_without_effect_are_greyed(window):
+    """β only matters for the F-measure, label binning only for complete heads of example-wise
+    losses, AdaBoost's condition limit only for the rule weak learner; the panel follows the
+    other values as they change."""
+    panel = window.learner_panel
+    panel.set_learner("seco")
+    beta = _editor(window, "beta")
+    panel.set_params({"heuristic": "precision"})
+    assert not beta.isEnabled()
+    panel.set_params({"heuristic": "f-measure"})
+    assert beta.isEnabled()
+    panel.set_learner("boomer")
+    binning = _editor(window, "label_binning")
+    panel.set_params({"loss": "logistic-decomposable", "head_type": "complete"})
+    assert not binning.isEnabled()
+    panel.set_params({"loss": "logistic-non-decomposable", "head_type": "complete"})
+    assert binning.isEnabled()
+    _editor(window, "head_type").setEditText("single")  # typed: the panel reacts to edits too
+    assert not binning.isEnabled()
+    panel.set_learner("adaboost-mh")
+    panel.set_params({"weak_learner": "stump"})
+    assert not _editor(window, "max_conditions").isEnabled()
+    panel.set_params({"weak_learner": "rule"})
+    assert _editor(window, "max_conditions").isEnabled()
