@@ -41,11 +41,12 @@ def label_quality(g, h, l2, l1):
 
 @njit(cache=True, nogil=True)
 def label_score(g, h, l2, l1):
-    """Eq. (17) optimal score for one label."""
+    """Eq. (17) optimal score for one label (0 where it is not finite: no curvature, lambda = 0)."""
     d = h + l2
     if d <= 0.0:
         return 0.0
-    return -_soft(g, l1) / d
+    p = -_soft(g, l1) / d
+    return p if math.isfinite(p) else 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -152,8 +153,12 @@ def complete_scores(g, h, full_hessian, l2, l1, chol, out):
                     for m in range(i + 1, K):
                         t -= chol[m, i] * out[m]
                     out[i] = t / chol[i, i]
+            finite = True
             for k in range(K):
                 out[k] = -out[k]
-            return
+                finite = finite and math.isfinite(out[k])
+            if finite:
+                return
+            # a nearly singular H + lambda I (lambda = 0, saturated examples): the diagonal solution
     for k in range(K):
         out[k] = label_score(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)
