@@ -79,3 +79,25 @@ def test_not_positive_definite_falls_back_to_diagonal():
     q = complete_quality(g, packed, True, 0.0, 0.0, np.zeros((K, K)), np.zeros(K))
     assert q == pytest.approx(-0.5 * (1 + 4))
     assert packed_index(1, 1, 2) == 2
+
+
+def test_heads_stay_finite_without_regularisation():
+    """lambda = 0 and a Hessian that underflows (saturated logistic examples): the Newton step
+    would be infinite; the head falls back to a finite score (0 for that label)."""
+    import math
+
+    from engine.core.heads import complete_scores, label_score
+    from engine.core.losses import packed_index
+
+    assert label_score(1.0, 1e-320, 0.0, 0.0) == 0.0  # -1 / 1e-320 overflows
+    assert label_score(1.0, 2.0, 0.0, 0.0) == -0.5
+    K = 3
+    g = np.array([1.0, -2.0, 0.5])
+    h = np.zeros(K * (K + 1) // 2)
+    h[packed_index(0, 0, K)] = 1e-320  # nearly singular: the Cholesky solve overflows
+    h[packed_index(1, 1, K)] = 4.0
+    h[packed_index(2, 2, K)] = 1.0
+    out = np.empty(K)
+    complete_scores(g, h, True, 0.0, 0.0, np.zeros((K, K)), out)
+    assert all(math.isfinite(v) for v in out)
+    assert out[1] == pytest.approx(0.5) and out[2] == pytest.approx(-0.5)
