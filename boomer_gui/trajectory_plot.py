@@ -66,7 +66,7 @@ class _RunArtists:
         self.test_marks, = traj_ax.plot([], [], "o", ls="none", color=c, ms=5, mec="white", mew=0.6)
         self.whatif, = traj_ax.plot([], [], "D", ls="none", mfc="none", mec=c, ms=9, mew=1.8)
         self.whatif_link, = traj_ax.plot([], [], ":", color=c, lw=1.2)
-        # global pruning: the kept prefix's point (a star) and its rule count on the loss plots
+        # global pruning: the kept prefix's point (a square) and its rule count on the loss plots
         self.selected, = traj_ax.plot([], [], "s", ls="none", mfc="none", mec=c, mew=2.2, ms=13, zorder=5)
         self.h_selected = hamming_ax.axvline(np.nan, color=c, ls="-.", lw=1.2)
         self.s_selected = subset_ax.axvline(np.nan, color=c, ls="-.", lw=1.2)

@@ -59,8 +59,8 @@ class InProcessReference:
 
 
 class SubprocessReference:
-    """mlrl-boomer in another interpreter (the newest releases need Python >= 3.12): a small driver
-    script (``reference_driver.py``) fits there and measures the fit time itself."""
+    """mlrl-boomer in another interpreter (the newest releases need Python >= 3.12): the driver
+    script (``fit_driver.py``) fits there and measures the fit time itself."""
 
     def __init__(self, python: str):
         self.python = python
@@ -80,17 +80,29 @@ class SubprocessReference:
                                f"{name}_shape": np.array(X.shape)})
             else:
                 arrays[name] = np.asarray(X)
-        data, options = Path(self._folder) / "data.npz", Path(self._folder) / "settings.json"
+        data = Path(self._folder) / "data.npz"
         np.savez(data, **arrays)
-        options.write_text(json.dumps(settings))
-        proc = subprocess.run([self.python, str(DRIVER), str(data), str(options)], capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise RuntimeError(f"the reference failed: {proc.stderr.strip()[-2000:]}")
-        out = json.loads(proc.stdout.strip().splitlines()[-1])
-        return out["fit_seconds"], np.asarray(out["predictions"])
+        out = run_driver(self.python, "reference", data, settings)
+        return out["fit_seconds"], out["predictions"]
 
 
-DRIVER = Path(__file__).with_name("reference_driver.py")
+DRIVER = Path(__file__).with_name("fit_driver.py")
+PROJECT = Path(__file__).resolve().parents[1]
+
+
+def run_driver(python: str, which: str, data: Path, settings: dict) -> dict:
+    """Fit in a fresh ``python`` process (``fit_driver.py``): ``which`` is 'ours' or 'reference'.
+    Returns the driver's answer with the predictions unpacked (0/1, test examples x labels)."""
+    options = data.with_name(f"{which}-settings.json")
+    options.write_text(json.dumps(settings))
+    proc = subprocess.run([python, str(DRIVER), which, str(data), str(options)], capture_output=True, text=True,
+                          cwd=PROJECT if which == "ours" else None)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{'we' if which == 'ours' else 'the reference'} failed: {proc.stderr.strip()[-2000:]}")
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    packed = np.asarray(out["predictions"], dtype=np.uint8).reshape(out["shape"][0], -1)
+    out["predictions"] = np.unpackbits(packed, axis=1)[:, :out["shape"][1]]
+    return out
 
 
 def _reference(python: str | None):

@@ -5,14 +5,12 @@ labels per example) plus Gaussian noise (sd 0.5), so attributes are continuous; 
 examples.  Both learners fit the same data with the same explicit settings: 300 rules,
 bagging, log2 attribute samples, shrinkage 0.3, L2 weight 1, label-wise logistic loss,
 ``feature_binning='equal-width'``; single-label heads, and complete heads with
-``label_binning='equal-width'``.  Each fit runs in a fresh process (``scale_driver.py``), ours
+``label_binning='equal-width'``.  Each fit runs in a fresh process (``fit_driver.py``), ours
 in this interpreter and mlrl-boomer in ``--reference-python``, so fit time and peak resident
 memory are each learner's own.  The exponent is the slope of log(time) against log(N).
 """
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,11 +18,10 @@ from pathlib import Path
 import numpy as np
 
 from . import metrics
+from .bench import run_driver
 
-DRIVER = Path(__file__).with_name("scale_driver.py")
 VARIANTS = {"single": dict(head_type="single"), "complete": dict(head_type="complete", label_binning="equal-width")}
 N_TEST = 10_000
-PROJECT = Path(__file__).resolve().parents[1]
 
 
 def settings(variant: str, rules: int, seed: int) -> dict:
@@ -50,19 +47,6 @@ def make_data(n: int, n_labels: int, seed: int = 0):
     return X[:n], Y[:n].astype(np.uint8), X[n:], Y[n:].astype(np.uint8)
 
 
-def fit_in_process(python: str, which: str, folder: Path, options: dict) -> dict:
-    path = folder / f"{which}.json"
-    path.write_text(json.dumps(options))
-    env_cmd = [python, str(DRIVER), which, str(folder / "data.npz"), str(path)]
-    proc = subprocess.run(env_cmd, capture_output=True, text=True, cwd=PROJECT if which == "ours" else None)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{which} failed: {proc.stderr.strip()[-1500:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    shape = out["shape"]
-    out["predictions"] = np.unpackbits(np.asarray(out["predictions"], dtype=np.uint8), axis=1)[:, :shape[1]]
-    return out
-
-
 def exponent(sizes, seconds) -> float:
     """Slope of log(time) on log(N) (NaN with fewer than two sizes)."""
     if len(sizes) < 2:
@@ -75,8 +59,6 @@ def run(args) -> int:
     sizes = args.sizes or [10_000, 100_000]
     labels = args.labels or [20, 200]
     rules = args.rules if args.rules != 1000 else 300
-    # ours runs from the project folder: warm the kernels there once (compiling is not fitting)
-    subprocess.run([sys.executable, "-c", "from engine.bench import _warm_up; _warm_up()"], cwd=PROJECT, check=True)
     header = (f"{'N':>9s} {'K':>4s} {'heads':9s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} | {'ours Ham':>8s} "
               f"{'ref Ham':>8s} {'ours 0/1':>8s} {'ref 0/1':>8s} | {'ours MiB':>8s} {'ref MiB':>8s}")
     print(header)
@@ -92,11 +74,12 @@ def run(args) -> int:
                 np.savez(folder / "data.npz", X_train=X, Y_train=Y, X_test=Xt)
                 del X
                 for variant in args.heads or VARIANTS:
-                    ours = fit_in_process(sys.executable, "ours", folder, settings(variant, rules, 1))
+                    ours = run_driver(sys.executable, "ours", folder / "data.npz",
+                                      {**settings(variant, rules, 1), "__warm_up__": True})
                     ref = None
                     if reference:
-                        ref = fit_in_process(reference, "reference", folder,
-                                             reference_settings(variant, rules, 1))
+                        ref = run_driver(reference, "reference", folder / "data.npz",
+                                         {**reference_settings(variant, rules, 1), "__warm_up__": True})
                     row = [ours["fit_seconds"], ref["fit_seconds"] if ref else float("nan")]
                     times.setdefault((K, variant), []).append((n, *row))
                     oh, osub = metrics.hamming_loss(Yt, ours["predictions"]), \

@@ -43,6 +43,22 @@ def sampled_feature_count(n_features: int) -> int:
     return min(n_features, int(math.floor(math.log2(n_features - 1) + 1)))
 
 
+def head_kind(loss: str, head_type: str) -> str:
+    """The head a ``head_type`` value gives under ``loss``: 'auto' is single-label heads for
+    decomposable losses and complete heads otherwise."""
+    name = parse_option("head_type", head_type)[0]
+    if name == "auto":
+        return "single" if is_decomposable(loss) else "complete"
+    return name
+
+
+def label_binning_applies(loss: str, head_type: str) -> bool:
+    """Whether ``label_binning`` changes anything: GBLB replaces the K x K solve of eq. (16), i.e.
+    complete heads of non-decomposable losses; a decomposable loss's complete head costs O(K) already
+    and is computed exactly."""
+    return not is_decomposable(loss) and head_kind(loss, head_type) == "complete"
+
+
 class BoomerClassifier(RuleLearner):
     """Gradient-boosted multi-label classification rules.
 
@@ -88,10 +104,10 @@ class BoomerClassifier(RuleLearner):
     # -- parameters ------------------------------------------------------------------------
     def _validate_params(self) -> None:
         check_choice("loss", self.loss, LOSSES)
-        for name in ("head_type", "feature_binning", "label_binning", "holdout", "global_pruning"):
-            parse_option(name, getattr(self, name))
+        options = {name: parse_option(name, getattr(self, name))[0]
+                   for name in ("head_type", "feature_binning", "label_binning", "holdout", "global_pruning")}
         check_choice("statistic_type", self.statistic_type, STATISTIC_TYPES)
-        if parse_option("label_binning", self.label_binning)[0] != "none" and self.l1_regularization_weight:
+        if options["label_binning"] != "none" and self.l1_regularization_weight:
             raise ValueError("label_binning does not support l1_regularization_weight > 0; set one of them to "
                              "'none' / 0")
         check_int("max_rules", self.max_rules, 1)
@@ -107,10 +123,7 @@ class BoomerClassifier(RuleLearner):
     @property
     def head_kind(self) -> str:
         """'single', 'complete', 'partial-fixed' or 'partial-dynamic' ('auto' resolved)."""
-        name = parse_option("head_type", self.head_type)[0]
-        if name == "auto":
-            return "single" if is_decomposable(self.loss) else "complete"
-        return name
+        return head_kind(self.loss, self.head_type)
 
     @property
     def single_head(self) -> bool:
@@ -123,6 +136,9 @@ class BoomerClassifier(RuleLearner):
         _, options = parse_option("head_type", self.head_type)
         kind = self.head_kind
         binning, bins = parse_option("label_binning", self.label_binning)
+        if binning != "none" and label_binning_applies(self.loss, self.head_type):
+            params[3] = number_of_bins(K, bins["bin_ratio"], bins["min_bins"], bins["max_bins"])
+            return HEAD_BINNED, params
         if kind == "single":
             return HEAD_SINGLE, params
         if kind == "partial-fixed":
@@ -134,11 +150,6 @@ class BoomerClassifier(RuleLearner):
         if kind == "partial-dynamic":
             params[1], params[2] = options["threshold"], options["exponent"]
             return HEAD_PARTIAL_DYNAMIC, params
-        if binning != "none" and not is_decomposable(self.loss):
-            # GBLB replaces the K x K solve of eq. (16); a decomposable loss's complete head costs O(K)
-            # already, so it is computed exactly (label binning would only coarsen it)
-            params[3] = number_of_bins(K, bins["bin_ratio"], bins["min_bins"], bins["max_bins"])
-            return HEAD_BINNED, params
         return HEAD_COMPLETE, params
 
     @property
@@ -201,14 +212,14 @@ class BoomerClassifier(RuleLearner):
         pruning = make_pruning(pruning_name, pruning_options)
         if pruning is not None and (watched is None or not pruning_options["use_holdout_set"]):
             watched = _WatchedLoss(loss, None, Y, F)  # the training set's own loss
-        self._watched, self._pruning = watched, pruning
+        monitor = (watched, pruning)  # the loss global pruning (or a holdout set) watches
 
         # Default rule: covers everything, complete head, not shrunk.
         head = np.empty(K)
         head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
         labels = np.arange(K, dtype=np.int64)
         record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
-                                 labels, head, train, val, data, math.nan)
+                                 labels, head, train, val, monitor, data, math.nan)
         yield record
 
         # Single-label heads use only the Hessian's diagonal (eq. 17): refine on a compact copy.
@@ -263,26 +274,27 @@ class BoomerClassifier(RuleLearner):
             conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
                                zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
             rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
-            record, stop = self._record(rule, rows, n_rows, train, val, data, -quality)
+            record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
             yield record
 
-    def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, data, improvement):
+    def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor, data, improvement):
         """Apply a rule to the training scores and statistics; update the tracked losses."""
         apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
         train.add_head(rows, n_rows, labels, head)
-        return self._record(rule, rows, n_rows, train, val, data, improvement)
+        return self._record(rule, rows, n_rows, train, val, monitor, data, improvement)
 
-    def _record(self, rule, rows, n_rows, train, val, data, improvement):
+    def _record(self, rule, rows, n_rows, train, val, monitor, data, improvement):
         """The record of a rule already applied to the training scores (and now the validation's and
-        the watched loss's), and whether global pruning stops training after it."""
+        the watched loss's), and whether global pruning stops training after it.  ``monitor`` is the
+        (watched loss, pruning) pair, either None."""
         extra, stop = {}, False
-        n_rules = len(self.records_) + 1
-        if self._watched is not None:
-            value = self._watched.after(rule, rows, n_rows)
-            extra["holdout_loss" if self._watched.holdout else "train_loss"] = value
-            if self._pruning is not None:
-                stop = self._pruning.update(n_rules, value)
-                self.selected_steps_ = self._pruning.selected
+        watched, pruning = monitor
+        if watched is not None:
+            value = watched.after(rule, rows, n_rows)
+            extra["holdout_loss" if watched.holdout else "train_loss"] = value
+            if pruning is not None:
+                stop = pruning.update(len(self.records_) + 1, value)
+                self.selected_steps_ = pruning.selected
         record = dict(index=len(self.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=train.hamming, train_subset=train.subset, extra=extra)
         if val is not None:

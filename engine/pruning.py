@@ -54,10 +54,6 @@ class PrePruning(_BestPrefix):
         self.min_improvement = min_improvement
         self.window: deque[float] = deque(maxlen=num_past + num_recent)
 
-    def wants(self, n_rules: int) -> bool:
-        """Whether the quality after ``n_rules`` rules is needed."""
-        return n_rules % self.update_interval == 0 or n_rules % self.stop_interval == 0
-
     def update(self, n_rules: int, quality: float) -> bool:
         """Record the quality after ``n_rules`` rules; True means stop training."""
         self.learned = n_rules
@@ -78,12 +74,9 @@ class PostPruning(_BestPrefix):
         super().__init__(remove_unused_rules)
         self.interval, self.min_rules = interval, min_rules
 
-    def wants(self, n_rules: int) -> bool:
-        return n_rules >= self.min_rules and n_rules % self.interval == 0
-
     def update(self, n_rules: int, quality: float) -> bool:
         self.learned = n_rules
-        if self.wants(n_rules):
+        if n_rules >= self.min_rules and n_rules % self.interval == 0:
             self._record(n_rules, quality)
         return False
 

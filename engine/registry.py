@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .boomer import (FEATURE_BINNING, FEATURE_SAMPLING, GLOBAL_PRUNING, HEAD_TYPES, HOLDOUT, INSTANCE_SAMPLING,
-                     LABEL_BINNING, STATISTIC_TYPES, BoomerClassifier)
+                     LABEL_BINNING, STATISTIC_TYPES, BoomerClassifier, label_binning_applies)
 from .options import OPTIONS, format_option
 from .core.losses import LOSSES
 
@@ -84,9 +84,10 @@ class ComponentView:
 
 
 def _label_binning_applies(params: Mapping) -> bool:
-    """GBLB changes complete heads of example-wise losses only (BoomerClassifier._head_mode)."""
-    head = str(params.get("head_type", "auto")).split("{")[0].strip()
-    return str(params.get("loss", "")).endswith("non-decomposable") and head in ("auto", "complete")
+    try:
+        return label_binning_applies(str(params.get("loss", "")), str(params.get("head_type", "auto")))
+    except ValueError:  # a head type still being typed: the learner reports it when a run starts
+        return True
 
 
 def option_help(parameter: str) -> str:

@@ -21,6 +21,20 @@ def covered_rows(covered, out_rows):
 
 
 @njit(cache=True, nogil=True)
+def covered_sums(G, H, rows, n_rows):
+    """Summed gradients and Hessians of the examples ``rows[:n_rows]`` (unit weights)."""
+    g = np.zeros(G.shape[1])
+    h = np.zeros(H.shape[1])
+    for r in range(n_rows):
+        i = rows[r]
+        for k in range(G.shape[1]):
+            g[k] += G[i, k]
+        for k in range(H.shape[1]):
+            h[k] += H[i, k]
+    return g, h
+
+
+@njit(cache=True, nogil=True)
 def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
     """Alg. 1 line 7: the head re-computed from all covered training examples (unit weights).
 
@@ -36,14 +50,7 @@ def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
             hs += H[rows[r], d]
         out[0] = scale * label_score(gs, hs, l2, l1)
         return
-    g = np.zeros(K)
-    h = np.zeros(H.shape[1])
-    for r in range(n_rows):
-        i = rows[r]
-        for k in range(K):
-            g[k] += G[i, k]
-        for k in range(H.shape[1]):
-            h[k] += H[i, k]
+    g, h = covered_sums(G, H, rows, n_rows)
     chol = np.zeros((K, K))
     complete_scores(g, h, full_hessian, l2, l1, chol, out)
     for k in range(K):

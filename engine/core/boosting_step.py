@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .boosting import apply_head, covered_rows, example_wise_errors, head_on_rows, label_wise_errors_after_head
+from .boosting import (apply_head, covered_rows, covered_sums, example_wise_errors, head_on_rows,
+                       label_wise_errors_after_head)
 from .head_variants import HEAD_PARTIAL_FIXED, variant_head
 from .refinement import refine_rule
 
@@ -37,9 +38,8 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
     covered[:] = 1
     n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
                                          H_refine, full_refine, single, head_mode, head_params, weights, bagging, l2,
-                                         l1, n_sampled_features,
-                                         max_conditions, min_coverage, rng_state, perm, covered, out_attr, out_op,
-                                         out_thr, cancel)
+                                         l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
+                                         covered, out_attr, out_op, out_thr, cancel)
     if n_cond == 0:
         return 0, quality, label, 0, 0, 0, 0
     n_rows = covered_rows(covered, rows)
@@ -76,14 +76,7 @@ def head_variant_on_rows(G, H, rows, n_rows, full_hessian, mode, params, l2, l1,
     """Alg. 1 line 7 for partial heads and label binning: the head from all covered examples."""
     K = G.shape[1]
     S = H.shape[1]
-    g = np.zeros(K)
-    h = np.zeros(S)
-    for r in range(n_rows):
-        i = rows[r]
-        for k in range(K):
-            g[k] += G[i, k]
-        for k in range(S):
-            h[k] += H[i, k]
+    g, h = covered_sums(G, H, rows, n_rows)
     n_scratch = max(K, 2 * int(params[3]))
     scratch = np.empty((3, n_scratch), dtype=np.int64)
     return variant_head(g, h, full_hessian, mode, params, l2, l1, scale, np.zeros((K, K)), scratch[0], scratch[1],

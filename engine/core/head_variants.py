@@ -23,7 +23,7 @@ import math
 
 from numba import njit
 
-from .heads import cholesky_quality, complete_scores, diagonal_complete_quality, diagonal_position, label_quality
+from .heads import complete_quality, complete_scores, diagonal_position, label_quality
 from .losses import packed_index
 
 HEAD_SINGLE, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_PARTIAL_DYNAMIC, HEAD_BINNED = -1, -2, -3, -4, -5
@@ -42,7 +42,7 @@ def select_labels(g, h, full_hessian, mode, params, l2, l1, selected):
         n = min(int(params[0]), K)
         count = 0
         for k in range(K):  # insertion into the best n so far, best first (n is small)
-            q = label_quality(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)
+            q = _quality(g, h, full_hessian, k, l2, l1)
             if q >= 0.0 or (count == n and q >= _quality(g, h, full_hessian, selected[n - 1], l2, l1)):
                 continue
             pos = count if count < n else n - 1
@@ -55,7 +55,7 @@ def select_labels(g, h, full_hessian, mode, params, l2, l1, selected):
         return count
     best = 0.0
     for k in range(K):
-        q = label_quality(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)
+        q = _quality(g, h, full_hessian, k, l2, l1)
         if q < best:
             best = q
     if best >= 0.0:
@@ -63,7 +63,7 @@ def select_labels(g, h, full_hessian, mode, params, l2, l1, selected):
     threshold, exponent = params[1], params[2]
     count = 0
     for k in range(K):
-        q = label_quality(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)
+        q = _quality(g, h, full_hessian, k, l2, l1)
         if q < 0.0 and (q / best) ** exponent >= threshold:
             selected[count] = k
             count += 1
@@ -168,37 +168,29 @@ def variant_quality(g, h, full_hessian, mode, params, l2, l1, chol, z, labels, s
         m = _binned_system(g, h, full_hessian, int(params[3]), l2, labels, sizes, slot, sub_g, sub_h)
         if m == 0:
             return math.inf
-        return _solve_quality(sub_g[:m], sub_h[:m * (m + 1) // 2 if full_hessian else m], full_hessian, l2, 0.0,
-                              chol, z)
+        return complete_quality(sub_g[:m], sub_h[:m * (m + 1) // 2 if full_hessian else m], full_hessian, l2, 0.0,
+                                chol, z)
     n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels)
     if n == 0:
         return math.inf
     _gather(g, h, full_hessian, labels, n, sub_g, sub_h)
-    return _solve_quality(sub_g[:n], sub_h[:n * (n + 1) // 2 if full_hessian else n], full_hessian, l2, l1, chol, z)
-
-
-@njit(cache=True, nogil=True)
-def _solve_quality(g, h, full_hessian, l2, l1, chol, z):
-    if full_hessian:
-        q = cholesky_quality(g, h, l2, l1, chol, z)
-        if q != math.inf:
-            return q
-    return diagonal_complete_quality(g, h, full_hessian, l2, l1)
+    return complete_quality(sub_g[:n], sub_h[:n * (n + 1) // 2 if full_hessian else n], full_hessian, l2, l1, chol,
+                            z)
 
 
 @njit(cache=True, nogil=True)
 def variant_head(g, h, full_hessian, mode, params, l2, l1, scale, chol, labels, sizes, slot, sub_g, sub_h,
                  out_labels, out_scores):
     """The head of ``mode`` for summed statistics ``g``, ``h``: labels and (shrunk) scores are
-    written to ``out_labels``/``out_scores``; returns their number (0: no label worth predicting)."""
+    written to ``out_labels``/``out_scores``; returns their number (a zero head on label 0 when no
+    label is worth predicting)."""
     K = g.shape[0]
     if mode == HEAD_BINNED:
         m = _binned_system(g, h, full_hessian, int(params[3]), l2, labels, sizes, slot, sub_g, sub_h)
-        _solve_scores(sub_g[:m], sub_h[:m * (m + 1) // 2 if full_hessian else m], full_hessian, l2, 0.0, chol,
-                      out_scores)
+        complete_scores(sub_g[:m], sub_h[:m * (m + 1) // 2 if full_hessian else m], full_hessian, l2, 0.0, chol,
+                        out_scores)
         for a in range(m):
-            z = out_scores[a]
-            sub_g[a] = z  # bin scores, before expanding (out_scores is overwritten below)
+            sub_g[a] = out_scores[a]  # bin scores, before expanding (out_scores is overwritten below)
         for k in range(K):
             out_labels[k] = k
             out_scores[k] = scale * sub_g[slot[labels[k]]] if labels[k] >= 0 else 0.0
@@ -217,13 +209,9 @@ def variant_head(g, h, full_hessian, mode, params, l2, l1, scale, chol, labels, 
         out_scores[0] = 0.0
         return 1
     _gather(g, h, full_hessian, labels, n, sub_g, sub_h)
-    _solve_scores(sub_g[:n], sub_h[:n * (n + 1) // 2 if full_hessian else n], full_hessian, l2, l1, chol, out_scores)
+    complete_scores(sub_g[:n], sub_h[:n * (n + 1) // 2 if full_hessian else n], full_hessian, l2, l1, chol,
+                    out_scores)
     for a in range(n):
         out_labels[a] = labels[a]
         out_scores[a] *= scale
     return n
-
-
-@njit(cache=True, nogil=True)
-def _solve_scores(g, h, full_hessian, l2, l1, chol, out):
-    complete_scores(g, h, full_hessian, l2, l1, chol, out)

@@ -444,9 +444,8 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
                      params, vi, vg, vh, cancel):
     for c in prange(n_candidates):
         q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, cache, seg, miss_ptr,
-                                                miss_rows, nominal,
-                                                cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1,
-                                                min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
+                                                miss_rows, nominal, cw, G, H, T_g, T_h, T_cnt, full_hessian, head,
+                                                l2, l1, min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
                                                 z[c], params, vi[c], vg[c], vh[c], cancel)
         out_q[c] = q
         out_op[c] = op
