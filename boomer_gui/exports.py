@@ -10,7 +10,7 @@ import io
 import json
 import math
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from engine import persistence
 from engine.fileio import atomic_write_text
@@ -33,23 +33,42 @@ def _stats(rec) -> dict:
             "test_hamming": _num(rec.val_hamming), "test_subset": _num(rec.val_subset)}
 
 
-def rules_text(records: Sequence, schema: Schema | None = None) -> str:
+def _active(active, i: int) -> bool:
+    return True if active is None else bool(active[i])
+
+
+def metadata_lines(metadata: Mapping | None, active=None) -> list[str]:
+    """``# key: value`` lines of a run's metadata and the what-if state, for text and CSV files."""
+    lines = [f"# {k.replace('_', ' ')}: {v}" for k, v in (metadata or {}).items() if v not in (None, "", {})]
+    if active is not None and not all(active):
+        off = [str(i) for i, a in enumerate(active) if not a]
+        lines.append(f"# what-if: rules {', '.join(off)} switched off (marked 'off'); the losses are the run's")
+    return lines
+
+
+def rules_text(records: Sequence, schema: Schema | None = None, metadata: Mapping | None = None,
+               active=None) -> str:
     lines = [f"# {len(records)} rules; 'head' lists label: score (positive = relevant)"]
-    for rec in records:
-        lines.append(f"{rec.index:>5}  {rec.rule.to_text(schema)}")
+    lines += metadata_lines(metadata, active)
+    for i, rec in enumerate(records):
+        lines.append(f"{rec.index:>5}{'' if _active(active, i) else ' off'}  {rec.rule.to_text(schema)}")
     return "\n".join(lines) + "\n"
 
 
-def rules_csv(records: Sequence, schema: Schema | None = None) -> str:
+def rules_csv(records: Sequence, schema: Schema | None = None, metadata: Mapping | None = None,
+              active=None) -> str:
+    """CSV with a header row; metadata first as ``#`` comment lines (``pandas.read_csv(comment='#')``)."""
     schema = schema or Schema()
     out = io.StringIO()
+    for line in metadata_lines(metadata, active):
+        out.write(line.replace("\n", " ") + "\n")
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(["index", "body", "head", "n_conditions", "head_labels", "head_scores", "coverage", "improvement",
-                "train_hamming", "train_subset", "test_hamming", "test_subset"])
-    for rec in records:
+    w.writerow(["index", "active", "body", "head", "n_conditions", "head_labels", "head_scores", "coverage",
+                "improvement", "train_hamming", "train_subset", "test_hamming", "test_subset"])
+    for i, rec in enumerate(records):
         r = rec.rule
         s = _stats(rec)
-        w.writerow([rec.index, r.body_text(schema), r.head_text(schema), len(r.conditions),
+        w.writerow([rec.index, int(_active(active, i)), r.body_text(schema), r.head_text(schema), len(r.conditions),
                     ";".join(schema.label(int(k)) for k in r.head_labels),
                     ";".join(f"{v:.6g}" for v in r.head_scores), "" if s["coverage"] is None else s["coverage"],
                     "" if s["improvement"] is None else f"{s['improvement']:.6g}",
@@ -58,29 +77,34 @@ def rules_csv(records: Sequence, schema: Schema | None = None) -> str:
     return out.getvalue()
 
 
-def rules_json(records: Sequence, schema: Schema | None = None) -> dict:
+def rules_json(records: Sequence, schema: Schema | None = None, metadata: Mapping | None = None,
+               active=None) -> dict:
     schema = schema or Schema()
     rules = []
-    for rec in records:
+    for i, rec in enumerate(records):
         d = rec.rule.with_schema(schema).to_dict()
         d.update(_stats(rec))
+        d["active"] = _active(active, i)
         rules.append(d)
-    return {"format": RULES_FORMAT, "version": RULES_VERSION,
+    return {"format": RULES_FORMAT, "version": RULES_VERSION, "metadata": dict(metadata or {}),
             "labels": list(schema.label_names), "attributes": list(schema.feature_names), "rules": rules}
 
 
-def write_rules(path, records: Sequence, schema: Schema | None = None, fmt: str | None = None) -> str:
-    """Write rules as text, CSV or JSON (``fmt`` or the file suffix); returns the format used."""
+def write_rules(path, records: Sequence, schema: Schema | None = None, fmt: str | None = None,
+                metadata: Mapping | None = None, active=None) -> str:
+    """Write rules as text, CSV or JSON (``fmt`` or the file suffix), with the run's ``metadata``
+    (data set, learner, parameters, seed) and the what-if switches ``active``; returns the format."""
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".") or "txt").lower()
     if fmt in ("txt", "text"):
-        atomic_write_text(path, rules_text(records, schema), encoding="utf-8")
+        atomic_write_text(path, rules_text(records, schema, metadata, active), encoding="utf-8")
         return "txt"
     if fmt == "csv":
-        atomic_write_text(path, rules_csv(records, schema), encoding="utf-8")
+        atomic_write_text(path, rules_csv(records, schema, metadata, active), encoding="utf-8")
         return "csv"
     if fmt == "json":
-        atomic_write_text(path, json.dumps(rules_json(records, schema), indent=1), encoding="utf-8")
+        atomic_write_text(path, json.dumps(rules_json(records, schema, metadata, active), indent=1),
+                          encoding="utf-8")
         return "json"
     raise ValueError(f"unknown rule export format {fmt!r}; use .txt, .csv or .json")
 

@@ -24,6 +24,7 @@ from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
 from engine.registry import get as get_learner
+from engine.registry import learners
 
 from . import exports
 from .data_loading import DataLoadJob, load_with_notes
@@ -33,6 +34,7 @@ from .inspector import RuleInspector
 from .learner_panel import LearnerPanel
 from .rule_table import COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
 from .run_controls import RunControls
+from .run_table import RunTable, RunTableModel
 from .session import Session, load_session, save_session
 from .step_view import StepView
 from .state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
@@ -102,6 +104,9 @@ class MainWindow(QMainWindow):
         self.table = RuleTableView()
         self.table.setModel(self.proxy)
         self.plot = TrajectoryPlot(self.history)
+        self.run_model = RunTableModel(self.history, self)
+        self.run_model.nouns = {s.key: s.component.noun for s in learners()}
+        self.run_table = RunTable(self.run_model)
         self.inspector = RuleInspector()
         self.explanation = ExplanationPanel()
         self.step_view = StepView()
@@ -158,6 +163,10 @@ class MainWindow(QMainWindow):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(fl)
         tl.addWidget(self.table)
+        # The rules of the shown run, and the table of all runs (selecting one shows its rules).
+        self.top_tabs = QTabWidget()
+        self.top_tabs.addTab(table_box, "Rules")
+        self.top_tabs.addTab(self.run_table, "Runs")
         self.details = QTabWidget()
         self.details.addTab(self.inspector, "Rule inspector")
         self.details.addTab(self.explanation, "Explain a test example")
@@ -168,7 +177,7 @@ class MainWindow(QMainWindow):
         self.bottom.setStretchFactor(1, 1)
         self.bottom.setSizes([560, 640])
         self.splitter = QSplitter(Qt.Vertical)
-        self.splitter.addWidget(table_box)
+        self.splitter.addWidget(self.top_tabs)
         self.splitter.addWidget(self.bottom)
         self.splitter.setSizes([400, 500])
         # Rule learners: the rule table, trajectory plot and rule inspector; any other learner:
@@ -204,7 +213,9 @@ class MainWindow(QMainWindow):
         self.table_model.activeToggled.connect(self._rule_toggled)
         self.explanation.ruleClicked.connect(self.select_rule)
         self.plot.export_button.clicked.connect(self.export_plot_dialog)
-        self.plot.runRemoved.connect(self._run_removed)
+        self.run_model.visibilityChanged.connect(self.plot.set_run_visible)
+        self.run_table.runSelected.connect(self._run_picked)
+        self.run_table.removeRequested.connect(self.remove_run)
         self.label_filter.currentIndexChanged.connect(self._apply_filters)
         self.attribute_filter.currentIndexChanged.connect(self._apply_filters)
         self._filter_timer = QTimer(self)
@@ -379,6 +390,8 @@ class MainWindow(QMainWindow):
         self.data_panel.show_data(loaded)
         self.inspector.set_data(loaded.train)
         self.plot.set_bayes_point(loaded.bayes_point)
+        self.run_model.set_current_key(loaded.key)
+        self.plot.set_current_key(loaded.key)
         self._fill_filters(loaded.train)
         self._clear_model()
         self.setWindowTitle(f"{APP_TITLE} – {loaded.full.name}")
@@ -432,7 +445,10 @@ class MainWindow(QMainWindow):
         self.estimator = estimator
         title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
         rules = spec.component.kind == "rule"
-        run = self.history.new_run(title, spec.key, params) if rules else None
+        run = self.history.new_run(title, spec.key, params, dataset=self.data.full.name,
+                                   data_key=self.data.key) if rules else None
+        if run is not None:
+            run.records = []
         self._show_steps_of(None if rules else spec)
         training = TrainingRun(estimator, self.data.train, self.data.test, parent=self)
         training.batch.connect(self._on_batch)
@@ -459,6 +475,8 @@ class MainWindow(QMainWindow):
         self._started_at = time.perf_counter()
         self.run_controls.set_budget(budget, spec.component.noun)
         if run is not None:
+            self.run_model.run_added(run)
+            self.run_table.select(run)
             self.plot.set_budget(budget)
             self.plot.add_run(run, live=True)
         self._run_title = title
@@ -503,6 +521,7 @@ class MainWindow(QMainWindow):
             return
         self.table_model.append(records)
         self.run.append(records)
+        self.run.records.extend(records)
         self.plot.run_updated(self.run)
         if not self._status_timer.isActive():
             self._status_timer.start()
@@ -555,8 +574,11 @@ class MainWindow(QMainWindow):
             self._update_enabled()
             return
         run.status = state
+        run.elapsed = elapsed
+        run.estimator = self.estimator
         run.selected = getattr(self.estimator, "selected_steps_", None)  # global pruning's kept prefix
         self.model = getattr(self.estimator, "model_", None)
+        self.run_model.run_changed(run)
         self.table.flush_repaint()
         self._update_count()
         self.plot.finish_run(run)
@@ -630,6 +652,16 @@ class MainWindow(QMainWindow):
         self.inspector.show_record(record)
         if record is not None:
             self.details.setCurrentWidget(self.inspector)
+        if self.run is not None:  # the rule's point on the trajectory: the step that added it
+            self.plot.highlight(self.run, None if record is None else self._step_of(record.index))
+
+    def _step_of(self, row: int) -> int:
+        """The run's record (step) that added the table's rule ``row`` (a stump round adds two)."""
+        recs = self.run.records if self.run is not None else None
+        if not recs or len(recs) == self.table_model.rowCount():
+            return row
+        ends = np.cumsum([len(getattr(r, "rules", (r.rule,))) for r in recs])
+        return int(np.searchsorted(ends, row, side="right"))
 
     def select_rule(self, index: int) -> None:
         self.table.select_source_row(index)
@@ -646,9 +678,54 @@ class MainWindow(QMainWindow):
     def _learner_changed(self) -> None:
         self._update_enabled()
 
-    def _run_removed(self, run) -> None:
-        if run is self.run and not self.training_active:
-            self.run = None
+    # ---------------------------------------------------------------------------- runs
+    def remove_run(self, run) -> bool:
+        """Remove a run from the session; the one training cannot be.  Its rules leave the screen."""
+        if self.training_active and run is self.run:
+            self.statusBar().showMessage("The run that is training cannot be removed; stop it first.", 6000)
+            return False
+        self.plot.remove_run(run)
+        shown = self.run
+        self.run_table.remove(run)
+        self.run_table.select(shown if shown is not run else None)
+        if run is self.run:
+            self._clear_model()
+            self._update_enabled()
+        return True
+
+    def _run_picked(self, run) -> None:
+        if not self.show_run(run):
+            self.run_table.select(self.run)
+
+    def show_run(self, run) -> bool:
+        """Show ``run``'s rules in the table and the inspector (any run of the session, not only
+        the newest); False, with a message, when that is not possible."""
+        if run is self.run:
+            return True
+        if self.training_active:
+            self.statusBar().showMessage("The table follows the run that is training; pick another run after "
+                                         "it ends.", 6000)
+            return False
+        est = run.estimator
+        model = getattr(est, "model_", None)
+        if model is None:
+            self.statusBar().showMessage(f"{run.name}: its rules were not kept (the run has no model).", 6000)
+            return False
+        if self.data is not None and (est.n_features_in_ != self.data.train.n_features
+                                      or est.n_labels_ != self.data.train.n_labels):
+            self.statusBar().showMessage(f"{run.name} was trained on {run.dataset or 'other data'}: load that "
+                                         f"data set to inspect its rules.", 8000)
+            return False
+        if self.run is not None and self.model is not None:
+            self.run.active = self.table_model.active.copy()
+        try:
+            spec = get_learner(run.learner)
+        except ValueError:
+            spec = None
+        self._show_loaded_model(spec, est, name=run.name, run=run, active=getattr(run, "active", None))
+        self.run_table.select(run)
+        self.statusBar().showMessage(f"Showing {run.name}", 4000)
+        return True
 
     def _update_enabled(self) -> None:
         active = self.training_active
@@ -688,7 +765,10 @@ class MainWindow(QMainWindow):
         records = self.table_model.records
         if not records:
             raise ValueError("there are no rules to export")
-        exports.write_rules(path, records, self.data.train.schema if self.data else None)
+        meta = self.run.metadata() if self.run is not None else {}
+        active = self.table_model.active.tolist() if len(self.table_model.active) == len(records) else None
+        exports.write_rules(path, records, self.data.train.schema if self.data else None, metadata=meta,
+                            active=active)
 
     def export_rules_dialog(self):
         path = self._ask_save("Export rules", exports.RULE_EXPORT_FILTER, "rules.txt")
@@ -752,9 +832,10 @@ class MainWindow(QMainWindow):
         d = self.data
         _check_model_fits(est, d)
         self._clear_model()
-        if run is None or len(run) != len(model.rules):
+        if run is None or (run.records is None and len(run) != len(model.rules)):
             run = self._trajectory_run(spec, est, model, name)
-        records = self._records_from_run(model, run)
+        records = list(run.records) if run.records is not None else self._records_from_run(model, run)
+        run.estimator = est
         self.estimator, self.model, self.run = est, model, run
         self.table_model.append(records)
         if active is not None and len(active) == len(records):
@@ -772,7 +853,7 @@ class MainWindow(QMainWindow):
 
     def _trajectory_run(self, spec, est, model, name: str) -> Run:
         params = {k: v for k, v in est.get_params().items()} if hasattr(est, "get_params") else {}
-        run = self.history.new_run(name, spec.key, params)
+        run = self.history.new_run(name, spec.key, params, dataset=self.data.full.name, data_key=self.data.key)
         run.status = "loaded"
         d = self.data
         n = len(model.rules)
@@ -792,6 +873,7 @@ class MainWindow(QMainWindow):
         run.append(RuleRecord(i, model.rules[i], cov[i], math.nan, losses["train_hamming"][i],
                               losses["train_subset"][i], losses["val_hamming"][i], losses["val_subset"][i])
                    for i in range(n))
+        self.run_model.run_added(run)
         self.plot.add_run(run, live=False)
         return run
 
@@ -816,8 +898,14 @@ class MainWindow(QMainWindow):
         current = self.history.runs.index(self.run) if self.run in self.history.runs and model_doc else None
         active = self.table_model.active.tolist() if model_doc and not self.table_model.active.all() else None
         spec = self.learner_panel.spec
+        runs = []
+        for run in self.history:  # every run's model, so any run can be inspected after reopening
+            d = run.to_dict()
+            if run.estimator is not None and not (run is self.run and model_doc):
+                d["model"] = exports.model_document(run.estimator)
+            runs.append(d)
         return Session(data=self.data.spec, learner=spec.key if spec else "", params=self.learner_panel.params(),
-                       model=model_doc, runs=self.history.to_list(), current_run=current, active=active)
+                       model=model_doc, runs=runs, current_run=current, active=active)
 
     def save_session(self, path) -> None:
         if self.training_active:
@@ -847,6 +935,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
         self.history = s.history()
         self.plot.set_history(self.history)
+        self.run_model.set_history(self.history)
         spec = get_learner(s.model["learner"]) if s.estimator is not None else None
         if spec is not None and spec.component.kind != "rule":
             self._show_loaded_steps_model(spec, s.estimator, "session model")

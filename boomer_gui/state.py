@@ -15,8 +15,10 @@ from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, m
 from engine.metrics import hamming_loss, subset_zero_one_loss
 
 TEST_MODES = ("split", "file", "generated")
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22")
+# Colour-blind-safe run colours (Okabe & Ito, with two of Tol's) and marker shapes: run k gets
+# colour k mod 8 and marker k mod 5, so 40 runs differ by colour or shape.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
+MARKERS = ("o", "s", "^", "D", "v")
 # Marker positions on the trajectories: after 1, 2, 4, ..., 512 and 1000 rules.
 MARKED_RULE_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000)
 
@@ -118,6 +120,13 @@ class LoadedData:
     test: Dataset
 
     @property
+    def key(self) -> str:
+        """Identifies the data (runs trained on other data are not comparable)."""
+        import json
+
+        return json.dumps(self.spec.to_dict(), sort_keys=True)
+
+    @property
     def bayes_point(self) -> tuple[float, float] | None:
         """(Hamming, subset 0/1) of the Bayes-optimal predictions on the test data (synthetic only)."""
         if self.test.bayes_Y is None:
@@ -204,6 +213,17 @@ class Run:
     series: dict = field(default_factory=lambda: {k: [] for k in _SERIES})
     whatif: dict | None = None  # losses with some rules switched off
     selected: int | None = None  # global pruning: the number of rules the model keeps
+    dataset: str = ""  # the data set's name, as the run list shows it
+    data_key: str = ""  # the data spec it was trained on (runs on other data are greyed)
+    seed: int | None = None  # the learner's random seed, when it has one
+    elapsed: float | None = None  # wall-clock seconds of training
+    marker: str = MARKERS[0]
+    # Not saved with the run itself: the rules of every step and the fitted estimator, so any
+    # run of the session can be inspected (sessions store the estimator's model document).
+    records: list | None = field(default=None, repr=False, compare=False)
+    shown: int | None = field(default=None, repr=False, compare=False)  # None: every record
+    active: object = field(default=None, repr=False, compare=False)  # what-if switches while another run is shown
+    estimator: object | None = field(default=None, repr=False, compare=False)
     _arrays: dict | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
@@ -246,9 +266,25 @@ class Run:
             out["test_subset"] = self.series["test_subset"][-1]
         return out
 
+    def view_len(self) -> int:
+        """How many records are shown (a replay or a slowed-down run shows a prefix)."""
+        return len(self) if self.shown is None else min(self.shown, len(self))
+
+    def describe(self) -> str:
+        """Data set, learner, parameters and seed in one line (tooltips, exports)."""
+        params = ", ".join(f"{k}={v!r}" for k, v in sorted(self.params.items()))
+        seed = f"; seed {self.seed}" if self.seed is not None else ""
+        return f"{self.name}\ndata: {self.dataset or 'unknown'}\nlearner: {self.learner} ({params}){seed}"
+
+    def metadata(self) -> dict:
+        return {"run": self.name, "data_set": self.dataset, "data": self.data_key, "learner": self.learner,
+                "params": dict(self.params), "seed": self.seed, "status": self.status, "seconds": self.elapsed}
+
     def to_dict(self) -> dict:
         return {"name": self.name, "color": self.color, "learner": self.learner, "params": dict(self.params),
                 "visible": self.visible, "status": self.status, "whatif": self.whatif, "selected": self.selected,
+                "dataset": self.dataset, "data_key": self.data_key, "seed": self.seed, "elapsed": self.elapsed,
+                "marker": self.marker,
                 "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
                            for k, vals in self.series.items()}}
 
@@ -284,13 +320,26 @@ class Run:
         if whatif is not None:
             whatif = {check.string(k, f"{where}, whatif"): check.number(v, f"{where}, whatif {k}")
                       for k, v in check.mapping(whatif, f"{where}, whatif").items()}
+        estimator = None
+        if d.get("model") is not None:
+            from engine import persistence
+
+            estimator = persistence.estimator_from_document(d["model"], f"{where}, model")
         selected = d.get("selected")
         if selected is not None:
             selected = check.integer(selected, f"{where}, selected", 1, len(series["train_hamming"]) + 1)
+        seed = d.get("seed")
+        if seed is not None:
+            seed = check.integer(seed, f"{where}, seed", -2 ** 63, 2 ** 63 - 1)
+        elapsed = d.get("elapsed")
+        if elapsed is not None:
+            elapsed = check.number(elapsed, f"{where}, elapsed")
         return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
                    status="stopped" if status in ("running", "paused") else status, series=series, whatif=whatif,
-                   selected=selected)
+                   selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
+                   data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
+                   marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator)
 
 
 class RunHistory:
@@ -306,11 +355,19 @@ class RunHistory:
     def __iter__(self):
         return iter(self.runs)
 
-    def new_run(self, title: str, learner: str, params: Mapping[str, Any]) -> Run:
+    def new_run(self, title: str, learner: str, params: Mapping[str, Any], dataset: str = "",
+                data_key: str = "") -> Run:
+        """A run named ``N: title`` with a colour (an unused one first) and a marker of its own."""
         self._counter += 1
-        used = {r.color for r in self.runs}
-        color = next((c for c in PALETTE if c not in used), PALETTE[self._counter % len(PALETTE)])
-        run = Run(name=f"{self._counter}: {title}", color=color, learner=learner, params=dict(params))
+        used = {(r.color, r.marker) for r in self.runs}
+        styles = [(PALETTE[(self._counter - 1 + i) % len(PALETTE)], MARKERS[(self._counter - 1 + i) % len(MARKERS)])
+                  for i in range(len(PALETTE) * len(MARKERS))]
+        color, marker = next((s for s in styles if s not in used and s[0] not in {c for c, _ in used}),
+                             next((s for s in styles if s not in used), styles[0]))
+        seed = params.get("random_state", params.get("seed"))
+        run = Run(name=f"{self._counter}: {title}", color=color, learner=learner, params=dict(params),
+                  dataset=dataset, data_key=data_key, marker=marker,
+                  seed=int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None)
         self.runs.append(run)
         return run
 

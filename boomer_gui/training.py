@@ -319,6 +319,11 @@ class TrainingRun(QObject):
         self._error = unwrap(exc)
 
     def _on_warning(self, args):
+        # superqt redirects every thread's warnings while the worker runs: a deprecation notice
+        # of the GUI side (Qt, matplotlib) is not the learner's and is not shown to the user
+        if len(args) > 1 and isinstance(args[1], type) and issubclass(args[1], (DeprecationWarning,
+                                                                                PendingDeprecationWarning)):
+            return
         try:
             message = str(args[0])
         except Exception:  # pragma: no cover - defensive

@@ -20,9 +20,8 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from engine.fileio import atomic_savefig
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QPixmap
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListView, QListWidget, QListWidgetItem, QPushButton, QTabWidget,
-                               QVBoxLayout, QWidget)
+from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from .canvas import LiveCanvas
 from .state import Run, RunHistory, marker_positions
@@ -62,8 +61,9 @@ class _RunArtists:
         c = run.color
         self.train, = traj_ax.plot([], [], "--", color=c, lw=1.2, alpha=0.8)
         self.test, = traj_ax.plot([], [], "-", color=c, lw=1.8)
-        self.train_marks, = traj_ax.plot([], [], "o", ls="none", color=c, ms=3.5, alpha=0.8)
-        self.test_marks, = traj_ax.plot([], [], "o", ls="none", color=c, ms=5, mec="white", mew=0.6)
+        m = run.marker
+        self.train_marks, = traj_ax.plot([], [], m, ls="none", color=c, ms=3.5, alpha=0.8)
+        self.test_marks, = traj_ax.plot([], [], m, ls="none", color=c, ms=5.5, mec="white", mew=0.6)
         self.whatif, = traj_ax.plot([], [], "D", ls="none", mfc="none", mec=c, ms=9, mew=1.8)
         self.whatif_link, = traj_ax.plot([], [], ":", color=c, lw=1.2)
         # global pruning: the kept prefix's point (a square) and its rule count on the loss plots
@@ -74,9 +74,14 @@ class _RunArtists:
         self.h_test, = hamming_ax.plot([], [], "-", color=c, lw=1.6)
         self.s_train, = subset_ax.plot([], [], "--", color=c, lw=1.0, alpha=0.8)
         self.s_test, = subset_ax.plot([], [], "-", color=c, lw=1.6)
+        # the selected rule's point (a ring) and its rule count on the loss plots
+        self.point, = traj_ax.plot([], [], "o", ls="none", mfc="none", mec="black", mew=2.0, ms=14, zorder=6)
+        self.h_point = hamming_ax.axvline(np.nan, color="black", ls=":", lw=1.2)
+        self.s_point = subset_ax.axvline(np.nan, color="black", ls=":", lw=1.2)
         self.traj = [self.train, self.test, self.train_marks, self.test_marks]
         self.losses = [self.h_train, self.h_test, self.s_train, self.s_test]
-        self.extra = [self.whatif, self.whatif_link, self.selected, self.h_selected, self.s_selected]
+        self.extra = [self.whatif, self.whatif_link, self.selected, self.h_selected, self.s_selected, self.point,
+                      self.h_point, self.s_point]
 
     def all(self):
         return self.traj + self.losses + self.extra
@@ -88,6 +93,30 @@ class _RunArtists:
     def remove(self):
         for a in self.all():
             a.remove()
+
+
+class PlotToolbar(NavigationToolbar2QT):
+    """Matplotlib's zoom and pan (and home/back/forward); a zoomed or panned view is kept until
+    Home, instead of being replaced by the next automatic scaling."""
+
+    toolitems = [t for t in NavigationToolbar2QT.toolitems if t[0] in ("Home", "Back", "Forward", "Pan", "Zoom")]
+
+    def __init__(self, canvas, plot: "TrajectoryPlot", tab: int):
+        super().__init__(canvas, None, coordinates=False)
+        self.plot, self.tab = plot, tab
+        self.setIconSize(QSize(18, 18))
+
+    def release_zoom(self, event):
+        super().release_zoom(event)
+        self.plot._user_view[self.tab] = True
+
+    def release_pan(self, event):
+        super().release_pan(event)
+        self.plot._user_view[self.tab] = True
+
+    def home(self, *args):
+        self.plot._user_view[self.tab] = False
+        self.plot.redraw()
 
 
 class TrajectoryPlot(QWidget):
@@ -118,7 +147,7 @@ class TrajectoryPlot(QWidget):
             canvas.setMinimumSize(QSize(200, 150))
 
         self.legend_label = QLabel(
-            "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ● after 1, 2, 4, …, 512, 1000 rules"
+            "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ●■▲ after 1, 2, 4, …, 512, 1000 rules"
             " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
             "(test) &nbsp;&nbsp; □ kept by global pruning</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
@@ -134,33 +163,30 @@ class TrajectoryPlot(QWidget):
         self.tabs.addTab(self.loss_canvas, "Losses vs rules")
         self.tabs.currentChanged.connect(self._tab_changed)
 
-        # The runs: a compact strip under the plot (untick to hide, select + Remove to delete).
-        self.run_list = QListWidget()
-        self.run_list.setFlow(QListView.LeftToRight)
-        self.run_list.setWrapping(True)
-        self.run_list.setResizeMode(QListView.Adjust)
-        self.run_list.setSpacing(2)
-        self.run_list.setFixedHeight(52)
-        self.run_list.setToolTip("Runs: untick to hide, select and press Remove to delete")
-        self.run_list.itemChanged.connect(self._item_changed)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.setToolTip("Remove the selected run (not while it is training)")
-        self.remove_button.clicked.connect(self._remove_selected)
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the shown plot as PNG, SVG or PDF")
-        buttons = QVBoxLayout()
-        buttons.setSpacing(2)
-        buttons.addWidget(self.remove_button)
-        buttons.addWidget(self.export_button)
-        strip = QHBoxLayout()
-        strip.setContentsMargins(0, 0, 0, 0)
-        strip.addWidget(self.run_list, 1)
-        strip.addLayout(buttons)
+        self.traj_tools = PlotToolbar(self.traj_canvas, self, 0)
+        self.loss_tools = PlotToolbar(self.loss_canvas, self, 1)
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        tools.addWidget(self.traj_tools)
+        tools.addWidget(self.loss_tools)
+        self.loss_tools.hide()
+        tools.addStretch(1)
+        tools.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.tabs, 1)
-        layout.addLayout(strip)
+        layout.addLayout(tools)
+        self._user_view = {0: False, 1: False}  # zoomed or panned by the user: no autoscaling
+        self.presentation = False
+        self.current_key = ""
+        self._highlight_at: tuple[Run, int] | None = None
+        self._hover = self.traj_ax.annotate("", (0, 0), xytext=(12, 12), textcoords="offset points", fontsize=8,
+                                            bbox=dict(boxstyle="round", fc="white", ec="0.6", alpha=0.95),
+                                            zorder=10, visible=False)
+        self.traj_canvas.mpl_connect("motion_notify_event", self._on_motion)
 
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -209,9 +235,7 @@ class TrajectoryPlot(QWidget):
         self._artists.clear()
         self._live = None
         self.history = history
-        self.run_list.blockSignals(True)
-        self.run_list.clear()
-        self.run_list.blockSignals(False)
+        self._highlight_at = None
         for run in history:
             self._add_artists(run)
             self._refresh_run(run)
@@ -230,17 +254,6 @@ class TrajectoryPlot(QWidget):
 
     def _add_artists(self, run: Run) -> None:
         self._artists[id(run)] = _RunArtists(run, self.traj_ax, self.hamming_ax, self.subset_ax)
-        item = QListWidgetItem(run.name)
-        item.setFlags(item.flags() | Qt.ItemIsUserCheckable | Qt.ItemIsSelectable | Qt.ItemIsEnabled)
-        item.setCheckState(Qt.Checked if run.visible else Qt.Unchecked)
-        pix = QPixmap(12, 12)
-        pix.fill(QColor(run.color))
-        item.setIcon(QIcon(pix))
-        item.setData(Qt.UserRole, id(run))
-        item.setToolTip(f"{run.name}\n{run.learner} {run.params}")
-        self.run_list.blockSignals(True)
-        self.run_list.addItem(item)
-        self.run_list.blockSignals(False)
         self._apply_visibility(run)
 
     def finish_run(self, run: Run) -> None:
@@ -252,69 +265,149 @@ class TrajectoryPlot(QWidget):
             self._live = None
             self.traj_canvas.set_animated_artists([])
             self.loss_canvas.set_animated_artists([])
-        self._refresh_item(run)
         self._refresh_run(run)
         self.redraw()
 
-    def remove_run(self, run: Run) -> None:
+    def remove_run(self, run: Run) -> bool:
+        """Forget ``run``'s lines (the run table takes it out of the history); not while it is live."""
         if self._live is run:
-            return  # a running run cannot be removed
+            return False
         art = self._artists.pop(id(run), None)
         if art is not None:
             art.remove()
-        if run in self.history.runs:
-            self.history.remove(run)
-        for i in range(self.run_list.count()):
-            if self.run_list.item(i).data(Qt.UserRole) == id(run):
-                self.run_list.takeItem(i)
-                break
-        self.runRemoved.emit(run)
+        if self._highlight_at is not None and self._highlight_at[0] is run:
+            self._highlight_at = None
         self.redraw()
+        return True
 
     def set_run_visible(self, run: Run, visible: bool) -> None:
         run.visible = bool(visible)
         self._apply_visibility(run)
-        for i in range(self.run_list.count()):
-            item = self.run_list.item(i)
-            if item.data(Qt.UserRole) == id(run):
-                self.run_list.blockSignals(True)
-                item.setCheckState(Qt.Checked if visible else Qt.Unchecked)
-                self.run_list.blockSignals(False)
+        self.redraw()
+
+    def set_current_key(self, key: str) -> None:
+        """Runs trained on other data than ``key`` are drawn faded."""
+        self.current_key = key
+        for run in self.history:
+            self._apply_visibility(run)
         self.redraw()
 
     def _apply_visibility(self, run: Run):
         art = self._artists.get(id(run))
         if art is not None:
+            faded = bool(run.data_key and self.current_key and run.data_key != self.current_key)
             for a in art.all():
                 a.set_visible(run.visible)
-
-    def _refresh_item(self, run: Run):
-        for i in range(self.run_list.count()):
-            item = self.run_list.item(i)
-            if item.data(Qt.UserRole) == id(run):
-                self.run_list.blockSignals(True)
-                kept = f", {run.selected} kept" if run.selected is not None and run.selected < len(run) else ""
-                item.setText(f"{run.name} ({len(run)} rules{kept}, {run.status})")
-                self.run_list.blockSignals(False)
+            for a in art.traj + art.losses:
+                a.set_alpha(0.2 if faded else (0.8 if a in (art.train, art.train_marks, art.h_train, art.s_train)
+                                                else None))
 
     def run_by_id(self, key):
         return next((r for r in self.history if id(r) == key), None)
 
-    def _item_changed(self, item: QListWidgetItem):
-        run = self.run_by_id(item.data(Qt.UserRole))
-        if run is not None:
-            visible = item.checkState() == Qt.Checked
-            if visible != run.visible:
-                run.visible = visible
-                self._apply_visibility(run)
-                self.runVisibilityChanged.emit(run, visible)
-                self.redraw()
+    def highlight(self, run: Run | None, index: int | None) -> None:
+        """Ring the point of ``run`` after its rule ``index`` (0-based; None clears)."""
+        if self._highlight_at is not None:
+            old = self._artists.get(id(self._highlight_at[0]))
+            if old is not None:
+                old.point.set_data([], [])
+                old.h_point.set_xdata([np.nan, np.nan])
+                old.s_point.set_xdata([np.nan, np.nan])
+        self._highlight_at = None
+        art = self._artists.get(id(run)) if run is not None else None
+        if art is not None and index is not None and 0 <= index < len(run):
+            key = "test" if run.has_test() else "train"
+            art.point.set_data([run.series[f"{key}_hamming"][index]], [run.series[f"{key}_subset"][index]])
+            art.h_point.set_xdata([index + 1, index + 1])
+            art.s_point.set_xdata([index + 1, index + 1])
+            self._highlight_at = (run, index)
+        self.redraw()
 
-    def _remove_selected(self):
-        for item in self.run_list.selectedItems():
-            run = self.run_by_id(item.data(Qt.UserRole))
-            if run is not None:
-                self.remove_run(run)
+    # -- hover --------------------------------------------------------------------------------
+    def nearest_point(self, x_px: float, y_px: float, radius: float = 10.0):
+        """(run, record index, split) of the plotted point nearest to display pixel (x, y), within
+        ``radius`` pixels; None if there is none."""
+        best, best_d = None, radius
+        to_px = self.traj_ax.transData.transform
+        for run in self._visible_runs():
+            m = run.view_len()
+            for split in ("test", "train"):
+                if split == "test" and not run.has_test():
+                    continue
+                xy = np.column_stack([run.array(f"{split}_hamming")[:m], run.array(f"{split}_subset")[:m]])
+                ok = np.isfinite(xy).all(axis=1)
+                if not ok.any():
+                    continue
+                px = to_px(xy[ok])
+                d = np.hypot(px[:, 0] - x_px, px[:, 1] - y_px)
+                i = int(np.argmin(d))
+                if d[i] < best_d:
+                    best_d, best = float(d[i]), (run, int(np.flatnonzero(ok)[i]), split)
+        return best
+
+    def hover_text(self, run: Run, i: int, split: str) -> str:
+        s = run.series
+        return (f"{run.name}\nafter {i + 1} rule{'s' if i else ''} ({split})\n"
+                f"Hamming {s[f'{split}_hamming'][i]:.4f}\nsubset 0/1 {s[f'{split}_subset'][i]:.4f}")
+
+    def _on_motion(self, event) -> None:
+        if event.inaxes is not self.traj_ax or self._live is not None:
+            if self._hover.get_visible():
+                self._hover.set_visible(False)
+                self.traj_canvas.draw_idle()
+            return
+        hit = self.nearest_point(event.x, event.y)
+        if hit is None:
+            if self._hover.get_visible():
+                self._hover.set_visible(False)
+                self.traj_canvas.draw_idle()
+            return
+        run, i, split = hit
+        s = run.series
+        self._hover.xy = (s[f"{split}_hamming"][i], s[f"{split}_subset"][i])
+        self._hover.set_text(self.hover_text(run, i, split))
+        # keep the label inside the axes: to the left of points in the right half
+        right = event.x > self.traj_ax.bbox.x0 + 0.6 * self.traj_ax.bbox.width
+        top = event.y > self.traj_ax.bbox.y0 + 0.6 * self.traj_ax.bbox.height
+        self._hover.set_position((-12 if right else 12, -12 if top else 12))
+        self._hover.set_ha("right" if right else "left")
+        self._hover.set_va("top" if top else "bottom")
+        self._hover.set_visible(True)
+        self.traj_canvas.draw_idle()
+
+    # -- presentation ---------------------------------------------------------------------------
+    def set_presentation(self, on: bool) -> None:
+        """Large type, the legend (with every run's name) on the plot instead of the label above it."""
+        self.presentation = bool(on)
+        big = 1.5 if on else 1.0
+        for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
+            a.tick_params(labelsize=8 * big)
+            a.xaxis.label.set_size(9 * big)
+            a.yaxis.label.set_size(9 * big)
+        for a in (self.hamming_ax, self.subset_ax):
+            a.title.set_size(10 * big)
+        self._hover.set_fontsize(8 * big)
+        self.legend_label.setVisible(not on)
+        self.traj_canvas.margins.update(left=int(62 * big), bottom=int(46 * big))
+        self.loss_canvas.margins.update(left=int(56 * big), bottom=int(46 * big), top=int(30 * big))
+        for c in (self.traj_canvas, self.loss_canvas):
+            c.fit_margins(c.width(), c.height())
+        self._update_run_legend()
+        self.redraw()
+
+    def _update_run_legend(self) -> None:
+        """In presentation mode the trajectory axes carry a legend naming every visible run."""
+        old = getattr(self, "_run_legend", None)
+        if old is not None:
+            old.remove()
+            self._run_legend = None
+        if not self.presentation:
+            return
+        handles = [Line2D([], [], color=r.color, marker=r.marker, lw=2, label=r.name) for r in self._visible_runs()]
+        handles += [Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
+                    Line2D([], [], color="0.3", ls="--", lw=1.2, label="training")]
+        self._run_legend = self.traj_ax.legend(handles=handles, loc="upper right", fontsize=11, framealpha=0.9)
+        self.traj_ax.add_artist(self._legend)  # the (hidden) style legend stays for exports
 
     # -- data -------------------------------------------------------------------------------
     def set_bayes_point(self, point: tuple[float, float] | None) -> None:
@@ -333,10 +426,11 @@ class TrajectoryPlot(QWidget):
         art = self._artists.get(id(run))
         if art is None:
             return
-        n = run.n_rules
-        th, ts = run.array("train_hamming"), run.array("train_subset")
-        vh, vs = run.array("test_hamming"), run.array("test_subset")
-        marks = marker_positions(len(run))
+        m = run.view_len()
+        n = run.n_rules[:m]
+        th, ts = run.array("train_hamming")[:m], run.array("train_subset")[:m]
+        vh, vs = run.array("test_hamming")[:m], run.array("test_subset")[:m]
+        marks = marker_positions(m)
         art.train.set_data(th, ts)
         art.train_marks.set_data(th[marks], ts[marks])
         has_test = run.has_test()
@@ -434,6 +528,8 @@ class TrajectoryPlot(QWidget):
         self._pending_live = False
 
     def _tab_changed(self, tab: int):
+        self.traj_tools.setVisible(tab == 0)
+        self.loss_tools.setVisible(tab == 1)
         self._dirty_full[tab] = True
         self._schedule()
 
@@ -461,6 +557,12 @@ class TrajectoryPlot(QWidget):
             any(outside(self.subset_ax, run.array(k), "y") for k in ("train_subset", "test_subset"))
 
     def _autoscale(self, tab: int):
+        if tab == 0 and self.presentation:
+            self._update_run_legend()
+        if self._user_view.get(tab):
+            if tab == 0:
+                self._isometrics.set_segments(isometric_segments(self.traj_ax.get_xlim(), self.traj_ax.get_ylim()))
+            return
         runs = self._visible_runs()
         live = self._live
         if tab == 0 and not runs:

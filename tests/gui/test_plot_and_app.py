@@ -9,25 +9,28 @@ from boomer_gui.app import initial_spec, parse_args
 
 
 def test_runs_overlay_hide_and_remove(qtbot, make_window, train):
+    from boomer_gui.run_table import COL_SHOW
+
     window = make_window(max_rules=20)
     assert train(window) == "finished"
     window.learner_panel.apply_preset("Example-wise, multi-label heads")
     assert train(window) == "finished"
-    plot = window.plot
+    plot, model = window.plot, window.run_model
     first, second = window.history.runs
-    assert first.color != second.color and plot.run_list.count() == 2
+    assert (first.color, first.marker) != (second.color, second.marker) and model.rowCount() == 2
     assert "Example-wise, multi-label heads" in second.name
     lines = plot.lines_of(first)
-    item = plot.run_list.item(0)
-    item.setCheckState(Qt.Unchecked)  # hide
+    box = model.index(0, COL_SHOW)
+    assert model.setData(box, Qt.Unchecked, Qt.CheckStateRole)  # hide
     assert not first.visible and not lines.test.get_visible()
-    item.setCheckState(Qt.Checked)
+    assert model.setData(box, Qt.Checked, Qt.CheckStateRole)
     assert first.visible and lines.test.get_visible()
-    plot.run_list.setCurrentRow(0)
-    item.setSelected(True)
-    plot.remove_button.click()
-    assert window.history.runs == [second] and plot.run_list.count() == 1
+    window.run_table.view.selectRow(0)  # selecting shows the first run's rules
+    assert window.run is first
+    window.run_table.remove_button.click()
+    assert window.history.runs == [second] and model.rowCount() == 1
     assert lines.test.axes is None  # its artists left the figure
+    assert window.run is None and window.table_model.rowCount() == 0  # its rules left the screen
     plot.draw_now()
     assert len(plot.lines_of(second).test.get_xdata()) == len(second) == 20
 

@@ -1,0 +1,261 @@
+"""The run table: every run of the session with its data set, learner, size, final losses and time.
+
+A ``QAbstractTableModel`` over the Qt-free :class:`~boomer_gui.state.RunHistory`; the first column's
+check box shows or hides the run's curves, its swatch is the run's colour and marker.  Runs
+trained on another data set than the loaded one are greyed (their losses are not comparable).
+Selecting a row asks the window to show that run's rules."""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF, QShortcut
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView,
+                               QVBoxLayout, QWidget)
+
+from .state import Run, RunHistory
+
+COLUMNS = ("show", "run", "data set", "learner", "size", "train H", "train 0/1", "test H", "test 0/1", "time",
+           "status")
+(COL_SHOW, COL_NAME, COL_DATA, COL_LEARNER, COL_SIZE, COL_TRH, COL_TRS, COL_TEH, COL_TES, COL_TIME,
+ COL_STATUS) = range(len(COLUMNS))
+_LOSS_KEYS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "test_hamming", COL_TES: "test_subset"}
+_TIPS = {COL_SHOW: "Show or hide the run's curves; the swatch is its colour and marker",
+         COL_SIZE: "Steps the run learned (a stump round of AdaBoost.MH adds two rules)",
+         COL_TRH: "Final Hamming loss on the training data", COL_TRS: "Final subset 0/1 loss on the training data",
+         COL_TEH: "Final Hamming loss on the test data", COL_TES: "Final subset 0/1 loss on the test data",
+         COL_TIME: "Training time (wall clock)"}
+_GREY = QBrush(QColor(150, 150, 150))
+_SWATCHES: dict = {}
+
+
+def swatch(color: str, marker: str, size: int = 14) -> QIcon:
+    """A small icon: the run's marker shape filled with its colour."""
+    key = (color, marker, size)
+    if key not in _SWATCHES:
+        pix = QPixmap(size, size)
+        pix.fill(Qt.transparent)
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.Antialiasing)
+        p.setBrush(QColor(color))
+        p.setPen(QPen(QColor(color).darker(130), 1))
+        m, s = 1.5, size - 3.0
+        if marker == "s":
+            p.drawRect(int(m), int(m), int(s), int(s))
+        elif marker in ("^", "v", "D"):
+            pts = {"^": [(0.5, 0), (1, 1), (0, 1)], "v": [(0, 0), (1, 0), (0.5, 1)],
+                   "D": [(0.5, 0), (1, 0.5), (0.5, 1), (0, 0.5)]}[marker]
+            p.drawPolygon(QPolygonF([QPointF(m + x * s, m + y * s) for x, y in pts]))
+        else:
+            p.drawEllipse(int(m), int(m), int(s), int(s))
+        p.end()
+        _SWATCHES[key] = QIcon(pix)
+    return _SWATCHES[key]
+
+
+def _fmt(x) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
+
+
+class RunTableModel(QAbstractTableModel):
+    """Rows are the runs of a history, in order; call :meth:`run_changed` when a run grows."""
+
+    visibilityChanged = Signal(object, bool)
+
+    def __init__(self, history: RunHistory | None = None, parent=None):
+        super().__init__(parent)
+        self.history = history if history is not None else RunHistory()
+        self.current_key = ""  # the loaded data's key: runs on other data are greyed
+        self.nouns: dict[str, str] = {}  # learner key -> what a step is called ("rule", "round")
+
+    # -- changes -----------------------------------------------------------------------------
+    def set_history(self, history: RunHistory) -> None:
+        self.beginResetModel()
+        self.history = history
+        self.endResetModel()
+
+    def set_current_key(self, key: str) -> None:
+        self.current_key = key
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, len(COLUMNS) - 1))
+
+    def run_added(self, run: Run) -> None:
+        """``run`` was appended to the history."""
+        row = self.history.runs.index(run)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self.endInsertRows()
+
+    def remove(self, run: Run) -> None:
+        """Take ``run`` out of the history (and the table)."""
+        if run not in self.history.runs:
+            return
+        row = self.history.runs.index(run)
+        self.beginRemoveRows(QModelIndex(), row, row)
+        self.history.remove(run)
+        self.endRemoveRows()
+
+    def run_changed(self, run: Run) -> None:
+        if run in self.history.runs:
+            row = self.history.runs.index(run)
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(COLUMNS) - 1))
+
+    def run_at(self, row: int) -> Run | None:
+        return self.history.runs[row] if 0 <= row < len(self.history.runs) else None
+
+    def row_of(self, run: Run) -> int:
+        return self.history.runs.index(run) if run in self.history.runs else -1
+
+    def comparable(self, run: Run) -> bool:
+        return not run.data_key or not self.current_key or run.data_key == self.current_key
+
+    # -- the model ---------------------------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.history.runs)
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.DisplayRole):
+        if orientation != Qt.Horizontal or not 0 <= section < len(COLUMNS):
+            return None
+        if role == Qt.DisplayRole:
+            return "" if section == COL_SHOW else COLUMNS[section]
+        if role == Qt.ToolTipRole:
+            return _TIPS.get(section)
+        return None
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.NoItemFlags
+        f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        return f | Qt.ItemIsUserCheckable if index.column() == COL_SHOW else f
+
+    def size_text(self, run: Run) -> str:
+        noun = self.nouns.get(run.learner, "rule")
+        n = len(run)
+        kept = f", {run.selected} kept" if run.selected is not None and run.selected < n else ""
+        return f"{n} {noun}{'s' if n != 1 else ''}{kept}"
+
+    def data(self, index, role=Qt.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self.history.runs):
+            return None
+        run, col = self.history.runs[index.row()], index.column()
+        if role == Qt.DisplayRole:
+            if col == COL_NAME:
+                return run.name
+            if col == COL_DATA:
+                return run.dataset or "–"
+            if col == COL_LEARNER:
+                return run.learner
+            if col == COL_SIZE:
+                return self.size_text(run)
+            if col in _LOSS_KEYS:
+                return _fmt(run.final_losses().get(_LOSS_KEYS[col]))
+            if col == COL_TIME:
+                return "–" if run.elapsed is None else f"{run.elapsed:.1f} s"
+            if col == COL_STATUS:
+                return run.status
+            return None
+        if role == Qt.CheckStateRole and col == COL_SHOW:
+            return Qt.Checked if run.visible else Qt.Unchecked
+        if role == Qt.DecorationRole and col == COL_SHOW:
+            return swatch(run.color, run.marker)
+        if role == Qt.ForegroundRole and not self.comparable(run):
+            return _GREY
+        if role == Qt.ToolTipRole:
+            tip = run.describe()
+            if not self.comparable(run):
+                tip += "\n(trained on another data set than the loaded one: its losses are not comparable)"
+            return tip
+        if role == Qt.TextAlignmentRole and col in (*_LOSS_KEYS, COL_TIME, COL_SIZE):
+            return int(Qt.AlignRight | Qt.AlignVCenter)
+        if role == Qt.UserRole:
+            return run
+        return None
+
+    def setData(self, index, value, role=Qt.EditRole) -> bool:
+        if not index.isValid() or index.column() != COL_SHOW or role != Qt.CheckStateRole:
+            return False
+        run = self.history.runs[index.row()]
+        visible = Qt.CheckState(value) == Qt.Checked if not isinstance(value, bool) else value
+        if visible != run.visible:
+            run.visible = visible
+            self.dataChanged.emit(index, index, [Qt.CheckStateRole])
+            self.visibilityChanged.emit(run, visible)
+        return True
+
+
+class RunTable(QWidget):
+    """The run table with Remove; ``runSelected`` when the user picks a run, ``removeRequested``
+    for Remove or Delete (the window decides: a run that is training cannot be removed)."""
+
+    runSelected = Signal(object)
+    removeRequested = Signal(object)
+
+    def __init__(self, model: RunTableModel, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self.view = QTableView()
+        self.view.setModel(model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.view.setIconSize(self.view.iconSize().expandedTo(self.view.iconSize()))
+        hh = self.view.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.Interactive)
+        hh.setSectionResizeMode(COL_NAME, QHeaderView.Stretch)
+        for col, w in ((COL_SHOW, 46), (COL_DATA, 150), (COL_LEARNER, 90), (COL_SIZE, 110), (COL_TIME, 64),
+                       (COL_STATUS, 70), *((c, 70) for c in _LOSS_KEYS)):
+            self.view.setColumnWidth(col, w)
+        self.view.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.remove_button = QPushButton("Remove run")
+        self.remove_button.setToolTip("Remove the selected run (Delete); a run that is training cannot be removed")
+        self.remove_button.clicked.connect(self._remove_clicked)
+        QShortcut(QKeySequence.Delete, self.view, self._remove_clicked, context=Qt.WidgetShortcut)
+        hint = QLabel("Select a run to see its rules; untick to hide its curves. Grey: another data set.")
+        hint.setStyleSheet("color: #555;")
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(hint, 1)
+        bar.addWidget(self.remove_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+
+    def _current_changed(self, current, previous) -> None:
+        run = self.model.run_at(current.row())
+        if run is not None:
+            self.runSelected.emit(run)
+
+    def select(self, run: Run | None) -> None:
+        """Mark ``run`` as the shown one without emitting ``runSelected``."""
+        row = self.model.row_of(run) if run is not None else -1
+        sm = self.view.selectionModel()
+        sm.blockSignals(True)
+        if row < 0:
+            sm.clearSelection()
+            sm.setCurrentIndex(QModelIndex(), sm.SelectionFlag.NoUpdate)
+        else:
+            idx = self.model.index(row, COL_NAME)
+            sm.setCurrentIndex(idx, sm.SelectionFlag.ClearAndSelect | sm.SelectionFlag.Rows)
+        sm.blockSignals(False)
+        self.view.viewport().update()
+
+    def remove(self, run: Run) -> None:
+        """Take ``run`` out of the table; the selection does not move to another run."""
+        sm = self.view.selectionModel()
+        sm.blockSignals(True)
+        self.model.remove(run)
+        sm.blockSignals(False)
+        self.select(None)
+
+    def selected_run(self) -> Run | None:
+        return self.model.run_at(self.view.currentIndex().row())
+
+    def _remove_clicked(self) -> None:
+        run = self.selected_run()
+        if run is not None:
+            self.removeRequested.emit(run)

@@ -1,0 +1,112 @@
+"""Runs are first-class: each records its data set, learner, parameters and seed; the run table
+shows them with the final losses; any run, not only the newest, can be inspected; runs on other
+data are greyed; exports and sessions carry the metadata (issue 15, problems 2 and 8)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from boomer_gui.run_table import COL_DATA, COL_LEARNER, COL_NAME, COL_SIZE, COL_TEH, COL_TRS
+from boomer_gui.state import DataSpec
+
+SMALL = dict(n_examples=300, n_test=300, seed=0)
+
+
+def _texts(model, row):
+    return [model.index(row, c).data() for c in range(model.columnCount())]
+
+
+def test_runs_on_another_data_set_are_greyed_and_say_what_they_used(qtbot, make_window, train, tmp_path):
+    window = make_window(max_rules=15, random_state=7)
+    assert train(window) == "finished"
+    first = window.history.runs[0]
+    model = window.run_model
+    assert first.dataset == window.data.full.name and first.learner == "boomer" and first.seed == 7
+    row = _texts(model, 0)
+    assert row[COL_DATA] == first.dataset and row[COL_LEARNER] == "boomer" and row[COL_SIZE] == "15 rules"
+    assert row[COL_TEH] == f"{first.final_losses()['test_hamming']:.4f}"
+    assert row[COL_TRS] == f"{first.final_losses()['train_subset']:.4f}"
+    tip = model.index(0, COL_NAME).data(Qt.ToolTipRole)
+    assert first.dataset in tip and "random_state=7" in tip and "seed 7" in tip
+    assert model.index(0, COL_NAME).data(Qt.ForegroundRole) is None  # same data: not greyed
+
+    # another data set: the old run is greyed in the table and faded on the plot
+    other = DataSpec(kind="synthetic", synthetic="marginal-independence", n_labels=6, **SMALL)
+    assert window.load_data(other)
+    assert train(window) == "finished"
+    second = window.history.runs[1]
+    assert second.dataset != first.dataset and second.data_key != first.data_key
+    assert model.index(0, COL_NAME).data(Qt.ForegroundRole) is not None
+    assert "not comparable" in model.index(0, COL_NAME).data(Qt.ToolTipRole)
+    assert model.index(1, COL_NAME).data(Qt.ForegroundRole) is None
+    assert window.plot.lines_of(first).test.get_alpha() == pytest.approx(0.2)
+    assert window.plot.lines_of(second).test.get_alpha() is None
+
+    # the metadata travel with the exported rules and with the session
+    window.export_rules(tmp_path / "rules.json")
+    doc = json.loads((tmp_path / "rules.json").read_text())
+    assert doc["metadata"]["data_set"] == second.dataset and doc["metadata"]["learner"] == "boomer"
+    assert doc["metadata"]["params"]["max_rules"] == 15
+    window.export_rules(tmp_path / "rules.txt")
+    assert f"# data set: {second.dataset}" in (tmp_path / "rules.txt").read_text()
+    window.save_session(tmp_path / "s.json")
+    window.open_session(tmp_path / "s.json")
+    reopened = window.history.runs
+    assert [(r.dataset, r.seed, r.data_key) for r in reopened] == \
+        [(first.dataset, 7, first.data_key), (second.dataset, second.seed, second.data_key)]
+    assert window.run_model.index(0, COL_NAME).data(Qt.ForegroundRole) is not None
+
+
+def test_selecting_an_older_run_shows_its_rules(qtbot, make_window, train, tmp_path):
+    window = make_window(max_rules=12)
+    assert train(window) == "finished"
+    window.learner_panel.apply_preset("Example-wise, multi-label heads")
+    window.learner_panel.set_params({"max_rules": 20})
+    assert train(window) == "finished"
+    first, second = window.history.runs
+    assert window.run is second and window.table_model.rowCount() == 20
+
+    window.run_table.view.selectRow(0)
+    assert window.run is first and window.table_model.rowCount() == 12
+    assert [r.rule for r in window.table_model.records] == first.estimator.model_.rules
+    window.select_rule(3)
+    assert window.inspector.record.rule == first.estimator.model_.rules[3]
+    assert window.explanation.model is first.estimator.model_  # explanations follow the shown run
+    # the selected rule's point is ringed on the first run's trajectory
+    ring = window.plot.lines_of(first).point
+    assert list(ring.get_xdata()) == [first.series["test_hamming"][3]]
+
+    # what-if switches belong to their run and come back with it
+    window.set_rule_active(2, False)
+    window.run_table.view.selectRow(1)
+    assert window.run is second and window.table_model.active.all()
+    window.run_table.view.selectRow(0)
+    assert window.run is first and not window.table_model.active[2]
+
+    # after saving and reopening the session the older run is still inspectable
+    window.save_session(tmp_path / "s.json")
+    window.open_session(tmp_path / "s.json")
+    old = window.history.runs[0]
+    window.run_table.view.selectRow(1)
+    window.run_table.view.selectRow(0)
+    assert window.run is old and window.table_model.rowCount() == 12
+    assert [r.rule for r in window.table_model.records] == first.estimator.model_.rules
+
+
+def test_a_running_run_cannot_be_removed_and_others_wait(qtbot, make_window, train):
+    window = make_window(max_rules=12)
+    assert train(window) == "finished"
+    window.learner_panel.set_params({"max_rules": 100000})
+    assert window.start_training()
+    live = window.run
+    assert not window.remove_run(live)
+    assert live in window.history.runs
+    assert not window.show_run(window.history.runs[0])  # the table follows the training run
+    assert window.run is live
+    window.stop_training()
+    qtbot.waitUntil(lambda: not window.training_active, timeout=30000)
+    assert window.remove_run(window.history.runs[0])
+    assert window.history.runs == [live] and np.all(window.table_model.active)
