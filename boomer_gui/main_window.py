@@ -584,7 +584,8 @@ class MainWindow(QMainWindow):
         self.plot.finish_run(run)
         self.run_controls.finish(len(run), state, elapsed)
         self._attach_model()
-        self.statusBar().showMessage(f"{run.name}: {len(run)} rules, {state} after {elapsed:.1f} s", 10000)
+        self.statusBar().showMessage(f"{run.name}: {self.run_model.size_text(run)}, {state} after {elapsed:.1f} s",
+                                     10000)
         self._update_enabled()
 
     def _on_failed(self, exc) -> None:
@@ -672,8 +673,14 @@ class MainWindow(QMainWindow):
         self._update_count()
 
     def _update_count(self, *args) -> None:
+        """'N rules', and the learner's steps when they are not rules ('20 rules from 10 rounds')."""
         shown, total = self.proxy.rowCount(), self.table_model.rowCount()
-        self.count_label.setText(f"{total} rules" if shown == total else f"{shown} of {total} rules")
+        text = f"{total} rules" if shown == total else f"{shown} of {total} rules"
+        run = self.run
+        if run is not None and len(run) != total:
+            noun = self.run_model.nouns.get(run.learner, "step")
+            text += f" from {len(run)} {noun}{'s' if len(run) != 1 else ''}"
+        self.count_label.setText(text)
 
     def _learner_changed(self) -> None:
         self._update_enabled()

@@ -132,9 +132,10 @@ class RuleTableModel(QAbstractTableModel):
                 if j == 0 and rec.index == index and len(rules) == 1:
                     rows.append(rec)
                 else:  # a row of its own: the model's rule index, its rule, the step's losses
-                    extra = {"extra_rules": ()} if hasattr(rec, "extra_rules") else {}
-                    rows.append(replace(rec, index=index, rule=rule, coverage=rec.coverage if j == 0 else -1,
-                                        **extra))
+                    extra = {"extra_rules": (), "extra_coverage": ()} if hasattr(rec, "extra_rules") else {}
+                    more = getattr(rec, "extra_coverage", ())
+                    coverage = rec.coverage if j == 0 else (more[j - 1] if j - 1 < len(more) else -1)
+                    rows.append(replace(rec, index=index, rule=rule, coverage=coverage, **extra))
         return rows
 
     def set_records(self, records: list) -> None:

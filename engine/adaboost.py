@@ -35,7 +35,8 @@ best weak hypothesis has no edge (``r_t <= 0``).
   examples on that side (+1 on a tie), one confidence ``alpha_t`` for both sides.  A stump is
   stored as **two** :class:`~engine.rules.Rule` objects with head scores ``alpha_t * vote``: the
   round's :class:`~engine.learner.RuleRecord` carries the first side (``<=`` or ``==``) as ``rule``
-  and the other in ``extra_rules``; the model holds both, in round order.
+  and the other in ``extra_rules`` (``coverage`` and ``extra_coverage`` count each side's training
+  examples); the model holds both, in round order.
 - ``'rule'``: a conjunction grown top-down, each step adding the condition that lowers ``Z`` the
   most while it does (at most ``max_conditions``), with per-label votes inside and abstention
   outside; one rule per round.  A round may return the empty body (votes on every example).
@@ -201,7 +202,8 @@ class AdaBoostMHClassifier(RuleLearner):
                 changed[part_rows] = True
             changed_rows = np.flatnonzero(changed).astype(np.int64)
             train.refresh(changed_rows)
-            record = dict(index=t, rule=rules[0], extra_rules=tuple(rules[1:]), coverage=int(len(changed_rows)),
+            record = dict(index=t, rule=rules[0], extra_rules=tuple(rules[1:]), coverage=int(len(hyp[0][1])),
+                          extra_coverage=tuple(int(len(h[1])) for h in hyp[1:]),
                           improvement=float(previous - bound), train_hamming=train.hamming,
                           train_subset=train.subset)
             if val is not None:

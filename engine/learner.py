@@ -47,6 +47,7 @@ class RuleRecord:
     val_subset: float | None = None
     extra: Mapping[str, float] = field(default_factory=dict)
     extra_rules: tuple[Rule, ...] = ()  # further rules learned in the same step (e.g. a stump's other side)
+    extra_coverage: tuple[int, ...] = ()  # the training examples each of ``extra_rules`` covers
 
     kind = "rule"  # the step interface (engine.steps): what a step adds
 

@@ -246,6 +246,7 @@ register(LearnerSpec(
     description="Schapire & Singer 1999: boosting with a distribution over (example, label) pairs; "
                 "weak hypotheses vote ±1 per label with one confidence per round.",
     budget="max_rules",
+    component=ComponentView("rule", "round"),  # a round adds one rule, or two for a stump
     capabilities=frozenset({"what-if", "explain"}),
     parameters=(
         Parameter("weak_learner", "choice", "stump", "Weak learner", "decision stumps (both sides vote) or "

@@ -110,3 +110,34 @@ def test_a_running_run_cannot_be_removed_and_others_wait(qtbot, make_window, tra
     qtbot.waitUntil(lambda: not window.training_active, timeout=30000)
     assert window.remove_run(window.history.runs[0])
     assert window.history.runs == [live] and np.all(window.table_model.active)
+
+
+def test_learners_agree_on_their_own_numbers(qtbot, make_window, train):
+    """Problem 9: AdaBoost.MH's budget counts rounds and says so (a stump round adds two rules);
+    every row's coverage is the number of training examples its rule covers, the same number the
+    inspector shows; SeCo's 100-rule budget gives 100 rows."""
+    from boomer_gui.run_table import COL_SIZE
+    from boomer_gui.rule_table import COL_COVERAGE
+    from engine.model import rule_coverage
+
+    window = make_window()
+    window.learner_panel.set_learner("adaboost-mh")
+    window.learner_panel.set_params({"weak_learner": "stump", "max_rules": 10})
+    assert train(window) == "finished"
+    assert window.table_model.rowCount() == 20 and len(window.run) == 10
+    assert window.count_label.text() == "20 rules from 10 rounds"
+    assert window.run_model.index(0, COL_SIZE).data() == "10 rounds"
+    assert window.run_controls.progress.format().endswith("rounds")
+    X = window.data.train.X
+    for row, rec in enumerate(window.table_model.records):
+        covered = int(rule_coverage(rec.rule, X).sum())
+        assert rec.coverage == covered
+        assert window.table_model.index(row, COL_COVERAGE).data() == str(covered)
+    window.select_rule(5)
+    assert f"covers {window.table_model.records[5].coverage} of" in window.inspector.title.text()
+
+    seco = make_window()
+    seco.learner_panel.set_learner("seco")
+    seco.learner_panel.set_params({"max_rules": 7})
+    assert train(seco) == "finished"
+    assert seco.table_model.rowCount() == len(seco.run) == 7 and seco.count_label.text() == "7 rules"
