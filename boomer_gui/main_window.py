@@ -30,6 +30,7 @@ from . import exports
 from .data_loading import DataLoadJob, load_with_notes
 from .data_panel import DataPanel, LabelChoiceDialog
 from .explanation import ExplanationPanel
+from .head_view import HeadView
 from .inspector import RuleInspector
 from .learner_panel import LearnerPanel
 from .rule_table import COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
@@ -109,6 +110,7 @@ class MainWindow(QMainWindow):
         self.run_table = RunTable(self.run_model)
         self.inspector = RuleInspector()
         self.explanation = ExplanationPanel()
+        self.head_view = HeadView()
         self.step_view = StepView()
 
         # -- layout: setup on the left, table over plot in the centre, inspection on the right
@@ -169,7 +171,9 @@ class MainWindow(QMainWindow):
         self.top_tabs.addTab(self.run_table, "Runs")
         self.details = QTabWidget()
         self.details.addTab(self.inspector, "Rule inspector")
+        self.details.addTab(self.head_view, "Why this head")
         self.details.addTab(self.explanation, "Explain a test example")
+        self.details.currentChanged.connect(lambda *_: self._explain_head())
         self.bottom = QSplitter(Qt.Horizontal)
         self.bottom.addWidget(self.plot)
         self.bottom.addWidget(self.details)
@@ -266,6 +270,50 @@ class MainWindow(QMainWindow):
         self.act_stop = action(r, "S&top", self.stop_training, "Ctrl+.")
         v = self.menuBar().addMenu("&View")
         v.addAction(self.setup_dock.toggleViewAction())
+        self.act_presentation = action(v, "&Presentation mode", lambda on: self.set_presentation(on), "F11",
+                                       "Large type, the plot enlarged with its legend on it, the setup hidden")
+        self.act_presentation.setCheckable(True)
+
+    # ---------------------------------------------------------------------------- presentation
+    PRESENTATION_SCALE = 1.4
+
+    @property
+    def presentation(self) -> bool:
+        return getattr(self, "_presentation", None) is not None
+
+    def set_presentation(self, on: bool) -> None:
+        """Presentation mode (F11): large type, the setup panel hidden, the plot enlarged with the
+        runs' legend on it (zoom, pan and hover values as always); off restores the layout."""
+        on = bool(on)
+        if on == self.presentation:
+            return
+        tables = [self.table, self.run_table.view, self.explanation.table, self.inspector.examples,
+                  self.head_view.table]
+        if on:
+            self._presentation = dict(font=self.font(), setup=self.setup_dock.isVisible(),
+                                      split=self.splitter.sizes(), bottom=self.bottom.sizes(),
+                                      rows=[t.verticalHeader().defaultSectionSize() for t in tables])
+            font = self.font()
+            font.setPointSizeF(font.pointSizeF() * self.PRESENTATION_SCALE)
+            self.setFont(font)
+            self.setup_dock.hide()
+            total = sum(self.splitter.sizes())
+            self.splitter.setSizes([int(total * 0.28), total - int(total * 0.28)])
+            width = sum(self.bottom.sizes())
+            self.bottom.setSizes([int(width * 0.62), width - int(width * 0.62)])
+            height = self.fontMetrics().height() + 8
+            for t in tables:
+                t.verticalHeader().setDefaultSectionSize(height)
+        else:
+            saved, self._presentation = self._presentation, None
+            self.setFont(saved["font"])
+            self.setup_dock.setVisible(saved["setup"])
+            self.splitter.setSizes(saved["split"])
+            self.bottom.setSizes(saved["bottom"])
+            for t, h in zip(tables, saved["rows"]):
+                t.verticalHeader().setDefaultSectionSize(h)
+        self.plot.set_presentation(on)
+        self.act_presentation.setChecked(on)
 
     def selected_records(self) -> list:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
@@ -420,6 +468,8 @@ class MainWindow(QMainWindow):
         self.run = None
         self.inspector.clear()
         self.explanation.clear()
+        self.head_view.set_context(None, None, None)
+        self._selected_rule = None
         self.loss_label.setText("")
         self._show_steps_of(None)
 
@@ -606,6 +656,9 @@ class MainWindow(QMainWindow):
         self.whatif = None
         self.table_model.set_checkable(ok)
         self._update_count()
+        if self.model is not None and self.data is not None:
+            self.head_view.set_context(self.estimator, self.data.train, self.data.train.schema)
+            self._explain_head()
         if self.model is not None and self.data is not None and spec is not None and spec.supports("explain"):
             self.explanation.set_context(self.model, self.data.test, self.table_model.active.copy(),
                                          self.data.train.schema)
@@ -651,8 +704,10 @@ class MainWindow(QMainWindow):
     # ---------------------------------------------------------------------------- selection
     def _rule_selected(self, record) -> None:
         self.inspector.show_record(record)
-        if record is not None:
+        self._selected_rule = None if record is None else int(record.index)
+        if record is not None and self.details.currentWidget() is self.explanation:
             self.details.setCurrentWidget(self.inspector)
+        self._explain_head()
         if self.run is not None:  # the rule's point on the trajectory: the step that added it
             self.plot.highlight(self.run, None if record is None else self._step_of(record.index))
 
@@ -663,6 +718,18 @@ class MainWindow(QMainWindow):
             return row
         ends = np.cumsum([len(getattr(r, "rules", (r.rule,))) for r in recs])
         return int(np.searchsorted(ends, row, side="right"))
+
+    def _explain_head(self) -> None:
+        """Fill the why-this-head tab for the selected rule (only while the tab is shown)."""
+        if self.details.currentWidget() is not self.head_view:
+            return
+        index = getattr(self, "_selected_rule", None)
+        if index is None:
+            self.head_view.clear()
+        elif not self.training_active:
+            self.head_view.show_rule(index)
+        else:
+            self.head_view.clear("Why-this-head is computed from a finished model: stop the run or let it finish.")
 
     def select_rule(self, index: int) -> None:
         self.table.select_source_row(index)

@@ -23,14 +23,38 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--select", type=int, default=7, help="the rule shown in the inspector [7]")
     p.add_argument("--size", default="1500x940", help="window size WIDTHxHEIGHT [1500x940]")
     p.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds [120]")
+    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs"), default="inspector",
+                   help="what the window shows: the rule inspector, why-this-head, the explanation of a test "
+                        "example or the run table (the last three after the run finished) [inspector]")
+    p.add_argument("--runs", type=int, default=1, help="finished runs before the shown one (presets in turn) [1]")
+    p.add_argument("--presentation", action="store_true", help="in presentation mode (F11)")
     args = p.parse_args(argv)
     if args.select >= args.rules:
         p.error("--select must be smaller than --rules")
     return args
 
 
-def take(args) -> Path:
+def _wait(condition, timeout: float) -> bool:
+    """Run the event loop (no sleeping) until ``condition()`` holds; False after ``timeout`` seconds."""
     from PySide6.QtCore import QEventLoop, QTimer
+
+    loop = QEventLoop()
+    poll = QTimer()
+    poll.setInterval(20)
+    poll.timeout.connect(lambda: loop.quit() if condition() else None)
+    deadline = QTimer()
+    deadline.setSingleShot(True)
+    deadline.timeout.connect(loop.quit)
+    poll.start()
+    deadline.start(int(timeout * 1000))
+    if not condition():
+        loop.exec()
+    poll.stop()
+    deadline.stop()
+    return bool(condition())
+
+
+def take(args) -> Path:
     from PySide6.QtWidgets import QApplication
 
     from .app import initial_spec
@@ -45,33 +69,38 @@ def take(args) -> Path:
     if not window.load_data(initial_spec(app_args([]))):
         raise SystemExit("the built-in synthetic data set could not be generated")
     window.learner_panel.set_learner("boomer")
-    window.learner_panel.set_params({"loss": "logistic-non-decomposable", "head_type": "complete",
-                                     "max_rules": 1000})
-    if not window.start_training():
-        raise SystemExit("training could not start")
-
-    # Wait (event loop running, no sleeping) until enough rules have arrived.
-    loop = QEventLoop()
-    poll = QTimer()
-    poll.setInterval(20)
-    poll.timeout.connect(lambda: loop.quit() if window.table_model.rowCount() >= args.rules
-                         or not window.training_active else None)
-    deadline = QTimer()
-    deadline.setSingleShot(True)
-    deadline.timeout.connect(loop.quit)
-    poll.start()
-    deadline.start(int(args.timeout * 1000))
-    loop.exec()
-    poll.stop()
-    deadline.stop()
-    if window.table_model.rowCount() < args.rules:
-        training = window.training
-        window.stop_training()
-        if training is not None:
-            training.wait()
-        raise SystemExit(f"only {window.table_model.rowCount()} rules after {args.timeout:g} s")
-
+    if args.presentation:
+        window.set_presentation(True)
+    presets = list(window.learner_panel.spec.presets)
+    n_runs = args.runs - 1 if args.show == "inspector" else args.runs
+    for k in range(n_runs):  # the last n presets, so that one run is the paper's example-wise complete heads
+        window.learner_panel.apply_preset(presets[(len(presets) - n_runs + k) % len(presets)])
+        window.learner_panel.set_params({"max_rules": 1000})
+        if not window.start_training():
+            raise SystemExit("training could not start")
+        if not _wait(lambda: not window.training_active, args.timeout):
+            raise SystemExit(f"a run did not finish in {args.timeout:g} s")
+    if args.show == "inspector":
+        window.learner_panel.set_params({"loss": "logistic-non-decomposable", "head_type": "complete",
+                                         "max_rules": 1000})
+        if not window.start_training():
+            raise SystemExit("training could not start")
+        # Wait (event loop running, no sleeping) until enough rules have arrived.
+        if not _wait(lambda: window.table_model.rowCount() >= args.rules or not window.training_active,
+                     args.timeout) or window.table_model.rowCount() < args.rules:
+            training = window.training
+            window.stop_training()
+            if training is not None:
+                training.wait()
+            raise SystemExit(f"only {window.table_model.rowCount()} rules after {args.timeout:g} s")
     window.select_rule(args.select)
+    if args.show == "head":
+        window.details.setCurrentWidget(window.head_view)
+    elif args.show == "explanation":
+        window.details.setCurrentWidget(window.explanation)
+        window.explanation.spin.setValue(args.select)
+    elif args.show == "runs":
+        window.top_tabs.setCurrentWidget(window.run_table)
     window.table.flush_repaint()
     window.plot.draw_now()
     window._refresh_status()  # the rule count and the losses now, not at the status timer's next tick

@@ -406,7 +406,7 @@ class TrajectoryPlot(QWidget):
         handles = [Line2D([], [], color=r.color, marker=r.marker, lw=2, label=r.name) for r in self._visible_runs()]
         handles += [Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
                     Line2D([], [], color="0.3", ls="--", lw=1.2, label="training")]
-        self._run_legend = self.traj_ax.legend(handles=handles, loc="upper right", fontsize=11, framealpha=0.9)
+        self._run_legend = self.traj_ax.legend(handles=handles, loc="lower right", fontsize=11, framealpha=0.9)  # subset 0/1 >= Hamming: always empty there
         self.traj_ax.add_artist(self._legend)  # the (hidden) style legend stays for exports
 
     # -- data -------------------------------------------------------------------------------

@@ -1,0 +1,158 @@
+"""'Why this head': the statistics a boosted rule's head was computed from, per label, and for
+data with two attributes the rule's region in the x1/x2 plane.
+
+The numbers come from ``engine.head_explanation.head_statistics``; this module lays them out."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from engine.head_explanation import HeadStatistics, head_statistics
+from engine.rules import Schema
+
+from .canvas import MarginCanvas
+
+COLUMNS = ("label", "relevant", "score before", "Σ gradient", "Σ Hessian", "optimum", "× η", "head")
+TIPS = ("The head's label", "Share of the covered training examples for which the label is relevant",
+        "Mean score of the covered examples from the rules before this one",
+        "Sum of the loss's gradients over the covered examples (negative: the score should rise)",
+        "Sum of the loss's second derivatives (the diagonal entry) over the covered examples",
+        "Unshrunk optimum: −Σg / (Σh + λ) (eq. 14), or the solution of the full system (eq. 16)",
+        "The optimum times the shrinkage (the default rule is not shrunk)", "The head score the learner stored")
+_POS, _NEG = QColor(0, 114, 178), QColor(213, 94, 0)  # blue / vermillion: colour-blind safe
+
+
+def interval_of(rule, attribute: int) -> tuple[float, float]:
+    """The (lower, upper) bounds the rule's body puts on a numeric attribute (±inf: none)."""
+    lo, hi = -math.inf, math.inf
+    for c in rule.conditions:
+        if c.attribute == attribute and c.operator == ">":
+            lo = max(lo, c.threshold)
+        elif c.attribute == attribute and c.operator == "<=":
+            hi = min(hi, c.threshold)
+    return lo, hi
+
+
+class HeadView(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.estimator = None
+        self.train = None
+        self.schema = Schema()
+        self.stats: HeadStatistics | None = None
+        self.summary = QLabel("Select a rule of a finished BOOMER run to see why its head has its values.")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        for c, tip in enumerate(TIPS):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.table.setSortingEnabled(False)
+        self.figure = Figure(figsize=(3, 3), dpi=100)
+        self.ax = self.figure.add_subplot()
+        self.canvas = MarginCanvas(self.figure, left=46, bottom=38, top=22, right=10)
+        self.canvas.setMinimumWidth(200)
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.canvas)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.split, 1)
+        self.canvas.hide()
+
+    def set_context(self, estimator, train, schema: Schema | None) -> None:
+        """The fitted estimator and its training data (None: nothing to explain)."""
+        self.estimator, self.train, self.schema = estimator, train, schema or Schema()
+        self.clear()
+
+    def clear(self, text: str | None = None) -> None:
+        self.stats = None
+        self.table.setRowCount(0)
+        self.summary.setText(text or "Select a rule of a finished BOOMER run to see why its head has its values.")
+        self.canvas.hide()
+
+    def show_rule(self, index: int) -> bool:
+        """Compute and show the statistics of rule ``index``; False (with the reason shown) if impossible."""
+        if self.estimator is None or self.train is None:
+            self.clear("Why-this-head needs a finished (or stopped) run: the statistics are recomputed from its "
+                       "model and the training data.")
+            return False
+        try:
+            st = head_statistics(self.estimator, self.train.X, self.train.Y, index)
+        except ValueError as exc:
+            self.clear(f"Not available: {exc}.")
+            return False
+        self.stats = st
+        self._fill(st)
+        self._draw_region(index)
+        return True
+
+    def _fill(self, st: HeadStatistics) -> None:
+        sch = self.schema
+        shrink = "not shrunk (the default rule)" if st.shrinkage == 1.0 and st.rule_index == 0 else \
+            f"shrinkage η = {st.shrinkage:g}"
+        eq = "eq. (14): each label's score is −Σg / (Σh + λ)" if not st.note else st.note
+        change = st.loss_after - st.loss_before
+        self.summary.setText(
+            f"<b>Rule #{st.rule_index}</b> covers {st.n_covered} of {st.n_train} training examples. "
+            f"Its head minimises the {st.loss} loss's second-order approximation at the scores of the rules "
+            f"before it: {eq}; λ (L2) = {st.l2:g}{f', L1 = {st.l1:g}' if st.l1 else ''}; {shrink}.<br>"
+            f"Mean training loss: {st.loss_before:.5f} before → {st.loss_after:.5f} after "
+            f"({change:+.5f}). A score's sign follows −Σg, not the share of relevant examples: when earlier rules "
+            f"already score a label high, its gradient is small and can point down.")
+        rows = list(range(len(st.labels)))
+        self.table.setRowCount(len(rows))
+        for r in rows:
+            values = (sch.label(int(st.labels[r])), f"{st.relevant_share[r]:.0%}", f"{st.mean_score[r]:+.3f}",
+                      f"{st.gradient_sums[r]:+.4g}", f"{st.hessian_sums[r]:.4g}", f"{st.solution[r]:+.4f}",
+                      f"{st.recomputed_head[r]:+.4f}", f"{st.head[r]:+.4f}")
+            for c, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                if c:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if c in (5, 6, 7):
+                    v = (st.solution, st.recomputed_head, st.head)[c - 5][r]
+                    item.setForeground(QBrush(_POS if v > 0 else _NEG))
+                self.table.setItem(r, c, item)
+
+    def _draw_region(self, index: int) -> None:
+        """Two numeric attributes: the training examples and the rule's box in the x1/x2 plane."""
+        X = self.train.X
+        if X.shape[1] != 2 or self.schema.nominal_values:
+            self.canvas.hide()
+            return
+        X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=float)
+        rule = self.estimator.model_.rules[index]
+        covered = rule.covers(X)
+        ax = self.ax
+        ax.clear()
+        ax.scatter(X[~covered, 0], X[~covered, 1], s=5, c="0.8", lw=0, label="not covered")
+        ax.scatter(X[covered, 0], X[covered, 1], s=7, c="#0072B2", lw=0, label="covered")
+        (x0, x1), (y0, y1) = interval_of(rule, 0), interval_of(rule, 1)
+        lo_x, hi_x = X[:, 0].min(), X[:, 0].max()
+        lo_y, hi_y = X[:, 1].min(), X[:, 1].max()
+        box = Rectangle((max(x0, lo_x), max(y0, lo_y)), min(x1, hi_x) - max(x0, lo_x),
+                        min(y1, hi_y) - max(y0, lo_y), fill=False, ec="#D55E00", lw=2)
+        ax.add_patch(box)
+        ax.set_xlabel(self.schema.feature(0), fontsize=8)
+        ax.set_ylabel(self.schema.feature(1), fontsize=8)
+        ax.set_title(f"rule #{index}: its region", fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.legend(loc="upper right", fontsize=7, markerscale=2, framealpha=0.85)
+        self.canvas.show()
+        self.canvas.draw_idle()

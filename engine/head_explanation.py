@@ -1,0 +1,116 @@
+"""Why a boosted rule's head has its values: the statistics it was computed from.
+
+BOOMER computes a rule's head from the gradients and Hessians of the loss, summed over the
+training examples the rule covers, at the scores of the rules before it (Rapp et al. 2020,
+Alg. 1 line 7 with unit weights; eq. 14 for single-label heads, eq. 16/17 for complete ones),
+and multiplies it by the shrinkage.  :func:`head_statistics` recomputes all of it from the model
+and the training data, so a user can see, e.g., that a head is negative although most covered
+examples are relevant because the earlier rules already over-predict the label."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .core.boosting import refresh_example_losses
+from .core.heads import complete_scores, diagonal_position, label_score
+from .core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, packed_index, update_statistics
+from .model import rule_coverage
+
+
+@dataclass(frozen=True)
+class HeadStatistics:
+    """Per head label (``labels``): the sums of gradients and (diagonal) Hessians over the
+    covered training examples, the unshrunk optimum recomputed from them, and the head."""
+
+    rule_index: int
+    labels: np.ndarray
+    gradient_sums: np.ndarray
+    hessian_sums: np.ndarray  # the diagonal entries (the full matrix enters complete heads)
+    solution: np.ndarray  # unshrunk optimum for the head labels (eq. 14 / 16 / 17)
+    head: np.ndarray  # the rule's head scores
+    relevant_share: np.ndarray  # fraction of covered examples for which the label is relevant
+    mean_score: np.ndarray  # mean score of the covered examples before the rule
+    shrinkage: float  # 1 for the default rule
+    l2: float
+    l1: float
+    n_covered: int
+    n_train: int
+    loss: str
+    full_hessian: bool
+    loss_before: float  # mean training loss (the learner's loss function) before the rule
+    loss_after: float
+    note: str = ""
+
+    @property
+    def recomputed_head(self) -> np.ndarray:
+        return self.shrinkage * self.solution
+
+
+def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
+    """The statistics behind rule ``index`` of a fitted BOOMER ``estimator`` on its training data
+    ``X``, ``Y`` (the rows it was fitted on; a holdout set, ``holdout_indices_``, is left out).
+    ValueError for a learner whose heads are not computed from gradient statistics."""
+    model = getattr(estimator, "model_", None)
+    if model is None or not hasattr(estimator, "l2_regularization_weight") or model.loss not in LOSS_CODES:
+        raise ValueError("head statistics exist for gradient-boosted rules (BOOMER) only")
+    rules = model.rules
+    if not 0 <= index < len(rules):
+        raise ValueError(f"rule {index} does not exist (the model has {len(rules)} rules)")
+    Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y)
+    n, K = Y.shape
+    if K != model.n_labels:
+        raise ValueError(f"the model has {model.n_labels} labels, the data {K}")
+    in_train = np.ones(n, dtype=bool)
+    holdout = getattr(estimator, "holdout_indices_", None)
+    if holdout is not None and len(holdout):
+        in_train[np.asarray(holdout, dtype=np.int64)] = False
+    train_rows = np.flatnonzero(in_train).astype(np.int64)
+    active = np.zeros(len(rules), dtype=np.uint8)
+    active[:index] = 1
+    F = model.scores(X, active)
+    rule = rules[index]
+    rows = np.flatnonzero(rule_coverage(rule, X) & in_train).astype(np.int64)
+    code = LOSS_CODES[model.loss]
+    full = not is_decomposable(model.loss)
+    Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
+
+    m = len(rows)
+    G = np.zeros((m, K))
+    H = np.zeros((m, n_hessian_entries(K, not full)))
+    Fc = np.ascontiguousarray(F[rows])
+    update_statistics(code, np.ascontiguousarray(Ysign[rows]), Fc, np.arange(m, dtype=np.int64), m, G, H)
+    g, h = G.sum(axis=0), H.sum(axis=0)
+    l2 = float(estimator.l2_regularization_weight)
+    l1 = float(getattr(estimator, "l1_regularization_weight", 0.0))
+    labels = rule.head_labels
+    diag = np.array([diagonal_position(int(k), K, full) for k in labels], dtype=np.int64)
+    note = ""
+    if len(labels) == K:
+        out = np.empty(K)
+        complete_scores(g, h, full, l2, l1, np.zeros((K, K)), out)
+        solution = out[labels]
+        if full:
+            note = "eq. (16): the head solves (ΣH + λI) s = −Σg with the full Hessian (its diagonal is shown)"
+    elif len(labels) == 1 or not full or l1 > 0.0:
+        solution = np.array([label_score(g[k], h[d], l2, l1) for k, d in zip(labels, diag)])
+    else:  # a partial head of a non-decomposable loss: the head labels' sub-system, exactly
+        sub = np.array([[h[packed_index(min(a, b), max(a, b), K)] for b in labels] for a in labels])
+        solution = np.linalg.solve(sub + l2 * np.eye(len(labels)), -g[labels])
+        note = "the head labels' sub-system (ΣH + λI) s = −Σg is solved with the full Hessian"
+    if getattr(estimator, "label_binning", "none") not in ("none", None) and len(labels) == K and full:
+        note = "label binning: the learner solved a smaller, binned system; the exact optimum is shown"
+    shrinkage = 1.0 if rule.is_default else float(estimator.shrinkage)
+
+    losses = np.zeros(n)
+    before = refresh_example_losses(code, Ysign, F, train_rows, len(train_rows), losses)
+    Fa = F.copy()
+    Fa[np.ix_(rows, labels)] += rule.head_scores
+    after = before + refresh_example_losses(code, Ysign, Fa, rows, m, losses)
+    n_train = max(len(train_rows), 1)
+    return HeadStatistics(
+        rule_index=index, labels=labels.copy(), gradient_sums=g[labels], hessian_sums=h[diag], solution=solution,
+        head=rule.head_scores.copy(), relevant_share=(Y[rows][:, labels] > 0).mean(axis=0) if m else
+        np.zeros(len(labels)), mean_score=Fc[:, labels].mean(axis=0) if m else np.zeros(len(labels)),
+        shrinkage=shrinkage, l2=l2, l1=l1, n_covered=m, n_train=len(train_rows), loss=model.loss,
+        full_hessian=full, loss_before=before / n_train, loss_after=after / n_train, note=note)
