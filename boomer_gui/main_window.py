@@ -34,6 +34,7 @@ from .head_view import HeadView
 from .inspector import RuleInspector
 from .learner_panel import LearnerPanel
 from .rule_table import COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
+from .playback import Playback
 from .run_controls import RunControls
 from .run_table import RunTable, RunTableModel
 from .session import Session, load_session, save_session
@@ -108,6 +109,10 @@ class MainWindow(QMainWindow):
         self.run_model = RunTableModel(self.history, self)
         self.run_model.nouns = {s.key: s.component.noun for s in learners()}
         self.run_table = RunTable(self.run_model)
+        self.playback = Playback(self)
+        self._ending = None  # (run, state, elapsed) of a run whose last records are still being shown
+        self._replaying = None  # the run being replayed
+        self._step_after_batch = False
         self.inspector = RuleInspector()
         self.explanation = ExplanationPanel()
         self.head_view = HeadView()
@@ -140,6 +145,7 @@ class MainWindow(QMainWindow):
         self.run_bar.setMovable(False)
         self.run_bar.addWidget(self.run_controls)
         self.addToolBar(Qt.TopToolBarArea, self.run_bar)
+        guard_wheel(self.run_controls)
 
         self.label_filter = QComboBox()
         self.label_filter.setToolTip("Only rules whose head gives this label a non-zero score")
@@ -212,6 +218,11 @@ class MainWindow(QMainWindow):
         self.run_controls.pauseRequested.connect(self.pause_training)
         self.run_controls.resumeRequested.connect(self.resume_training)
         self.run_controls.stopRequested.connect(self.stop_training)
+        self.run_controls.speedChanged.connect(self.set_speed)
+        self.run_controls.stepRequested.connect(self.step)
+        self.run_controls.replayRequested.connect(lambda: self.replay())
+        self.playback.released.connect(self._display)
+        self.playback.drained.connect(self._playback_drained)
         self.learner_panel.changed.connect(self._learner_changed)
         self.table.ruleSelected.connect(self._rule_selected)
         self.table_model.activeToggled.connect(self._rule_toggled)
@@ -268,6 +279,9 @@ class MainWindow(QMainWindow):
         self.act_start = action(r, "&Start", self.start_training, "Ctrl+R")
         self.act_pause = action(r, "&Pause / resume", self.toggle_pause, "Ctrl+P")
         self.act_stop = action(r, "S&top", self.stop_training, "Ctrl+.")
+        r.addSeparator()
+        self.act_step = action(r, "Show one more rule (&step)", self.step, "Ctrl+Right")
+        self.act_replay = action(r, "&Replay the shown run", lambda: self.replay(), "Ctrl+Shift+R")
         v = self.menuBar().addMenu("&View")
         v.addAction(self.setup_dock.toggleViewAction())
         self.act_presentation = action(v, "&Presentation mode", lambda on: self.set_presentation(on), "F11",
@@ -434,6 +448,7 @@ class MainWindow(QMainWindow):
         return dialog.choice()
 
     def set_data(self, loaded: LoadedData) -> None:
+        self._settle()
         self.data = loaded
         self.data_panel.show_data(loaded)
         self.inspector.set_data(loaded.train)
@@ -481,6 +496,7 @@ class MainWindow(QMainWindow):
     def start_training(self) -> bool:
         if self.training_active or self._loading is not None:  # never train while the data may change
             return False
+        self._settle()
         if self.data is None:
             self.show_error("No data", "Open a data file or generate a synthetic data set first.")
             return False
@@ -535,24 +551,30 @@ class MainWindow(QMainWindow):
         return True
 
     def pause_training(self):
+        if self.playback.rate is not None or self.training is None:  # at full speed the learned rules still show
+            self.playback.pause()
         if self.training is not None:
             self.training.pause()
+        self._update_enabled()
 
     def resume_training(self):
+        self.playback.resume()
         if self.training is not None:
             self.training.resume()
+        self._update_enabled()
 
     def toggle_pause(self):
-        if self.training is None:
-            return
-        if self.training.state == "paused":
-            self.training.resume()
+        if self.playback.paused or (self.training is not None and self.training.state == "paused"):
+            self.resume_training()
         else:
-            self.training.pause()
+            self.pause_training()
 
     def stop_training(self):
         if self.training is not None:
             self.training.stop()
+        elif self.playing:  # a replay, or the last rules of a finished run: show the rest now
+            self.playback.resume()
+            self._settle()
 
     def _show_steps_of(self, spec) -> None:
         """Show the step view for ``spec`` (a learner whose steps are not rules), or the rule view."""
@@ -569,12 +591,117 @@ class MainWindow(QMainWindow):
             if not self._status_timer.isActive():
                 self._status_timer.start()
             return
+        if self._step_after_batch:  # Step asked for one more rule: the learner pauses again
+            self._step_after_batch = False
+            self.training.pause()
+            self.playback.pause()
+            self.playback.feed(records)
+            self.playback.step()
+            return
+        self.playback.feed(records)
+
+    def _display(self, records: list) -> None:
+        """Records the playback releases: into the table, the run's series and the plot."""
+        run = self._replaying or self.run
+        if run is None:
+            return
         self.table_model.append(records)
-        self.run.append(records)
-        self.run.records.extend(records)
-        self.plot.run_updated(self.run)
+        if self._replaying is not None:
+            run.shown = (run.shown or 0) + len(records)
+        else:
+            run.append(records)
+            run.records.extend(records)
+            if self.training is not None and self.training.state == "paused":
+                self._explain_so_far()  # stepping while paused: the explanation follows
+        self.plot.run_updated(run)
+        if self._replaying is not None or self.training is None:
+            self._update_count()
+            self.run_controls.set_progress(run.view_len(), self.playback.rate or 0.0, None,
+                                           "replay" if self._replaying is not None else "")
         if not self._status_timer.isActive():
             self._status_timer.start()
+
+    # ---------------------------------------------------------------------------- watching
+    def set_speed(self, rate) -> None:
+        """Rules shown per second (None: as fast as they are learned)."""
+        self.playback.set_rate(rate)
+        self.run_controls.show_speed(rate)
+        self._update_enabled()
+
+    def step(self) -> None:
+        """Show one more rule: pause, then the next queued rule (learning one more if none is)."""
+        if self.training_active and self.training.state == "running":
+            self.training.pause()
+        if self.playback.step():
+            return
+        if self.training_active and self.training.state == "paused" and self.step_spec is None:
+            self._step_after_batch = True
+            self.training.resume()
+
+    def replay(self, run=None) -> bool:
+        """Show a finished run again rule by rule from its records (no retraining), at the chosen
+        speed (10 rules/s when it is unlimited)."""
+        run = run or self.run
+        if run is None or self.training_active:
+            return False
+        if run is not self.run and not self.show_run(run):
+            return False
+        self._settle()
+        records = list(run.records) if run.records is not None else list(self.table_model.records)
+        if not records:
+            return False
+        self._replaying = run
+        self.table_model.clear()
+        self.table_model.set_checkable(False)
+        self.whatif = None
+        run.shown = 0
+        self.plot.highlight(None, None)
+        self.plot.run_updated(run)
+        if self.playback.rate is None:
+            self.set_speed(10)
+        self.playback.resume()
+        self.statusBar().showMessage(f"Replaying {run.name}…", 4000)
+        self.playback.feed(records)
+        self._update_enabled()
+        return True
+
+    def _explain_so_far(self) -> None:
+        """While a run is paused the explanation uses the rules shown so far (the learner is idle,
+        so the model's kernels may run here)."""
+        spec = self.learner_panel.spec
+        base = getattr(self.estimator, "model_", None)
+        if self.step_spec is not None or base is None or self.data is None or not spec.supports("explain"):
+            return
+        rows = self.table_model.records
+        if not rows:
+            return
+        model = replace(base, rules=[r.rule for r in rows], _compiled=None, _vector_index=None)
+        self.explanation.set_context(model, self.data.test, np.ones(len(rows), dtype=bool), self.data.train.schema)
+
+    def _playback_drained(self) -> None:
+        if self._ending is not None and not self.playback.pending:
+            self._complete_run(*self._ending)
+        elif self._replaying is not None:
+            self._finish_replay()
+
+    def _finish_replay(self) -> None:
+        run, self._replaying = self._replaying, None
+        run.shown = None
+        self.plot.run_updated(run)
+        self._attach_model()
+        self.run_controls.finish(len(run), "replayed", 0.0)
+        self._update_enabled()
+
+    def _settle(self) -> None:
+        """Finish what the playback still has to show (a run's last rules, a replay) at once."""
+        if self.playback.pending:
+            self.playback.flush()
+        if self._replaying is not None:
+            self._finish_replay()
+
+    @property
+    def playing(self) -> bool:
+        return self.playback.pending > 0 or self._replaying is not None
 
     def _refresh_status(self) -> None:
         """Progress, rate, ETA and losses: a few times a second, not per batch (each label
@@ -606,6 +733,10 @@ class MainWindow(QMainWindow):
             t = self.training
             self.run_controls.set_progress(t.received, t.meter.rate(), None, state if state == "paused" else "")
             self.statusBar().showMessage("Paused" if state == "paused" else "Training…", 3000)
+            if state == "paused":
+                self._explain_so_far()
+            elif self.explanation.model is not None:
+                self.explanation.clear()  # no model predictions while the learner computes
             self._update_enabled()
             return
         # finished | stopped | failed: the estimator now holds what was learned so far
@@ -623,9 +754,20 @@ class MainWindow(QMainWindow):
                                          f"{elapsed:.1f} s", 10000)
             self._update_enabled()
             return
+        self._ending = (run, state, elapsed)
         run.status = state
         run.elapsed = elapsed
         run.estimator = self.estimator
+        if self.playback.pending:  # the rules not yet shown follow at the chosen speed
+            self.statusBar().showMessage(f"{run.name}: training {state}; showing its rules at the chosen speed",
+                                         6000)
+            self._update_enabled()
+            return
+        self._complete_run(run, state, elapsed)
+
+    def _complete_run(self, run, state: str, elapsed: float) -> None:
+        """Every rule of a finished run is shown: attach the model (what-if, explanations)."""
+        self._ending = None
         run.selected = getattr(self.estimator, "selected_steps_", None)  # global pruning's kept prefix
         self.model = getattr(self.estimator, "model_", None)
         self.run_model.run_changed(run)
@@ -776,6 +918,7 @@ class MainWindow(QMainWindow):
         the newest); False, with a message, when that is not possible."""
         if run is self.run:
             return True
+        self._settle()
         if self.training_active:
             self.statusBar().showMessage("The table follows the run that is training; pick another run after "
                                          "it ends.", 6000)
@@ -804,12 +947,18 @@ class MainWindow(QMainWindow):
     def _update_enabled(self) -> None:
         active = self.training_active
         busy = active or self._loading is not None  # training, or a data set loading
-        state = self.training.state if active else "idle"
+        state = self.training.state if active else ("paused" if self.playback.paused else "running") \
+            if self.playing else "idle"
         can_start = self.data is not None and self.learner_panel.spec is not None and self._loading is None
         self.run_controls.set_state(state, can_start)
         self.act_start.setEnabled(not active and can_start)
-        self.act_pause.setEnabled(active)
-        self.act_stop.setEnabled(active)
+        self.act_pause.setEnabled(active or self.playing)
+        self.act_stop.setEnabled(active or self.playing)
+        replayable = not active and not self.playing and self.run is not None and self.step_spec is None and \
+            len(self.run) > 0
+        self.run_controls.set_watchable(step=active or self.playing, replay=replayable)
+        self.act_step.setEnabled(active or self.playing)
+        self.act_replay.setEnabled(replayable)
         self.learner_panel.set_editable(not active)
         self.data_panel.set_editable(not busy)
         self.act_open.setEnabled(not busy)

@@ -3,8 +3,10 @@
 One row, made for the main window's always-visible toolbar."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
+
+from .playback import SPEEDS
 
 
 def format_eta(seconds: float | None) -> str:
@@ -21,6 +23,9 @@ class RunControls(QWidget):
     pauseRequested = Signal()
     resumeRequested = Signal()
     stopRequested = Signal()
+    speedChanged = Signal(object)  # steps per second, None: unlimited
+    stepRequested = Signal()
+    replayRequested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -31,6 +36,18 @@ class RunControls(QWidget):
         self.pause_button.setToolTip("Pause or resume training between two rules")
         self.stop_button = QPushButton(style.standardIcon(QStyle.SP_MediaStop), "Stop")
         self.stop_button.setToolTip("Stop training; the rules learned so far are kept")
+        self.step_button = QPushButton(style.standardIcon(QStyle.SP_MediaSkipForward), "Step")
+        self.step_button.setToolTip("Pause and show one more rule (Ctrl+Right)")
+        self.replay_button = QPushButton(style.standardIcon(QStyle.SP_BrowserReload), "Replay")
+        self.replay_button.setToolTip("Show the shown run again, rule by rule, from its records (no retraining)")
+        self.speed = QComboBox()
+        for rate in SPEEDS:
+            self.speed.addItem("full speed" if rate is None else f"{rate} rules/s", rate)
+        self.speed.setToolTip("How fast new rules appear (learning runs ahead at full speed)")
+        self.speed.setFocusPolicy(Qt.StrongFocus)  # the wheel changes it only when it has focus
+        self.speed.currentIndexChanged.connect(lambda i: self.speedChanged.emit(self.speed.itemData(i)))
+        self.step_button.clicked.connect(self.stepRequested)
+        self.replay_button.clicked.connect(self.replayRequested)
         self.noun = "rule"
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
@@ -45,8 +62,10 @@ class RunControls(QWidget):
         self.info.setMinimumWidth(200)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
-        for button in (self.start_button, self.pause_button, self.stop_button):
+        for button in (self.start_button, self.pause_button, self.stop_button, self.step_button,
+                       self.replay_button):
             layout.addWidget(button)
+        layout.addWidget(self.speed)
         layout.addSpacing(8)
         layout.addWidget(self.progress, 1)
         layout.addWidget(self.info, 2)
@@ -73,6 +92,20 @@ class RunControls(QWidget):
         else:
             self.pause_button.setText("Pause")
             self.pause_button.setIcon(style.standardIcon(QStyle.SP_MediaPause))
+
+    def set_watchable(self, step: bool, replay: bool) -> None:
+        self.step_button.setEnabled(step)
+        self.replay_button.setEnabled(replay)
+
+    def show_speed(self, rate) -> None:
+        """Show ``rate`` in the speed box (without emitting)."""
+        i = self.speed.findData(rate)
+        if i < 0:
+            self.speed.addItem(f"{rate:g} rules/s", rate)
+            i = self.speed.count() - 1
+        self.speed.blockSignals(True)
+        self.speed.setCurrentIndex(i)
+        self.speed.blockSignals(False)
 
     def set_budget(self, budget: int | None, noun: str = "rule") -> None:
         """The run's step budget; ``noun`` names a step ("rule", "iteration", "expert")."""

@@ -23,12 +23,14 @@ def test_rule_exports_reload(trained, tmp_path):
     trained.export_rules(tmp_path / "rules.csv")
     import csv
 
-    rows = list(csv.DictReader((tmp_path / "rules.csv").open()))
-    assert len(rows) == len(records) and rows[2]["index"] == "2"
+    text = (tmp_path / "rules.csv").read_text().splitlines()
+    assert "# learner: boomer" in text  # the run's metadata first, as comment lines
+    rows = list(csv.DictReader(line for line in text if not line.startswith("#")))
+    assert len(rows) == len(records) and rows[2]["index"] == "2" and rows[2]["active"] == "1"
     assert float(rows[2]["test_hamming"]) == pytest.approx(records[2].val_hamming, rel=1e-5)
     trained.export_rules(tmp_path / "rules.txt")
-    lines = (tmp_path / "rules.txt").read_text().splitlines()
-    assert len(lines) == len(records) + 1 and "->" in lines[1]
+    lines = [line for line in (tmp_path / "rules.txt").read_text().splitlines() if not line.startswith("#")]
+    assert len(lines) == len(records) and "->" in lines[0]
 
 
 def test_model_save_and_load(trained, make_window, tmp_path):
