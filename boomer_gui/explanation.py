@@ -8,10 +8,10 @@ import numpy as np
 import scipy.sparse as sp
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine.inspection import explain
+from engine.inspection import explain, nearest_label_vectors
 from engine.rules import Schema
 
 _POS = QColor(46, 139, 87)
@@ -19,6 +19,8 @@ _NEG = QColor(200, 55, 55)
 _WRONG = QColor(255, 214, 214)
 _RIGHT = QColor(214, 240, 214)
 SUMMARY_ROWS = 3  # Σ = score, prediction, truth
+DEFAULT_TOP = 50  # covering rules listed before "show all"
+MAX_VALUES_SHOWN = 12  # attribute values listed in the summary
 
 
 def _row(X, i: int) -> np.ndarray:
@@ -51,6 +53,23 @@ class ExplanationPanel(QWidget):
         self.next_wrong = QPushButton("Next misclassified")
         self.next_wrong.setToolTip("Jump to the next test example whose predicted label set is wrong")
         self.next_wrong.clicked.connect(self._next_wrong)
+        self.sort = QComboBox()
+        self.sort.setToolTip("Order of the covering rules: as learned, or by the size of their contributions")
+        self.sort.addItem("rule order", None)
+        self.sort.addItem("largest effect first", -1)
+        self.sort.currentIndexChanged.connect(lambda *_: self._redisplay())
+        self.top = QSpinBox()
+        self.top.setRange(1, 10 ** 6)
+        self.top.setValue(DEFAULT_TOP)
+        self.top.setPrefix("top ")
+        self.top.setToolTip("List this many covering rules; the others are summed in one row")
+        self.top.valueChanged.connect(lambda *_: self._redisplay())
+        self.show_all = QCheckBox("all")
+        self.show_all.setToolTip("List every covering rule")
+        self.show_all.toggled.connect(lambda on: (self.top.setEnabled(not on), self._redisplay()))
+        self.values = QLabel("")
+        self.values.setWordWrap(True)
+        self.values.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.summary = QLabel("Explanations need a trained model (finish or stop a run).")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -67,10 +86,17 @@ class ExplanationPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.spin, 1)
         top.addWidget(self.next_wrong)
+        order = QHBoxLayout()
+        order.addWidget(QLabel("Rules:"))
+        order.addWidget(self.sort, 1)
+        order.addWidget(self.top)
+        order.addWidget(self.show_all)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.summary)
+        layout.addWidget(self.values)
+        layout.addLayout(order)
         layout.addWidget(self.table, 1)
         self._set_enabled(False)
 
@@ -92,6 +118,15 @@ class ExplanationPanel(QWidget):
         if not ok:
             self.clear("Explanations need a trained model (finish or stop a run).")
             return
+        self.sort.blockSignals(True)
+        chosen = self.sort.currentData()
+        while self.sort.count() > 2:
+            self.sort.removeItem(2)
+        for k in range(model.n_labels):
+            self.sort.addItem(f"largest effect on {self.schema.label(k)}", k)
+        i = self.sort.findData(chosen)
+        self.sort.setCurrentIndex(max(i, 0))
+        self.sort.blockSignals(False)
         self.spin.blockSignals(True)
         self.spin.setMaximum(test.n_examples - 1)
         self.spin.setSuffix(f" of {test.n_examples}")
@@ -126,6 +161,7 @@ class ExplanationPanel(QWidget):
         self.table.clear()
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
+        self.values.setText("")
         self.summary.setText(message or "Explanations need a trained model (finish or stop a run).")
         self._set_enabled(False)
 
@@ -143,14 +179,72 @@ class ExplanationPanel(QWidget):
         x = _row(self.test.X, i)
         ex = explain(self.model, x, self.active)
         self.explanation = ex
-        truth = np.asarray(self.test.Y[i], dtype=np.uint8).ravel()
-        self._fill(ex, truth)
+        self._x = x
+        self._truth = np.asarray(self.test.Y[i], dtype=np.uint8).ravel()
+        self._fill(ex, self._truth)
+
+    def _redisplay(self) -> None:
+        if self.explanation is not None and self.model is not None:
+            self._fill(self.explanation, self._truth)
+
+    def shown_order(self, ex) -> np.ndarray:
+        """Positions (into ``ex.rule_indices``) of the rules listed, in the chosen order and number."""
+        n = len(ex.rule_indices)
+        key = self.sort.currentData()
+        if key is None:
+            order = np.arange(n)
+        elif key == -1:
+            order = np.argsort(-np.abs(ex.contributions).sum(axis=1), kind="stable")
+        else:
+            order = np.argsort(-np.abs(ex.contributions[:, key]), kind="stable")
+        return order if self.show_all.isChecked() else order[:self.top.value()]
+
+    def _attribute_values(self, ex) -> str:
+        """The example's values of the attributes its covering rules test (all, for few attributes)."""
+        x = self._x
+        if len(x) <= MAX_VALUES_SHOWN:
+            used = list(range(len(x)))
+        else:
+            counts: dict[int, int] = {}
+            for r in ex.rule_indices:
+                for c in self.model.rules[int(r)].conditions:
+                    counts[c.attribute] = counts.get(c.attribute, 0) + 1
+            used = sorted(counts, key=lambda j: (-counts[j], j))
+        shown = used[:MAX_VALUES_SHOWN]
+        parts = []
+        for j in shown:
+            v = x[j]
+            text = "?" if np.isnan(v) else (self.schema.value(j, v) if j in self.schema.nominal_values else f"{v:.4g}")
+            parts.append(f"{self.schema.feature(j)} = {text}")
+        more = len(used) - len(shown)
+        what = "Attribute values" if len(x) <= MAX_VALUES_SHOWN else "Values of the attributes its rules test"
+        return f"{what}: " + ", ".join(parts) + (f", … {more} more" if more > 0 else "")
+
+    def _prediction_text(self, ex, names) -> str:
+        """How the scores become the prediction: per label, or the nearest known label vector."""
+        if self.model.prediction != "example-wise" or self.model.label_vectors is None:
+            if self.model.prediction == "decision-list":
+                return "Each label takes the first covering rule's vote."
+            return "A label is predicted relevant when its score is positive."
+        order, losses = nearest_label_vectors(self.model, ex.scores, 2)
+        vecs = self.model.label_vectors
+
+        def as_set(v):
+            return "{" + (", ".join(names[k] for k in np.flatnonzero(v)) or "∅") + "}"
+
+        text = (f"Example-wise prediction: the known training label vector nearest to the scores (eq. 19), "
+                f"{as_set(vecs[order[0]])}, loss {losses[0]:.4f}")
+        if len(order) > 1:
+            text += f"; the next nearest, {as_set(vecs[order[1]])}, has {losses[1]:.4f}"
+        return text + "."
 
     def _fill(self, ex, truth: np.ndarray) -> None:
         K = len(ex.scores)
         names = [self.schema.label(k) for k in range(K)]
         rules = self.model.rules
-        n = len(ex.rule_indices)
+        order = self.shown_order(ex)
+        hidden = len(ex.rule_indices) - len(order)
+        n = len(order) + (1 if hidden else 0)
         t = self.table
         t.setUpdatesEnabled(False)
         t.clear()
@@ -158,11 +252,14 @@ class ExplanationPanel(QWidget):
         t.setColumnCount(2 + K)
         t.setRowCount(n + 3)
         t.setHorizontalHeaderLabels(["rule", "body"] + names)
+        for k, name in enumerate(names):
+            t.horizontalHeaderItem(2 + k).setToolTip(name)
         bold = QFont()
         bold.setBold(True)
-        scale = float(np.max(np.abs(ex.contributions))) if n else 1.0
-        # The outcome first (always in sight), then one row per covering rule.
-        for i, (r, contrib) in enumerate(zip(ex.rule_indices, ex.contributions)):
+        scale = float(np.max(np.abs(ex.contributions))) if len(ex.rule_indices) else 1.0
+        # The outcome first (always in sight), then one row per listed covering rule.
+        for i, pos in enumerate(order):
+            r, contrib = ex.rule_indices[pos], ex.contributions[pos]
             row = SUMMARY_ROWS + i
             item = QTableWidgetItem(str(int(r)))
             item.setData(Qt.UserRole, int(r))
@@ -173,6 +270,15 @@ class ExplanationPanel(QWidget):
             bi.setToolTip(rules[int(r)].to_text(self.schema))
             t.setItem(row, 1, bi)
             for k, v in enumerate(contrib):
+                t.setItem(row, 2 + k, self._number(v, scale))
+        if hidden:  # the rules not listed, summed: the column sums stay equal to the scores
+            rest = np.delete(ex.contributions, order, axis=0).sum(axis=0)
+            row = SUMMARY_ROWS + len(order)
+            item = QTableWidgetItem(f"… {hidden} more rules (their sum)")
+            item.setFont(bold)
+            t.setItem(row, 0, item)
+            t.setSpan(row, 0, 1, 2)
+            for k, v in enumerate(rest):
                 t.setItem(row, 2 + k, self._number(v, scale))
         labels = [("Σ = score", ex.scores), ("prediction", ex.prediction), ("truth", truth)]
         for j, (name, values) in enumerate(labels):
@@ -190,17 +296,23 @@ class ExplanationPanel(QWidget):
                     item.setTextAlignment(Qt.AlignCenter)
                     item.setBackground(QBrush(_RIGHT if ex.prediction[k] == truth[k] else _WRONG))
                 t.setItem(row, 2 + k, item)
-        t.setColumnWidth(0, 44)
+        fm = t.fontMetrics()
+        t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
         t.setColumnWidth(1, 150)
-        for k in range(K):
-            t.setColumnWidth(2 + k, 52)
+        number = fm.horizontalAdvance("+0.000") + 12
+        for k in range(K):  # wide enough for the number and (up to 14 characters of) the label's name
+            t.setColumnWidth(2 + k, max(number, min(fm.horizontalAdvance(names[k]), fm.horizontalAdvance("m" * 14))
+                                        + 16))
         t.setUpdatesEnabled(True)
         wrong = int(np.sum(ex.prediction != truth))
         pred = ", ".join(names[k] for k in np.flatnonzero(ex.prediction)) or "∅"
         true = ", ".join(names[k] for k in np.flatnonzero(truth)) or "∅"
         verdict = "correct" if wrong == 0 else f"{wrong} wrong label(s)"
-        self.summary.setText(f"<b>Example {self.example}</b>: {n} covering rule(s).<br>"
-                             f"Prediction: {{{pred}}}<br>Truth: {{{true}}} — <b>{verdict}</b>")
+        listed = "" if not hidden else f" (the {len(order)} listed, the rest summed)"
+        self.summary.setText(f"<b>Example {self.example}</b>: {len(ex.rule_indices)} covering rule(s){listed}.<br>"
+                             f"Prediction: {{{pred}}}<br>Truth: {{{true}}} — <b>{verdict}</b><br>"
+                             f"<span style='color:#555'>{self._prediction_text(ex, names)}</span>")
+        self.values.setText(self._attribute_values(ex))
 
     @staticmethod
     def _number(v: float, scale: float | None) -> QTableWidgetItem:
@@ -232,8 +344,8 @@ class ExplanationPanel(QWidget):
 
     # -- for tests --------------------------------------------------------------------------
     def table_contributions(self) -> np.ndarray:
-        """The contributions as shown, one row per covering rule, then the Σ row, as numbers."""
-        n = len(self.explanation.rule_indices) if self.explanation is not None else 0
+        """The contributions as shown, one row per listed rule (and the summed rest), then the Σ row."""
+        n = self.table.rowCount() - SUMMARY_ROWS if self.explanation is not None else 0
         K = self.table.columnCount() - 2
         rows = [SUMMARY_ROWS + i for i in range(n)] + [0]
         out = np.zeros((n + 1, K))

@@ -86,3 +86,19 @@ class WhatIf:
             out[f"{name}_hamming"] = tracker.hamming
             out[f"{name}_subset"] = tracker.subset
         return out
+
+
+def nearest_label_vectors(model: RuleModel, scores: np.ndarray, n: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Eq. (19) spelled out for one example: the ``n`` known label vectors with the smallest loss
+    at ``scores`` (indices into ``model.label_vectors``, nearest first) and those losses.  The
+    first is the example-wise prediction; the gap to the second says how close the call was."""
+    from .core.losses import LOSS_CODES, example_loss
+
+    if model.label_vectors is None or model.loss not in LOSS_CODES:
+        raise ValueError("the model predicts label-wise: it has no known label vectors")
+    code = LOSS_CODES[model.loss]
+    f = np.ascontiguousarray(scores, dtype=np.float64)
+    signs = np.where(np.asarray(model.label_vectors) > 0, 1, -1).astype(np.int8)
+    losses = np.array([example_loss(code, signs[v], f) for v in range(len(signs))])
+    order = np.argsort(losses, kind="stable")[:n]
+    return order, losses[order]

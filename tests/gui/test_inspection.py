@@ -185,3 +185,35 @@ def test_the_inspector_shows_the_steps_own_numbers(qtbot, make_window, train):
     last = boomer.table_model.records[-1]
     boomer.inspector.show_record(last)
     assert f"holdout loss {last.extra['holdout_loss']:.4g}" in boomer.inspector.step_label.text()
+
+
+def test_explanation_is_readable_sorted_limited_and_says_how_it_predicts(qtbot, make_window, train):
+    """The example's attribute values, rules sorted by their effect, the top k listed with the rest
+    summed (the columns still add up to the scores), and the example-wise prediction shown as the
+    nearest known label vector, which is the model's prediction."""
+    from engine.inspection import nearest_label_vectors
+
+    window = make_window(max_rules=60, loss="logistic-non-decomposable", head_type="complete")
+    assert train(window) == "finished"
+    panel = window.explanation
+    window.details.setCurrentWidget(panel)
+    panel.show_example(4)
+    ex = panel.explanation
+    x = window.data.test.X[4]
+    assert panel.values.text() == f"Attribute values: x1 = {x[0]:.4g}, x2 = {x[1]:.4g}"
+    order, losses = nearest_label_vectors(window.model, ex.scores, 2)
+    np.testing.assert_array_equal(window.model.label_vectors[order[0]], ex.prediction)
+    assert f"loss {losses[0]:.4f}" in panel.summary.text() and "nearest" in panel.summary.text()
+
+    panel.sort.setCurrentIndex(panel.sort.findData(-1))  # largest effect first
+    panel.show_all.setChecked(False)
+    panel.top.setValue(5)
+    shown = panel.table_contributions()
+    assert shown.shape[0] == 5 + 1 + 1  # five rules, the summed rest, the Σ row
+    effects = np.abs(shown[:5]).sum(axis=1)
+    assert list(effects) == sorted(effects, reverse=True)
+    assert effects[0] == pytest.approx(np.abs(ex.contributions).sum(axis=1).max())
+    np.testing.assert_allclose(shown[:-1].sum(axis=0), shown[-1], atol=1e-9)  # still adds up to Σ
+    assert "more rules" in panel.table.item(3 + 5, 0).text()
+    panel.show_all.setChecked(True)
+    assert panel.table_contributions().shape[0] == len(ex.rule_indices) + 1
