@@ -70,6 +70,7 @@ def gui_run(app, data, params: dict) -> dict:
     from .main_window import MainWindow
 
     window = MainWindow()
+    window.confirm_close = lambda text: "discard"  # a scripted window closes without asking
     window.resize(1500, 940)
     window.show()
     window.show_error = lambda title, text: print(f"error: {title}: {text}", file=sys.stderr)

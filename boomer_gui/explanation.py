@@ -14,10 +14,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
 from engine.inspection import explain, nearest_label_vectors
 from engine.rules import Schema
 
-_POS = QColor(46, 139, 87)
-_NEG = QColor(200, 55, 55)
-_WRONG = QColor(255, 214, 214)
-_RIGHT = QColor(214, 240, 214)
+# colour-blind-safe (Okabe & Ito): blue for positive, vermillion for negative; wrong cells also say so
+_POS = QColor(0, 114, 178)
+_NEG = QColor(213, 94, 0)
+_WRONG = QColor(255, 221, 196)
+_RIGHT = QColor(214, 232, 247)
 SUMMARY_ROWS = 3  # Σ = score, prediction, truth
 DEFAULT_TOP = 50  # covering rules listed before "show all"
 MAX_VALUES_SHOWN = 12  # attribute values listed in the summary
@@ -292,9 +293,10 @@ class ExplanationPanel(QWidget):
                     item = self._number(values[k], None)
                     item.setFont(bold)
                 else:
-                    item = QTableWidgetItem(str(int(values[k])))
+                    right = ex.prediction[k] == truth[k]
+                    item = QTableWidgetItem(str(int(values[k])) + ("" if right or j != 1 else " ✗"))
                     item.setTextAlignment(Qt.AlignCenter)
-                    item.setBackground(QBrush(_RIGHT if ex.prediction[k] == truth[k] else _WRONG))
+                    item.setBackground(QBrush(_RIGHT if right else _WRONG))
                 t.setItem(row, 2 + k, item)
         fm = t.fontMetrics()
         t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
@@ -358,4 +360,4 @@ class ExplanationPanel(QWidget):
     def table_row_values(self, name: str) -> list[int]:
         """The 'prediction' or 'truth' row as shown."""
         row = {"prediction": 1, "truth": 2}[name]
-        return [int(self.table.item(row, 2 + k).text()) for k in range(self.table.columnCount() - 2)]
+        return [int(self.table.item(row, 2 + k).text().split()[0]) for k in range(self.table.columnCount() - 2)]

@@ -16,7 +16,7 @@ from engine.rules import Schema
 
 from .canvas import MarginCanvas
 
-POS, NEG = "#2e8b57", "#c83737"
+POS, NEG = "#0072B2", "#D55E00"  # colour-blind safe (Okabe & Ito)
 MAX_TICK_LABELS = 18
 
 

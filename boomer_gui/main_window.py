@@ -93,6 +93,7 @@ class MainWindow(QMainWindow):
         self._message_boxes: list[QMessageBox] = []
         self._evaluation_windows: list = []
         self._closing = False
+        self.unsaved = False  # runs or switches since the session was last saved or opened
         self._loading: DataLoadJob | None = None
         self._started_at = 0.0
 
@@ -539,6 +540,7 @@ class MainWindow(QMainWindow):
         # that the training thread needs between rules.
         gc.freeze()
         self._started_at = time.perf_counter()
+        self.unsaved = True
         self.run_controls.set_budget(budget, spec.component.noun)
         if run is not None:
             self.run_model.run_added(run)
@@ -811,6 +813,7 @@ class MainWindow(QMainWindow):
     def _rule_toggled(self, row: int, on: bool) -> None:
         if self.model is None or self.data is None or self.training_active:
             return
+        self.unsaved = True
         try:
             if self.whatif is None:
                 d = self.data
@@ -901,6 +904,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("The run that is training cannot be removed; stop it first.", 6000)
             return False
         self.plot.remove_run(run)
+        self.unsaved = True
         shown = self.run
         self.run_table.remove(run)
         self.run_table.select(shown if shown is not run else None)
@@ -1134,6 +1138,7 @@ class MainWindow(QMainWindow):
         if self.training_active:
             raise ValueError("stop the current run before saving the session")
         save_session(path, self.session())
+        self.unsaved = False
 
     def save_session_dialog(self):
         path = self._ask_save("Save session", SESSION_FILTER, "session.json")
@@ -1165,6 +1170,7 @@ class MainWindow(QMainWindow):
         elif spec is not None:
             run = self.history.runs[s.current_run] if s.current_run is not None else None
             self._show_loaded_model(spec, s.estimator, name="session model", run=run, active=s.active)
+        self.unsaved = False
         self.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
         self._update_enabled()
 
@@ -1199,7 +1205,38 @@ class MainWindow(QMainWindow):
             return False
 
     # ---------------------------------------------------------------------------- closing
+    def confirm_close(self, text: str) -> str:
+        """Ask what to do with unsaved work: 'save', 'discard' or 'cancel' (tests replace this)."""
+        box = QMessageBox(QMessageBox.Question, "Unsaved work", text,
+                          QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, self)
+        box.setDefaultButton(QMessageBox.Save)
+        answer = box.exec()
+        return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(answer, "cancel")
+
+    def _may_close(self) -> bool:
+        """Training or unsaved runs: ask first; Save saves the session (stopping the run first)."""
+        if not (self.unsaved or self.training_active) or self.data is None:
+            return True
+        n = len(self.history)
+        what = "A run is still training" if self.training_active else f"{n} run{'s' if n != 1 else ''}"
+        answer = self.confirm_close(f"{what} and the changes since the session was last saved will be lost. "
+                                    f"Save the session first?")
+        if answer == "cancel":
+            return False
+        if answer == "save":
+            if self.training_active:
+                training = self.training
+                self.stop_training()
+                training.wait(CLOSE_WAIT_MS)
+                QApplication.processEvents()
+            path = self._ask_save("Save session", SESSION_FILTER, "session.json")
+            return bool(path) and self._guard("Cannot save the session", self.save_session, path)
+        return True
+
     def closeEvent(self, event) -> None:
+        if not self._closing and not self._may_close():
+            event.ignore()
+            return
         self._closing = True
         for window in self._evaluation_windows:
             window.close()

@@ -436,8 +436,8 @@ class HeadDelegate(TextDelegate):
     """Draws one small bar per label (green up for positive, red down for negative scores)
     to the left of the text of the strongest labels."""
 
-    POS = QColor(46, 139, 87)
-    NEG = QColor(200, 55, 55)
+    POS = QColor(0, 114, 178)  # colour-blind safe (Okabe & Ito): blue up, vermillion down
+    NEG = QColor(213, 94, 0)
     AXIS = QColor(160, 160, 160)
 
     def __init__(self, parent=None):

@@ -64,6 +64,7 @@ def take(args) -> Path:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     width, height = (int(v) for v in args.size.lower().split("x"))
     window = MainWindow()
+    window.confirm_close = lambda text: "discard"  # a scripted window closes without asking
     window.resize(width, height)
     window.show()
     if not window.load_data(initial_spec(app_args([]))):

@@ -57,6 +57,7 @@ def make_window(qtbot, errors):
     def make(spec: DataSpec | None = None, max_rules: int = 40, **params):
         w = MainWindow()
         w.show_error = lambda title, text: errors.append((title, text))
+        w.confirm_close = lambda text: "discard"  # closing at the end of a test asks nothing
         qtbot.addWidget(w)
         w.show()
         if spec is None:

@@ -141,3 +141,25 @@ def test_learners_agree_on_their_own_numbers(qtbot, make_window, train):
     seco.learner_panel.set_params({"max_rules": 7})
     assert train(seco) == "finished"
     assert seco.table_model.rowCount() == len(seco.run) == 7 and seco.count_label.text() == "7 rules"
+
+
+def test_quitting_with_unsaved_runs_asks_first(qtbot, make_window, train, tmp_path):
+    """Problem 10: Ctrl+Q (File > Quit) with unsaved runs asks; Cancel keeps the window, Save saves
+    the session and closes, and nothing is asked once the session is saved."""
+    window = make_window(max_rules=8)
+    asked = []
+    answers = ["cancel", "save"]
+    window.confirm_close = lambda text: (asked.append(text), answers.pop(0))[1]
+    window._ask_save = lambda *args: str(tmp_path / "quit.json")
+    assert train(window) == "finished"
+    assert not window.close() and window.isVisible() and "1 run" in asked[0]  # cancelled
+    assert window.close() and not window.isVisible()  # saved, then closed
+    assert (tmp_path / "quit.json").exists()
+    fresh = make_window()
+    fresh.confirm_close = lambda text: pytest.fail("nothing trained: closing must not ask")
+    assert fresh.close()
+    other = make_window(max_rules=8)
+    assert train(other) == "finished"
+    other.save_session(tmp_path / "saved.json")
+    other.confirm_close = lambda text: pytest.fail("nothing unsaved: closing must not ask")
+    assert other.close()
