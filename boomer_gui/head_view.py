@@ -113,8 +113,9 @@ class HeadView(QWidget):
             f"Its head minimises the {st.loss} loss's second-order approximation at the scores of the rules "
             f"before it: {eq}; λ (L2) = {st.l2:g}{f', L1 = {st.l1:g}' if st.l1 else ''}; {shrink}.<br>"
             f"Mean training loss: {st.loss_before:.5f} before → {st.loss_after:.5f} after "
-            f"({change:+.5f}). A score's sign follows −Σg, not the share of relevant examples: when earlier rules "
-            f"already score a label high, its gradient is small and can point down.")
+            f"({change:+.5f}). A score's sign follows −Σg, not the share of relevant examples: where earlier rules "
+            f"already score a label high, its relevant examples' gradients are near zero and a few irrelevant "
+            f"ones can outweigh them.")
         rows = list(range(len(st.labels)))
         self.table.setRowCount(len(rows))
         for r in rows:

@@ -18,6 +18,11 @@ from .canvas import MarginCanvas
 
 POS, NEG = "#0072B2", "#D55E00"  # colour-blind safe (Okabe & Ito)
 MAX_TICK_LABELS = 18
+MAX_NAME = 12  # characters of a label name under a chart
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= MAX_NAME else name[:MAX_NAME - 1] + "…"
 
 
 def _dense_rows(X, rows: np.ndarray) -> np.ndarray:
@@ -236,14 +241,20 @@ class RuleInspector(QWidget):
         self.freq_ax.set_ylim(0, 1.05)
         if K:
             self.freq_ax.legend(fontsize=7, loc="upper right", ncols=2)
-            names = [self.schema.label(k) for k in range(K)]
+            names = [_short(self.schema.label(k)) for k in range(K)]
             step = max(1, int(math.ceil(K / MAX_TICK_LABELS)))
+            # names side by side only when they fit (about 6 pixels a character, 180 pixels an axis)
+            upright = K > 8 or max(len(n) for n in names) * K * 6 > 180
             for ax in (self.head_ax, self.freq_ax):
                 ax.set_xticks(x[::step])
-                ax.set_xticklabels(names[::step], rotation=90 if K > 8 else 0, fontsize=7)
+                ax.set_xticklabels(names[::step], rotation=90 if upright else 0, fontsize=7)
                 ax.set_xlim(-0.6, K - 0.4)
-            # many labels: their names only under the lower chart
-            self.head_ax.tick_params(labelbottom=K <= 8)
+            # upright names only under the lower chart, with room for them
+            self.head_ax.tick_params(labelbottom=not upright)
+            longest = max(len(n) for n in names[::step])
+            self.canvas.margins["bottom"] = 34 if not upright else 22 + 6 * longest
+            self.canvas.margins["hspace"] = 62 if not upright else 30
+            self.canvas.fit_margins(self.canvas.width(), self.canvas.height())
 
     def show_record(self, record) -> None:
         if record is None:

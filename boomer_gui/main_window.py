@@ -79,7 +79,10 @@ class MainWindow(QMainWindow):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setWindowTitle(APP_TITLE)
-        self.resize(1500, 940)
+        screen = QApplication.primaryScreen()
+        avail = screen.availableGeometry() if screen is not None else None
+        # 1500 x 940, or the screen's free area when it is smaller (a 1280 x 800 projector)
+        self.resize(min(1500, avail.width()) if avail else 1500, min(940, avail.height()) if avail else 940)
         self.data: LoadedData | None = None
         self.history = RunHistory()
         self.training: TrainingRun | None = None

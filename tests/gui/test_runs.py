@@ -163,3 +163,22 @@ def test_quitting_with_unsaved_runs_asks_first(qtbot, make_window, train, tmp_pa
     other.save_session(tmp_path / "saved.json")
     other.confirm_close = lambda text: pytest.fail("nothing unsaved: closing must not ask")
     assert other.close()
+
+
+def test_the_window_fits_a_1280_by_800_projector_also_in_presentation_mode(qtbot, make_window, train):
+    window = make_window(max_rules=10)
+    assert train(window) == "finished"
+    size = window.font().pointSizeF()
+    for on in (False, True):
+        window.set_presentation(on)
+        hint = window.minimumSizeHint()
+        assert hint.width() <= 1280 and hint.height() <= 800, (on, hint)
+    assert window.presentation and window.setup_dock.isHidden() and window.plot.presentation
+    assert window.font().pointSizeF() == pytest.approx(size * window.PRESENTATION_SCALE)
+    texts = [t.get_text() for t in window.plot.traj_ax.get_legend().get_texts()]
+    assert window.run.name in texts  # the runs' names on the plot
+    window.set_presentation(False)
+    assert not window.presentation and not window.setup_dock.isHidden()
+    assert window.font().pointSizeF() == pytest.approx(size)
+    legend = window.plot.traj_ax.get_legend()
+    assert legend is None or not legend.get_visible()  # on screen the label above the plot names the styles
