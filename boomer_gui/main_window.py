@@ -33,7 +33,7 @@ from .explanation import ExplanationPanel
 from .head_view import HeadView
 from .inspector import RuleInspector
 from .learner_panel import LearnerPanel
-from .rule_table import COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
+from .rule_table import COL_BODY, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
 from .playback import Playback
 from .run_controls import RunControls
 from .run_table import RunTable, RunTableModel
@@ -308,9 +308,11 @@ class MainWindow(QMainWindow):
         tables = [self.table, self.run_table.view, self.explanation.table, self.inspector.examples,
                   self.head_view.table]
         if on:
+            hh = self.table.horizontalHeader()
             self._presentation = dict(font=self.font(), setup=self.setup_dock.isVisible(),
                                       split=self.splitter.sizes(), bottom=self.bottom.sizes(),
-                                      rows=[t.verticalHeader().defaultSectionSize() for t in tables])
+                                      rows=[t.verticalHeader().defaultSectionSize() for t in tables],
+                                      columns=[hh.sectionSize(c) for c in range(hh.count())])
             font = self.font()
             font.setPointSizeF(font.pointSizeF() * self.PRESENTATION_SCALE)
             self.setFont(font)
@@ -322,6 +324,9 @@ class MainWindow(QMainWindow):
             height = self.fontMetrics().height() + 8
             for t in tables:
                 t.verticalHeader().setDefaultSectionSize(height)
+            for c, w in enumerate(self._presentation["columns"]):  # numbers stay readable in large type
+                if c != COL_BODY:
+                    hh.resizeSection(c, int(w * self.PRESENTATION_SCALE))
         else:
             saved, self._presentation = self._presentation, None
             self.setFont(saved["font"])
@@ -330,6 +335,9 @@ class MainWindow(QMainWindow):
             self.bottom.setSizes(saved["bottom"])
             for t, h in zip(tables, saved["rows"]):
                 t.verticalHeader().setDefaultSectionSize(h)
+            for c, w in enumerate(saved["columns"]):
+                if c != COL_BODY:
+                    self.table.horizontalHeader().resizeSection(c, w)
         self.plot.set_presentation(on)
         self.act_presentation.setChecked(on)
 

@@ -206,8 +206,8 @@ class RunTable(QWidget):
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.Interactive)
         hh.setSectionResizeMode(COL_NAME, QHeaderView.Stretch)
-        for col, w in ((COL_SHOW, 46), (COL_DATA, 150), (COL_LEARNER, 90), (COL_SIZE, 110), (COL_TIME, 64),
-                       (COL_STATUS, 70), *((c, 70) for c in _LOSS_KEYS)):
+        for col, w in ((COL_SHOW, 46), (COL_DATA, 110), (COL_LEARNER, 74), (COL_SIZE, 92), (COL_TIME, 52),
+                       (COL_STATUS, 64), *((c, 60) for c in _LOSS_KEYS)):
             self.view.setColumnWidth(col, w)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.remove_button = QPushButton("Remove run")
