@@ -520,6 +520,7 @@ class MainWindow(QMainWindow):
             self.show_error("Invalid learner settings", self._error_text(exc))
             return False
         self._clear_model()
+        self.table_model.set_step_columns(spec.step_columns, spec.improvement)
         self.estimator = estimator
         title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
         rules = spec.component.kind == "rule"
@@ -1074,6 +1075,8 @@ class MainWindow(QMainWindow):
             run = self._trajectory_run(spec, est, model, name)
         records = list(run.records) if run.records is not None else self._records_from_run(model, run)
         run.estimator = est
+        if spec is not None:
+            self.table_model.set_step_columns(spec.step_columns, spec.improvement)
         self.estimator, self.model, self.run = est, model, run
         self.table_model.append(records)
         if active is not None and len(active) == len(records):

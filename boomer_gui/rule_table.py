@@ -86,6 +86,8 @@ class RuleTableModel(QAbstractTableModel):
         self._cells: list = []
         self._max_abs = 0.0
         self.generation = 0  # bumped when rows are removed or replaced (delegates drop their caches)
+        self.step_columns: tuple = ()  # the learner's own numbers per step, as extra columns
+        self.improvement_help = _TOOLTIPS[COL_IMPROVEMENT]
 
     # -- filling ------------------------------------------------------------------------------
     def set_schema(self, schema: Schema | None, n_labels: int) -> None:
@@ -163,9 +165,11 @@ class RuleTableModel(QAbstractTableModel):
         c = self._cells[row]
         if c is None:
             rec = self.records[row]
+            extra = getattr(rec, "extra", None) or {}
             c = (None, str(rec.index), self.body_text(row) if rec.rule.conditions else "{} (default rule)",
                  self.head_text(row), str(rec.coverage) if rec.coverage >= 0 else "–", _fmt(rec.improvement, 3),
-                 *(_fmt(getattr(rec, _LOSS_FIELDS[k])) for k in (COL_TRH, COL_TRS, COL_TEH, COL_TES)))
+                 *(_fmt(getattr(rec, _LOSS_FIELDS[k])) for k in (COL_TRH, COL_TRS, COL_TEH, COL_TES)),
+                 *(_fmt(extra.get(m.name), 4) for m in self.step_columns))
             self._cells[row] = c
         return c
 
@@ -219,13 +223,29 @@ class RuleTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.records)
 
     def columnCount(self, parent=QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(COLUMNS)
+        return 0 if parent.isValid() else len(COLUMNS) + len(self.step_columns)
+
+    def set_step_columns(self, metrics, improvement: str | None = None) -> None:
+        """The learner's own numbers per step (``Metric``s of ``RuleRecord.extra``) as extra columns,
+        and what its 'improvement' means (the column's tooltip)."""
+        metrics = tuple(metrics)
+        self.improvement_help = improvement or _TOOLTIPS[COL_IMPROVEMENT]
+        if metrics == self.step_columns:
+            return
+        self.beginResetModel()
+        self.step_columns = metrics
+        self._cells = [None] * len(self.records)
+        self.generation += 1
+        self.endResetModel()
 
     def headerData(self, section, orientation, role=DISPLAY):
-        if role != DISPLAY and role != TOOLTIP or not 0 <= section < len(COLUMNS):
+        if role != DISPLAY and role != TOOLTIP or not 0 <= section < self.columnCount() or orientation != _HORIZONTAL:
             return None
-        if orientation != _HORIZONTAL:
-            return None
+        if section >= len(COLUMNS):
+            m = self.step_columns[section - len(COLUMNS)]
+            return m.label if role == DISPLAY else f"{m.name}: the learner's own number for the step that added the rule"
+        if role == TOOLTIP and section == COL_IMPROVEMENT:
+            return self.improvement_help
         return COLUMNS[section] if role == DISPLAY else _TOOLTIPS.get(section)
 
     def flags(self, index):
@@ -261,6 +281,9 @@ class RuleTableModel(QAbstractTableModel):
             return float(np.max(np.abs(rec.rule.head_scores))) if len(rec.rule.head_scores) else 0.0
         if col == COL_COVERAGE:
             return float(rec.coverage)
+        if col >= len(COLUMNS):
+            value = (getattr(rec, "extra", None) or {}).get(self.step_columns[col - len(COLUMNS)].name)
+            return -math.inf if value is None or math.isnan(value) else float(value)
         value = rec.improvement if col == COL_IMPROVEMENT else getattr(rec, _LOSS_FIELDS[col])
         return -math.inf if value is None or math.isnan(value) else float(value)
 

@@ -119,6 +119,9 @@ class LearnerSpec:
     plots: tuple[Plot, ...] = CLASSIFIER_PLOTS
     component: ComponentView = RULES
     capabilities: frozenset = frozenset()  # {"what-if", "explain"}
+    # rule learners: numbers of each step (keys of ``RuleRecord.extra``) shown as rule-table columns
+    step_columns: tuple[Metric, ...] = ()
+    improvement: str = "Decrease of the training objective achieved by the rule"  # what 'improvement' means
 
     def __post_init__(self):
         names = {p.name for p in self.parameters}
@@ -247,6 +250,8 @@ register(LearnerSpec(
                 "weak hypotheses vote ±1 per label with one confidence per round.",
     budget="max_rules",
     component=ComponentView("rule", "round"),  # a round adds one rule, or two for a stump
+    step_columns=(Metric("alpha", "α", False), Metric("Z", "Z"), Metric("bound", "∏Z")),
+    improvement="Decrease of the training error bound ∏Z in this round",
     capabilities=frozenset({"what-if", "explain"}),
     parameters=(
         Parameter("weak_learner", "choice", "stump", "Weak learner", "decision stumps (both sides vote) or "
@@ -274,6 +279,8 @@ register(LearnerSpec(
     description="Rapp, Loza Mencía & Fürnkranz, PAKDD 2018: a decision list of rules with multi-label heads, "
                 "heads found by pruning with anti-monotonicity or decomposability of the heuristic.",
     budget="max_rules",  # a decision list: no what-if switches, no additive explanation
+    step_columns=(Metric("heuristic", "heuristic", False),),
+    improvement="Decrease of the training Hamming loss achieved by the rule",
     parameters=(
         Parameter("heuristic", "choice", "f-measure", "Heuristic", "rule quality on micro-averaged "
                   "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),

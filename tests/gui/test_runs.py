@@ -182,3 +182,42 @@ def test_the_window_fits_a_1280_by_800_projector_also_in_presentation_mode(qtbot
     assert window.font().pointSizeF() == pytest.approx(size)
     legend = window.plot.traj_ax.get_legend()
     assert legend is None or not legend.get_visible()  # on screen the label above the plot names the styles
+
+
+def test_learner_specific_numbers_are_columns_the_learner_declares(qtbot, make_window, train):
+    """AdaBoost.MH declares alpha, Z and the prod-Z bound; they are rule-table columns (both rows of a
+    stump round show their round's numbers), sortable, and the improvement column says what it means."""
+    from PySide6.QtCore import Qt
+
+    from boomer_gui.rule_table import COL_IMPROVEMENT, COLUMNS, SortRole
+
+    window = make_window()
+    window.learner_panel.set_learner("adaboost-mh")
+    window.learner_panel.set_params({"weak_learner": "stump", "max_rules": 6})
+    assert train(window) == "finished"
+    model = window.table_model
+    titles = [model.headerData(c, Qt.Horizontal) for c in range(model.columnCount())]
+    assert titles[len(COLUMNS):] == ["α", "Z", "∏Z"]
+    assert "∏Z" in model.headerData(COL_IMPROVEMENT, Qt.Horizontal, Qt.ToolTipRole)
+    for row, rec in enumerate(model.records):
+        assert model.index(row, len(COLUMNS)).data() == f"{rec.extra['alpha']:.4f}"
+        assert model.index(row, len(COLUMNS) + 2).data(SortRole) == rec.extra["bound"]
+    bounds = [rec.extra["bound"] for rec in window.run.records]
+    assert bounds == sorted(bounds, reverse=True)  # the bound only falls
+    # BOOMER declares none: its table has the common columns only
+    window.learner_panel.set_learner("boomer")
+    window.learner_panel.set_params({"max_rules": 5})
+    assert train(window) == "finished"
+    assert window.table_model.columnCount() == len(COLUMNS)
+    window.run_table.view.selectRow(0)  # the AdaBoost run again: its columns come back
+    assert window.table_model.columnCount() == len(COLUMNS) + 3
+
+
+def test_run_and_rule_models_pass_qtmodeltester(qtbot, make_window, train, qtmodeltester):
+    window = make_window()
+    window.learner_panel.set_learner("adaboost-mh")
+    window.learner_panel.set_params({"weak_learner": "stump", "max_rules": 4})
+    assert train(window) == "finished"
+    assert train(window) == "finished"
+    qtmodeltester.check(window.run_model)
+    qtmodeltester.check(window.table_model)  # with the learner's extra columns
