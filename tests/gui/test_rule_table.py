@@ -163,3 +163,35 @@ def test_ctrl_c_copies_the_selected_rules_as_text(trained, qtbot):
     schema = trained.data.train.schema
     records = trained.table_model.records
     assert lines == [f"{records[i].index}\t{records[i].rule.to_text(schema)}" for i in (2, 4)]
+
+
+def test_rules_read_as_intervals_and_filters_match_what_is_shown(qapp):
+    """Problem 7: redundant conditions are merged in the body column; the text filter matches the
+    shown text, not a condition that is not shown; the label filter matches any non-zero head score
+    (not only the strongest three); the full rule is the tooltip."""
+    from PySide6.QtCore import Qt
+
+    from engine.learner import RuleRecord
+    from engine.rules import Condition, Rule, Schema
+
+    from boomer_gui.rule_table import COL_BODY
+
+    schema = Schema(("x1", "x2"), tuple(f"y{k}" for k in range(6)))
+    merged = Rule((Condition(0, "<=", 0.3627), Condition(0, "<=", -0.709), Condition(0, ">", -0.8274)),
+                  np.arange(6), np.array([0.9, 0.8, 0.7, 0.6, 0.0, 0.05]), schema)
+    other = Rule((Condition(1, ">", 0.5),), np.array([4]), np.array([0.2]), schema)
+    model = RuleTableModel()
+    model.set_schema(schema, 6)
+    model.append([RuleRecord(0, merged, 10, 0.1, 0.2, 0.3), RuleRecord(1, other, 5, 0.1, 0.2, 0.3)])
+    assert model.index(0, COL_BODY).data() == "{-0.8274 < x1 <= -0.709}"
+    assert model.index(0, COL_BODY).data(Qt.ToolTipRole) == merged.to_text(schema)
+    proxy = RuleFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_filters(None, None, "0.3627")  # a bound the merged text does not show
+    assert proxy.rowCount() == 0
+    proxy.set_filters(None, None, "-0.8274 < x1")
+    assert proxy.rowCount() == 1
+    proxy.set_filters(5, None, "")  # y5's score 0.05 is not among the three strongest, still a match
+    assert proxy.rowCount() == 1
+    proxy.set_filters(4, None, "")  # y4: zero in the first rule, non-zero in the second
+    assert [proxy.index(r, 0).data(RecordRole).index for r in range(proxy.rowCount())] == [1]
