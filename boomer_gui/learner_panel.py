@@ -56,6 +56,8 @@ class _Editor:
             if p.minimum is not None and 0 < p.minimum < 1:
                 decimals = max(3, int(math.ceil(-math.log10(p.minimum))) + 1)
             w.setDecimals(decimals)
+            if p.low_open and p.minimum is not None:  # (minimum, ...]: the smallest value shown above it
+                lo += 10.0 ** -decimals
             w.setSingleStep(0.05 if hi - lo <= 1 else 0.1 if hi - lo <= 100 else 1.0)
             if p.optional:
                 lo -= w.singleStep()
@@ -193,6 +195,8 @@ class LearnerPanel(QWidget):
         self.description.setVisible(bool(spec.description))
         self._labels = {}
         for p in spec.parameters:
+            if not p.shown:  # advanced settings: from Python or the command line
+                continue
             ed = _Editor(p, self._edited)
             self.editors[p.name] = ed
             label = QLabel(p.label or p.name)
@@ -250,7 +254,7 @@ class LearnerPanel(QWidget):
 
     def reset_defaults(self) -> None:
         if self._spec is not None:
-            self.set_params(self._spec.defaults())
+            self.set_params({k: v for k, v in self._spec.defaults().items() if k in self.editors})
 
     def current_preset(self) -> str | None:
         return preset_name(self._spec.presets, self.params()) if self._spec is not None else None
@@ -268,6 +272,8 @@ class LearnerPanel(QWidget):
             return
         params = self.params()
         for p in self._spec.parameters:
+            if p.name not in self.editors:
+                continue
             on = p.applies_to(params)
             self.editors[p.name].outer.setEnabled(on)
             self._labels[p.name].setEnabled(on)

@@ -64,7 +64,7 @@ from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
-from .validation import check_choice, check_int, check_random_state
+from .parameters import FROM_INIT, Parameter
 
 WEAK_LEARNERS = ("stump", "rule")
 FEATURE_SAMPLING = ("none", "without-replacement")
@@ -84,6 +84,19 @@ class AdaBoostMHClassifier(RuleLearner):
 
     LEARNER_NAME = "adaboost-mh"
 
+    PARAMETERS = (
+            Parameter("weak_learner", "choice", FROM_INIT, "Weak learner", "decision stumps (both sides vote) or "
+                      "greedy rules (abstain outside the body)", choices=WEAK_LEARNERS),
+            Parameter("max_rules", "int", FROM_INIT, "Rounds", "boosting rounds (a stump adds two rules per round)",
+                      minimum=1),
+            Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "rule weak learner; empty = no limit",
+                      minimum=1, optional=True, applies=lambda p: p.get("weak_learner") == "rule"),
+            Parameter("feature_sampling", "choice", FROM_INIT, "Feature sampling", "log2 attributes per search step",
+                      choices=FEATURE_SAMPLING),
+            Parameter("random_state", "seed", FROM_INIT, "Seed", "used by feature sampling", minimum=0, maximum=2**32 - 1,
+                      applies=lambda p: p.get("feature_sampling") != "none"),
+    )
+
     def __init__(self, max_rules=200, weak_learner="stump", max_conditions=None, feature_sampling="none",
                  random_state=1):
         self.max_rules = max_rules
@@ -91,13 +104,6 @@ class AdaBoostMHClassifier(RuleLearner):
         self.max_conditions = max_conditions
         self.feature_sampling = feature_sampling
         self.random_state = random_state
-
-    def _validate_params(self) -> None:
-        check_int("max_rules", self.max_rules, 1)
-        check_choice("weak_learner", self.weak_learner, WEAK_LEARNERS)
-        check_int("max_conditions", self.max_conditions, 1, allow_none=True)
-        check_choice("feature_sampling", self.feature_sampling, FEATURE_SAMPLING)
-        check_random_state(self.random_state)
 
     def _make_model(self, rules, data: TrainingData) -> RuleModel:
         return RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], "label-wise", None, None, data.schema,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -18,11 +18,11 @@ from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries,
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
-from .options import parse_option, value_names
+from .options import option_help, parse_option, value_names
+from .parameters import FROM_INIT, Parameter
 from .pruning import make_pruning
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
-from .validation import check_choice, check_float, check_int, check_random_state
 
 HEAD_TYPES = value_names("head_type")
 INSTANCE_SAMPLING = ("with-replacement", "none")
@@ -59,6 +59,13 @@ def label_binning_applies(loss: str, head_type: str) -> bool:
     return not is_decomposable(loss) and head_kind(loss, head_type) == "complete"
 
 
+def _label_binning_applies(params: Mapping) -> bool:
+    try:
+        return label_binning_applies(str(params.get("loss", "")), str(params.get("head_type", "auto")))
+    except ValueError:  # a head type still being typed: the learner reports it when a run starts
+        return True
+
+
 class BoomerClassifier(RuleLearner):
     """Gradient-boosted multi-label classification rules.
 
@@ -78,6 +85,39 @@ class BoomerClassifier(RuleLearner):
     """
 
     LEARNER_NAME = "boomer"
+
+    PARAMETERS = (
+            Parameter("loss", "choice", FROM_INIT, "Loss", "label-wise (decomposable) or example-wise",
+                      choices=LOSSES),
+            Parameter("head_type", "option", FROM_INIT, "Head", "single label, all labels, some labels (partial), or "
+                      "auto (single for decomposable losses, complete otherwise)" + option_help("head_type"),
+                      choices=HEAD_TYPES),
+            Parameter("max_rules", "int", FROM_INIT, "Rules", "number of rules including the default rule", minimum=1,
+                      maximum=2**31 - 1),
+            Parameter("shrinkage", "float", FROM_INIT, "Shrinkage η", "learning rate in (0, 1]", minimum=0.0, maximum=1.0,
+                      low_open=True),
+            Parameter("l2_regularization_weight", "float", FROM_INIT, "L2 weight λ", "eq. 15", minimum=0.0),
+            Parameter("l1_regularization_weight", "float", FROM_INIT, "L1 weight", "", minimum=0.0),
+            Parameter("instance_sampling", "choice", FROM_INIT, "Instance sampling", "bagging per rule",
+                      choices=INSTANCE_SAMPLING),
+            Parameter("feature_sampling", "choice", FROM_INIT, "Feature sampling",
+                      "log2 attributes per refinement step", choices=FEATURE_SAMPLING),
+            Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit", minimum=1, optional=True),
+            Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "examples a condition must cover", minimum=1),
+            Parameter("feature_binning", "option", FROM_INIT, "Feature binning", "split only between bins of each "
+                      "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
+            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete heads of example-wise "
+                      "(non-decomposable) losses: labels with similar gradient/Hessian ratios share one score (GBLB); "
+                      "label-wise complete heads are exact already in O(K)" + option_help("label_binning"),
+                      choices=LABEL_BINNING, applies=_label_binning_applies),
+            Parameter("holdout", "option", FROM_INIT, "Holdout set", "training examples set aside to watch the loss "
+                      "(for global pruning)" + option_help("holdout"), choices=HOLDOUT),
+            Parameter("global_pruning", "option", FROM_INIT, "Global pruning", "early stopping (pre) or keep the best "
+                      "prefix (post), by the holdout loss" + option_help("global_pruning"), choices=GLOBAL_PRUNING),
+            Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 64 or 32 bits",
+                      choices=STATISTIC_TYPES),
+            Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
+    )
 
     def __init__(self, loss="logistic-decomposable", head_type="auto", max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
@@ -102,23 +142,10 @@ class BoomerClassifier(RuleLearner):
         self.random_state = random_state
 
     # -- parameters ------------------------------------------------------------------------
-    def _validate_params(self) -> None:
-        check_choice("loss", self.loss, LOSSES)
-        options = {name: parse_option(name, getattr(self, name))[0]
-                   for name in ("head_type", "feature_binning", "label_binning", "holdout", "global_pruning")}
-        check_choice("statistic_type", self.statistic_type, STATISTIC_TYPES)
-        if options["label_binning"] != "none" and self.l1_regularization_weight:
+    def _check_combination(self) -> None:
+        if parse_option("label_binning", self.label_binning)[0] != "none" and self.l1_regularization_weight:
             raise ValueError("label_binning does not support l1_regularization_weight > 0; set one of them to "
                              "'none' / 0")
-        check_int("max_rules", self.max_rules, 1)
-        check_float("shrinkage", self.shrinkage, 0.0, 1.0, low_open=True)
-        check_float("l2_regularization_weight", self.l2_regularization_weight, 0.0)
-        check_float("l1_regularization_weight", self.l1_regularization_weight, 0.0)
-        check_choice("instance_sampling", self.instance_sampling, INSTANCE_SAMPLING)
-        check_choice("feature_sampling", self.feature_sampling, FEATURE_SAMPLING)
-        check_int("max_conditions", self.max_conditions, 1, allow_none=True)
-        check_int("min_coverage", self.min_coverage, 1)
-        check_random_state(self.random_state)
 
     @property
     def head_kind(self) -> str:

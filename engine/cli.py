@@ -8,11 +8,8 @@ import warnings
 
 
 from . import metrics
-from .boomer import HEAD_TYPES, STATISTIC_TYPES, BoomerClassifier
-from .core.losses import LOSSES
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
 from .fileio import atomic_open, check_output_path
-from .options import parse_option, value_names
 
 MAX_RULES = 10_000_000
 
@@ -44,45 +41,66 @@ def _bounded_float(low: float, high: float, low_open: bool = True, high_open: bo
     return parse
 
 
-def _add_learner_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--loss", default="logistic-decomposable", choices=LOSSES)
-    p.add_argument("--head", default="auto", type=_option("head_type"),
-                   help=f"head type: {', '.join(HEAD_TYPES)}, with mlrl-boomer's options in braces, e.g. "
-                        "'partial-fixed{output_ratio=0.2}'")
-    p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000, help="number of rules (default 1000)")
-    p.add_argument("--shrinkage", type=_bounded_float(0.0, 1.0), default=0.3, help="in (0, 1]")
-    p.add_argument("--l2", type=_bounded_float(0.0, 1e12, low_open=False), default=1.0,
-                   help="L2 regularisation weight")
-    p.add_argument("--no-bagging", action="store_true", help="instance_sampling='none'")
-    p.add_argument("--no-feature-sampling", action="store_true", help="feature_sampling='none'")
-    for name, example in (("feature_binning", "equal-width{bin_ratio=0.33}"), ("label_binning", "equal-width"),
-                          ("holdout", "stratified-output-wise{holdout_set_size=0.33}"),
-                          ("global_pruning", "pre-pruning{min_rules=100}")):
-        p.add_argument("--" + name.replace("_", "-"), default="none", type=_option(name),
-                       help=f"{', '.join(value_names(name))} (mlrl-boomer's values and options, e.g. {example!r})")
-    p.add_argument("--statistic-type", default="64-bit", choices=STATISTIC_TYPES)
-    p.add_argument("--seed", type=_bounded_int(0, 2 ** 32 - 1), default=1)
+# BOOMER's short options of earlier versions, kept as aliases of the declared parameters
+ALIASES = {"max_rules": ("--rules",), "head_type": ("--head",), "l2_regularization_weight": ("--l2",),
+           "random_state": ("--seed",)}
 
 
-def _option(parameter: str):
-    """An argparse type: a value of an mlrl-boomer parameter with options (usage error otherwise)."""
-    def parse(text: str) -> str:
+def _parameter_type(param):
+    """An argparse type from a parameter's declaration (a usage error, exit 2, for a bad value)."""
+    def parse(text: str):
         try:
-            parse_option(parameter, text)
+            return param.parse(text)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
-        return text
+    parse.__name__ = param.kind
     return parse
 
 
-def _learner(args) -> BoomerClassifier:
-    return BoomerClassifier(
-        loss=args.loss, head_type=args.head, max_rules=args.rules, shrinkage=args.shrinkage,
-        l2_regularization_weight=args.l2,
-        instance_sampling="none" if args.no_bagging else "with-replacement",
-        feature_sampling="none" if args.no_feature_sampling else "without-replacement",
-        feature_binning=args.feature_binning, label_binning=args.label_binning, holdout=args.holdout,
-        global_pruning=args.global_pruning, statistic_type=args.statistic_type, random_state=args.seed)
+def _add_learner_options(p: argparse.ArgumentParser, learner: str) -> None:
+    """``--learner`` and one option per declared parameter of that learner (engine.parameters)."""
+    from .registry import get, learners
+
+    spec = get(learner)
+    p.add_argument("--learner", default="boomer", choices=[s.key for s in learners()],
+                   help="the learner; its parameters are the options below (python -m engine fit --learner KEY "
+                        "--help lists them)")
+    group = p.add_argument_group(f"{spec.title} (--learner {spec.key})")
+    for param in spec.parameters:
+        if param.kind == "object":
+            continue
+        values = f" ({', '.join(map(str, param.choices))})" if param.kind == "choice" else \
+            f" in {param.range_text()}" if param.kind in ("int", "float") else ""
+        optional = "; 'none' = no limit" if param.optional else ""
+        group.add_argument(param.flag, *ALIASES.get(param.name, ()), dest="param_" + param.name,
+                           type=_parameter_type(param), default=argparse.SUPPRESS, metavar=param.kind.upper(),
+                           help=f"{param.help or param.label}{values}{optional} [default {param.default!r}]"
+                           .replace("%", "%%"))
+    names = {q.name for q in spec.parameters}
+    if "instance_sampling" in names:
+        group.add_argument("--no-bagging", action="store_true", help="instance_sampling='none'")
+    if "feature_sampling" in names and spec.key == "boomer":
+        group.add_argument("--no-feature-sampling", action="store_true", help="feature_sampling='none'")
+
+
+def _params(args) -> dict:
+    params = {k[len("param_"):]: v for k, v in vars(args).items() if k.startswith("param_")}
+    if getattr(args, "no_bagging", False):
+        params["instance_sampling"] = "none"
+    if getattr(args, "no_feature_sampling", False):
+        params["feature_sampling"] = "none"
+    return params
+
+
+def _learner(args, **defaults):
+    """The learner the options describe, its parameters checked before any data is read."""
+    from .registry import get
+
+    spec = get(args.learner)
+    params = {**{k: v for k, v in defaults.items() if any(p.name == k for p in spec.parameters)}, **_params(args)}
+    est = spec.make(**params)
+    est._check_params()
+    return est
 
 
 def _load(path: str, label_columns: str | None, xml: str | None = None, like=None):
@@ -99,34 +117,49 @@ def _load(path: str, label_columns: str | None, xml: str | None = None, like=Non
 
 def _report(est, train, test, out) -> None:
     P = est.predict(test.X)
-    S = est.decision_function(test.X)
+    rank = ""
+    if hasattr(est, "decision_function"):
+        rank = f"  rank loss {metrics.rank_loss(test.Y, est.decision_function(test.X)):.4f}"
     print(f"test: Hamming {metrics.hamming_loss(test.Y, P):.4f}  subset 0/1 {metrics.subset_zero_one_loss(test.Y, P):.4f}  "
-          f"example F1 {metrics.example_f1(test.Y, P):.4f}  micro F1 {metrics.micro_f1(test.Y, P):.4f}  "
-          f"rank loss {metrics.rank_loss(test.Y, S):.4f}", file=out)
+          f"example F1 {metrics.example_f1(test.Y, P):.4f}  micro F1 {metrics.micro_f1(test.Y, P):.4f}{rank}", file=out)
+
+
+def _step_line(step) -> str:
+    if hasattr(step, "rule"):
+        return (f"{step.index:5d}  train H {step.train_hamming:.4f} S {step.train_subset:.4f}  "
+                f"test H {step.val_hamming:.4f} S {step.val_subset:.4f}  cov {step.coverage:5d}  {step.rule}")
+    shown = "  ".join(f"{k} {v:.4g}" for k, v in list(step.metrics.items())[:6])
+    return f"{step.index:5d}  {step.kind}  {shown}"
 
 
 def _train(est, train, test, out, every: int = 1) -> None:
     start = time.perf_counter()
-    for rec in est.fit_iter(train.X, train.Y, test.X, test.Y, nominal_attributes=train.nominal_mask,
-                            schema=train.schema):
-        if rec.index % every == 0 or rec.index == est.max_rules - 1:
-            print(f"{rec.index:5d}  train H {rec.train_hamming:.4f} S {rec.train_subset:.4f}  "
-                  f"test H {rec.val_hamming:.4f} S {rec.val_subset:.4f}  cov {rec.coverage:5d}  {rec.rule}", file=out)
-    kept = "" if getattr(est, "selected_steps_", None) is None else \
-        f" (global pruning kept {len(est.rules_)} of {len(est.records_)})"
-    print(f"{len(est.rules_)} rules in {time.perf_counter() - start:.2f} s{kept}", file=out)
+    n, last = 0, None
+    for step in est.fit_iter(train.X, train.Y, test.X, test.Y, nominal_attributes=train.nominal_mask,
+                             schema=train.schema):
+        n, last = n + 1, step
+        if step.index % every == 0:
+            print(_step_line(step), file=out)
+    if last is not None and last.index % every:
+        print(_step_line(last), file=out)  # the last step always
+    if hasattr(est, "rules_"):
+        kept = "" if getattr(est, "selected_steps_", None) is None else \
+            f" (global pruning kept {len(est.rules_)} of {len(est.records_)})"
+        print(f"{len(est.rules_)} rules in {time.perf_counter() - start:.2f} s{kept}", file=out)
+    else:
+        print(f"{n} steps in {time.perf_counter() - start:.2f} s", file=out)
 
 
 def cmd_fit(args) -> int:
     if args.model:
         check_output_path(args.model, not_same_as=(args.data, args.test), what="model file")
+    est = _learner(args)  # bad parameters are reported before any data is read
     data = _load(args.data, args.label_columns, args.xml)
     if args.test:
         train, test = data, _load(args.test, args.label_columns, args.xml, like=data)
     else:
         train, test = data.train_test_split(args.test_size, seed=args.split_seed)
     print(train.summary())
-    est = _learner(args)
     _train(est, train, test, sys.stdout, args.every)
     _report(est, train, test, sys.stdout)
     if args.model:
@@ -136,10 +169,11 @@ def cmd_fit(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    train = make_synthetic(args.kind, n_examples=args.examples, seed=args.seed)
-    test = make_synthetic(args.kind, n_examples=args.examples, seed=args.seed + 1)
+    est = _learner(args, max_rules=200)
+    seed = int(getattr(est, "random_state", 1) or 0)  # the data's seed too (the learner's, as before)
+    train = make_synthetic(args.kind, n_examples=args.examples, seed=seed)
+    test = make_synthetic(args.kind, n_examples=args.examples, seed=seed + 1)
     print(train.summary())
-    est = _learner(args)
     _train(est, train, test, sys.stdout, args.every)
     _report(est, train, test, sys.stdout)
     bayes = test.bayes_Y
@@ -177,7 +211,8 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
+    """The command line; ``fit`` and ``demo`` get the options of ``learner``'s declared parameters."""
     parser = _Parser(prog="python -m engine", description="BOOMER multi-label rule learning")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -191,15 +226,15 @@ def build_parser() -> argparse.ArgumentParser:
                                  "NAME-train.arff / NAME-test.arff sharing NAME.xml)")
     p.add_argument("--model", help="write the model as JSON")
     p.add_argument("--every", type=_bounded_int(1, MAX_RULES), default=1, help="print every n-th rule")
-    _add_learner_options(p)
+    _add_learner_options(p, learner)
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("demo", help="train on a built-in synthetic data set")
     p.add_argument("--kind", default="conditional-dependence", choices=SYNTHETIC_KINDS)
     p.add_argument("--examples", type=_bounded_int(10, 10_000_000), default=2000)
     p.add_argument("--every", type=_bounded_int(1, MAX_RULES), default=10)
-    _add_learner_options(p)
-    p.set_defaults(func=cmd_demo, rules=200)
+    _add_learner_options(p, learner)
+    p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("predict", help="predict with a saved model")
     p.add_argument("model")
@@ -265,7 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run a command; a user error (bad file, bad value) is one line on stderr and exit code 2."""
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(_learner_named(argv)).parse_args(argv)
     previous = warnings.showwarning
     warnings.showwarning = lambda message, *rest, **kw: print(f"warning: {message}", file=sys.stderr)
     try:
@@ -278,6 +314,20 @@ def main(argv=None) -> int:
         return 2
     finally:
         warnings.showwarning = previous
+
+
+def _learner_named(argv: list) -> str:
+    """The value of ``--learner`` (the options of ``fit`` and ``demo`` depend on it); 'boomer' when
+    there is none or it is unknown (argparse then reports it)."""
+    from .registry import learners
+
+    keys = {s.key for s in learners()}
+    for i, arg in enumerate(argv):
+        value = arg.split("=", 1)[1] if arg.startswith("--learner=") else \
+            argv[i + 1] if arg == "--learner" and i + 1 < len(argv) else None
+        if value in keys:
+            return value
+    return "boomer"
 
 
 def _one_line(exc: BaseException) -> str:

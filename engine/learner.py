@@ -2,9 +2,10 @@
 
 A learner is a scikit-learn estimator whose ``fit_iter`` is a plain generator yielding one
 :class:`RuleRecord` per learned rule; ``fit`` consumes it.  Closing the generator stops
-training; the estimator then predicts with the rules learned so far.  Subclasses implement
-``_validate_params`` and ``_learn`` (the generator over prepared data) and set
-``LEARNER_NAME``.
+training; the estimator then predicts with the rules learned so far.  Subclasses declare their
+``PARAMETERS`` (:mod:`engine.parameters`; checked by :meth:`RuleLearner._check_params`, with
+``_check_combination`` for rules that tie several together), implement ``_learn`` (the generator
+over prepared data) and set ``LEARNER_NAME``.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .fileio import atomic_write_text
 from .model import RuleModel
+from .parameters import DeclaredParameters
 from .rules import Rule, Schema
 from .validation import check_features, check_labels, check_nominal
 
@@ -92,13 +94,10 @@ class TrainingData:
         return bool(self.cancel[0])
 
 
-class RuleLearner(ClassifierMixin, BaseEstimator):
+class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
     LEARNER_NAME = "rule-learner"
 
     # -- to implement -------------------------------------------------------------------
-    def _validate_params(self) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:  # pragma: no cover - abstract
         raise NotImplementedError
 
@@ -117,7 +116,7 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
         return self._run(data, cancel)
 
     def _prepare(self, X, Y, X_val, Y_val, nominal_attributes, schema) -> TrainingData:
-        self._validate_params()
+        self._check_params()
         Xc = check_features(X)
         Yc = check_labels(Y, Xc.shape[0])
         nominal = check_nominal(nominal_attributes, Xc.shape[1])
@@ -232,7 +231,7 @@ class RuleLearner(ClassifierMixin, BaseEstimator):
         if unknown:
             raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
         est = cls(**params)
-        est._validate_params()
+        est._check_params()
         return est
 
 

@@ -127,3 +127,10 @@ def format_option(name: str, options: Mapping[str, Any] | None = None) -> str:
         return name
     text = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
     return f"{name}{{{text}}}"
+
+
+def option_help(parameter: str) -> str:
+    """The values of ``parameter`` that take options, written with their defaults (for help texts)."""
+    with_options = [format_option(name, {k: spec.default for k, spec in specs.items()})
+                    for name, specs in OPTIONS[parameter].items() if specs]
+    return ("; options, e.g. " + ", ".join(with_options)) if with_options else ""

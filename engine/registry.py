@@ -13,32 +13,8 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .boomer import (FEATURE_BINNING, FEATURE_SAMPLING, GLOBAL_PRUNING, HEAD_TYPES, HOLDOUT, INSTANCE_SAMPLING,
-                     LABEL_BINNING, STATISTIC_TYPES, BoomerClassifier, label_binning_applies)
-from .options import OPTIONS, format_option
-from .core.losses import LOSSES
-
-
-@dataclass(frozen=True)
-class Parameter:
-    name: str
-    kind: str  # 'choice' | 'option' (a choice with mlrl-boomer options: 'name{key=value}') | 'int' | 'float' | 'seed'
-    default: Any
-    label: str = ""
-    help: str = ""
-    choices: tuple = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    optional: bool = False  # None is allowed (shown as "no limit")
-    # whether the parameter has any effect given all parameter values (a GUI disables it otherwise)
-    applies: Callable[[Mapping], bool] | None = None
-
-    def applies_to(self, params: Mapping) -> bool:
-        return self.applies is None or bool(self.applies(params))
-
-    def __post_init__(self):
-        if self.kind not in ("choice", "option", "int", "float", "seed"):
-            raise ValueError(f"unknown parameter kind {self.kind!r}")
+from .boomer import BoomerClassifier
+from .parameters import Parameter, declared  # noqa: F401 - Parameter is part of this API
 
 
 @dataclass(frozen=True)
@@ -83,20 +59,6 @@ class ComponentView:
     summary: Callable[[Any], str] | None = None
 
 
-def _label_binning_applies(params: Mapping) -> bool:
-    try:
-        return label_binning_applies(str(params.get("loss", "")), str(params.get("head_type", "auto")))
-    except ValueError:  # a head type still being typed: the learner reports it when a run starts
-        return True
-
-
-def option_help(parameter: str) -> str:
-    """The values of ``parameter`` that take options, written with their defaults."""
-    with_options = [format_option(name, {k: spec.default for k, spec in specs.items()})
-                    for name, specs in OPTIONS[parameter].items() if specs]
-    return ("; options, e.g. " + ", ".join(with_options)) if with_options else ""
-
-
 CLASSIFIER_METRICS = (
     Metric("train_hamming", "Hamming loss (train)"), Metric("train_subset", "subset 0/1 loss (train)"),
     Metric("val_hamming", "Hamming loss (test)"), Metric("val_subset", "subset 0/1 loss (test)"))
@@ -111,7 +73,7 @@ class LearnerSpec:
     key: str
     title: str
     factory: Callable[..., Any]
-    parameters: tuple[Parameter, ...]
+    parameters: tuple[Parameter, ...] = ()  # default: the factory's declaration (engine.parameters)
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
     budget: str | None = None  # the parameter that bounds the number of steps
@@ -124,6 +86,8 @@ class LearnerSpec:
     improvement: str = "Decrease of the training objective achieved by the rule"  # what 'improvement' means
 
     def __post_init__(self):
+        if not self.parameters and getattr(self.factory, "PARAMETERS", None):
+            object.__setattr__(self, "parameters", declared(self.factory))
         names = {p.name for p in self.parameters}
         if self.budget is not None and self.budget not in names:
             raise ValueError(f"{self.key}: budget parameter {self.budget!r} is not one of its parameters")
@@ -195,39 +159,6 @@ register(LearnerSpec(
     capabilities=frozenset({"what-if", "explain"}),
     metrics=CLASSIFIER_METRICS + (Metric("holdout_loss", "loss on the holdout set"),
                                   Metric("train_loss", "loss on the training set (global pruning without holdout)")),
-    parameters=(
-        Parameter("loss", "choice", "logistic-decomposable", "Loss", "label-wise (decomposable) or example-wise",
-                  choices=LOSSES),
-        Parameter("head_type", "option", "auto", "Head", "single label, all labels, some labels (partial), or "
-                  "auto (single for decomposable losses, complete otherwise)" + option_help("head_type"),
-                  choices=HEAD_TYPES),
-        Parameter("max_rules", "int", 1000, "Rules", "number of rules including the default rule", minimum=1,
-                  maximum=100000),
-        Parameter("shrinkage", "float", 0.3, "Shrinkage η", "learning rate", minimum=0.001, maximum=1.0),
-        Parameter("l2_regularization_weight", "float", 1.0, "L2 weight λ", "eq. 15", minimum=0.0, maximum=1000.0),
-        Parameter("l1_regularization_weight", "float", 0.0, "L1 weight", "", minimum=0.0, maximum=1000.0),
-        Parameter("instance_sampling", "choice", "with-replacement", "Instance sampling", "bagging per rule",
-                  choices=INSTANCE_SAMPLING),
-        Parameter("feature_sampling", "choice", "without-replacement", "Feature sampling",
-                  "log2 attributes per refinement step", choices=FEATURE_SAMPLING),
-        Parameter("max_conditions", "int", None, "Max conditions", "empty = no limit", minimum=1, maximum=256,
-                  optional=True),
-        Parameter("min_coverage", "int", 1, "Min coverage", "examples a condition must cover", minimum=1,
-                  maximum=100000),
-        Parameter("feature_binning", "option", "none", "Feature binning", "split only between bins of each "
-                  "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
-        Parameter("label_binning", "option", "none", "Label binning", "complete heads of example-wise "
-                  "(non-decomposable) losses: labels with similar gradient/Hessian ratios share one score (GBLB); "
-                  "label-wise complete heads are exact already in O(K)" + option_help("label_binning"),
-                  choices=LABEL_BINNING, applies=_label_binning_applies),
-        Parameter("holdout", "option", "none", "Holdout set", "training examples set aside to watch the loss "
-                  "(for global pruning)" + option_help("holdout"), choices=HOLDOUT),
-        Parameter("global_pruning", "option", "none", "Global pruning", "early stopping (pre) or keep the best "
-                  "prefix (post), by the holdout loss" + option_help("global_pruning"), choices=GLOBAL_PRUNING),
-        Parameter("statistic_type", "choice", "64-bit", "Statistics", "gradients and Hessians in 64 or 32 bits",
-                  choices=STATISTIC_TYPES),
-        Parameter("random_state", "seed", 1, "Seed", "same seed, same rules", minimum=0, maximum=2**31 - 1),
-    ),
     presets={
         "Label-wise, single-label heads": {"loss": "logistic-decomposable", "head_type": "single"},
         "Label-wise, multi-label heads": {"loss": "logistic-decomposable", "head_type": "complete"},
@@ -238,9 +169,8 @@ register(LearnerSpec(
 
 
 # -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco.py) -------------
-from .adaboost import FEATURE_SAMPLING as _ADA_FEATURE_SAMPLING  # noqa: E402
-from .adaboost import WEAK_LEARNERS, AdaBoostMHClassifier  # noqa: E402
-from .seco import HEAD_SEARCH, HEURISTICS, SeCoClassifier  # noqa: E402
+from .adaboost import AdaBoostMHClassifier  # noqa: E402
+from .seco import SeCoClassifier  # noqa: E402
 
 register(LearnerSpec(
     key="adaboost-mh",
@@ -253,18 +183,6 @@ register(LearnerSpec(
     step_columns=(Metric("alpha", "α", False), Metric("Z", "Z"), Metric("bound", "∏Z")),
     improvement="Decrease of the training error bound ∏Z in this round",
     capabilities=frozenset({"what-if", "explain"}),
-    parameters=(
-        Parameter("weak_learner", "choice", "stump", "Weak learner", "decision stumps (both sides vote) or "
-                  "greedy rules (abstain outside the body)", choices=WEAK_LEARNERS),
-        Parameter("max_rules", "int", 200, "Rounds", "boosting rounds (a stump adds two rules per round)",
-                  minimum=1, maximum=100000),
-        Parameter("max_conditions", "int", None, "Max conditions", "rule weak learner; empty = no limit",
-                  minimum=1, maximum=256, optional=True, applies=lambda p: p.get("weak_learner") == "rule"),
-        Parameter("feature_sampling", "choice", "none", "Feature sampling", "log2 attributes per search step",
-                  choices=_ADA_FEATURE_SAMPLING),
-        Parameter("random_state", "seed", 1, "Seed", "used by feature sampling", minimum=0, maximum=2**31 - 1,
-                  applies=lambda p: p.get("feature_sampling") != "none"),
-    ),
     presets={
         "Stumps": {"weak_learner": "stump"},
         "Rules": {"weak_learner": "rule", "max_conditions": None},
@@ -281,23 +199,6 @@ register(LearnerSpec(
     budget="max_rules",  # a decision list: no what-if switches, no additive explanation
     step_columns=(Metric("heuristic", "heuristic", False),),
     improvement="Decrease of the training Hamming loss achieved by the rule",
-    parameters=(
-        Parameter("heuristic", "choice", "f-measure", "Heuristic", "rule quality on micro-averaged "
-                  "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
-        Parameter("beta", "float", 1.0, "F-measure β", "weight of recall in the F-measure", minimum=0.01,
-                  maximum=100.0, applies=lambda p: p.get("heuristic") == "f-measure"),
-        Parameter("head_search", "choice", "pruned", "Head search", "pruned (anti-monotonicity) or exhaustive "
-                  "over all label combinations", choices=HEAD_SEARCH),
-        Parameter("max_rules", "int", 100, "Rules", "rules including the default rule", minimum=1, maximum=100000),
-        Parameter("max_conditions", "int", 5, "Max conditions", "empty = no limit", minimum=1, maximum=256,
-                  optional=True),
-        Parameter("min_coverage", "int", 1, "Min coverage", "training examples a rule must cover", minimum=1,
-                  maximum=100000),
-        Parameter("label_coverage_threshold", "float", 1.0, "Label coverage", "fraction of an example's labels "
-                  "that must be predicted before it leaves the training set", minimum=0.01, maximum=1.0),
-        Parameter("max_uncovered", "float", 0.0, "Max uncovered", "stop when at most this fraction of the "
-                  "training examples remains", minimum=0.0, maximum=0.99),
-    ),
     presets={
         # min_coverage 10 keeps rules general; pure rules covering a handful of examples overfit
         "Subset accuracy (the paper)": {"heuristic": "subset-accuracy", "head_search": "pruned", "min_coverage": 10,
@@ -352,23 +253,6 @@ register(LearnerSpec(
     factory=_ranking.LabelRankingBooster,
     description="Dekel, Manning & Singer, NIPS 2003: a log-linear ranking model trained on preference graphs "
                 "(relevant ≻ irrelevant labels) with the parallel boosting update of Fig. 3.",
-    parameters=(
-        Parameter("decomposition", "choice", "dom", "Decomposition", "how each preference graph is split into "
-                  "subgraphs: the loss's reading of a mistake (eq. 1)", choices=_DECOMPOSITIONS),
-        Parameter("features", "choice", "per-label", "Base features", "per-label: scaled attribute values (the "
-                  "paper); thresholds: x > θ indicators, each reads as a rule", choices=_ranking.FEATURES),
-        Parameter("n_thresholds", "int", 8, "Thresholds", "per attribute, for threshold features", minimum=1,
-                  maximum=255),
-        Parameter("update", "choice", "parallel", "Update", "parallel: all coefficients (Fig. 3); sequential: "
-                  "one base function per step (an extension)", choices=_ranking.UPDATES),
-        Parameter("threshold", "choice", "calibration-label", "Bipartition", "how rankings become label sets "
-                  "(not in the paper): a calibration label, or the training label cardinality",
-                  choices=_ranking.THRESHOLDS),
-        Parameter("max_iterations", "int", 200, "Iterations", "boosting iterations (steps)", minimum=1,
-                  maximum=1_000_000),
-        Parameter("eval_every", "int", 10, "Test every", "test metrics every this many steps", minimum=1,
-                  maximum=100_000),
-    ),
     presets={f"Trained with {d}": {"decomposition": d} for d in _DECOMPOSITIONS},
     budget="max_iterations",
     metrics=(
@@ -430,20 +314,6 @@ register(LearnerSpec(
     factory=_mlme.MLMEClassifier,
     description="Hong, Batal & Hauskrecht 2014: a gated mixture of conditional tree-structured Bayesian "
                 "networks, experts added one at a time on re-weighted data, MAP label vectors by annealing.",
-    parameters=(
-        Parameter("n_experts", "int", 5, "Experts", "most experts (the paper: 5)", minimum=1, maximum=50),
-        Parameter("l2", "float", 10.0, "L2 weight (experts)", "of every logistic regression", minimum=0.0,
-                  maximum=10000.0),
-        Parameter("gate_l2", "float", 100.0, "L2 weight (gate)", "of the softmax gate", minimum=0.0, maximum=10000.0),
-        Parameter("early_stopping", "choice", True, "Early stopping", "stop when the internal-validation "
-                  "likelihood drops", choices=(True, False)),
-        Parameter("structure", "choice", "tree", "Expert structure", "tree: each label may have one parent "
-                  "label (CTBN); independent: none (binary relevance)", choices=_mlme.STRUCTURES),
-        Parameter("max_em_iter", "int", 50, "EM iterations", "per expert added", minimum=1, maximum=1000),
-        Parameter("sa_iterations", "int", 150, "Annealing steps", "MAP search per example (the paper: 150)",
-                  minimum=0, maximum=100000),
-        Parameter("random_state", "seed", 1, "Seed", "splits and annealing", minimum=0, maximum=2**31 - 1),
-    ),
     presets={"Paper (5 experts, early stopping)": {"n_experts": 5, "early_stopping": True, "structure": "tree"},
              "Single CTBN": {"n_experts": 1, "structure": "tree"},
              "Binary relevance (logistic regressions)": {"n_experts": 1, "structure": "independent"},
@@ -492,8 +362,6 @@ register(LearnerSpec(
     description="The baseline of ML-ME's paper: one L2 logistic regression per label, on the attributes and the "
                 "labels before it in the chain (original order); greedy prediction. Binary relevance is the "
                 "ML-ME preset 'Binary relevance'.",
-    parameters=(Parameter("l2", "float", 10.0, "L2 weight", "of every logistic regression (ML-ME's default)",
-                          minimum=0.0, maximum=10000.0),),
     metrics=(*CLASSIFIER_METRICS, Metric("val_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)")),
     component=ComponentView(
         "label", "label",

@@ -69,7 +69,8 @@ from .core.seco import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, 
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .rules import OPERATORS, Condition, Rule
-from .validation import check_choice, check_float, check_int
+from .parameters import FROM_INIT, Parameter
+from .validation import check_choice
 
 HEURISTICS = ("subset-accuracy", "f-measure", "hamming-accuracy", "precision", "recall")
 HEURISTIC_CODES = {"precision": H_PRECISION, "hamming-accuracy": H_HAMMING, "recall": H_RECALL,
@@ -144,6 +145,23 @@ class SeCoClassifier(RuleLearner):
 
     LEARNER_NAME = "seco"
 
+    PARAMETERS = (
+            Parameter("heuristic", "choice", FROM_INIT, "Heuristic", "rule quality on micro-averaged "
+                      "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
+            Parameter("beta", "float", FROM_INIT, "F-measure β", "weight of recall in the F-measure", minimum=0.0,
+                      low_open=True, applies=lambda p: p.get("heuristic") == "f-measure"),
+            Parameter("head_search", "choice", FROM_INIT, "Head search", "pruned (anti-monotonicity) or exhaustive "
+                      "over all label combinations", choices=HEAD_SEARCH),
+            Parameter("max_rules", "int", FROM_INIT, "Rules", "rules including the default rule", minimum=1),
+            Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit", minimum=1, optional=True),
+            Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "training examples a rule must cover", minimum=1),
+            Parameter("label_coverage_threshold", "float", FROM_INIT, "Label coverage", "fraction of an example's labels "
+                      "that must be predicted before it leaves the training set", minimum=0.0, maximum=1.0,
+                      low_open=True),
+            Parameter("max_uncovered", "float", FROM_INIT, "Max uncovered", "stop when at most this fraction of the "
+                      "training examples remains (below 1)", minimum=0.0, maximum=0.999),
+    )
+
     def __init__(self, heuristic="f-measure", beta=1.0, head_search="pruned", max_rules=100,
                  max_conditions=5, min_coverage=1, label_coverage_threshold=1.0, max_uncovered=0.0):
         self.heuristic = heuristic
@@ -154,18 +172,6 @@ class SeCoClassifier(RuleLearner):
         self.min_coverage = min_coverage
         self.label_coverage_threshold = label_coverage_threshold
         self.max_uncovered = max_uncovered
-
-    def _validate_params(self) -> None:
-        check_choice("heuristic", self.heuristic, HEURISTICS)
-        check_float("beta", self.beta, 0.0, low_open=True)
-        check_choice("head_search", self.head_search, HEAD_SEARCH)
-        check_int("max_rules", self.max_rules, 1)
-        check_int("max_conditions", self.max_conditions, 1, allow_none=True)
-        check_int("min_coverage", self.min_coverage, 1)
-        check_float("label_coverage_threshold", self.label_coverage_threshold, 0.0, 1.0, low_open=True)
-        check_float("max_uncovered", self.max_uncovered, 0.0, 1.0)
-        if self.max_uncovered >= 1.0:
-            raise ValueError(f"max_uncovered must be a fraction in [0, 1), got {self.max_uncovered!r}")
 
     # -- model -----------------------------------------------------------------------------
     @staticmethod

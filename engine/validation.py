@@ -6,6 +6,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from .parameters import DeclaredParameters
+
 
 def check_features(X, name: str = "X"):
     """Dense float32 (C-contiguous) or CSC float32; NaN means missing, inf is rejected."""
@@ -117,7 +119,7 @@ def check_random_state(value) -> None:
         raise ValueError(f"random_state must be a non-negative integer or None, got {value!r}")
 
 
-class FromParamsMixin:
+class FromParamsMixin(DeclaredParameters):
     """``cls.from_params(mapping)``: an estimator from parameters read from a file, checked like ``fit``
     checks them (unknown names and bad values raise ValueError)."""
 
@@ -127,7 +129,7 @@ class FromParamsMixin:
         if unknown:
             raise ValueError(f"unknown parameter(s) of {cls.__name__}: {', '.join(unknown)}")
         est = cls(**params)
-        est._validate_params()
+        est._check_params()
         return est
 
 

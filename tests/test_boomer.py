@@ -186,7 +186,7 @@ def test_max_conditions_and_min_coverage_are_respected():
 @pytest.mark.parametrize("params, message", [
     ({"loss": "hinge"}, "loss='hinge' is not supported"),
     ({"head_type": "partial"}, "head_type"),
-    ({"max_rules": 0}, "max_rules must be an integer >= 1"),
+    ({"max_rules": 0}, "max_rules must be an integer"),
     ({"shrinkage": 0.0}, "shrinkage must be a number in"),
     ({"shrinkage": float("nan")}, "shrinkage"),
     ({"l2_regularization_weight": -1.0}, "l2_regularization_weight"),

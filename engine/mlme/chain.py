@@ -12,10 +12,11 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import Step
-from ..validation import FromParamsMixin, check_features, check_float, check_labels, check_training_data
+from ..validation import FromParamsMixin, check_features, check_labels, check_training_data
 from . import logistic
 from .design import design, standardiser
 
@@ -41,16 +42,20 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     l2 : L2 weight of every regression (ML-ME's default, so the baseline is comparable).
     order : the chain as a permutation of the labels; None = the original label order (as the paper)."""
 
+    PARAMETERS = (
+        Parameter("l2", "float", FROM_INIT, "L2 weight", "of every logistic regression (ML-ME's default)",
+                  minimum=0.0),
+        Parameter("order", "object", FROM_INIT, "Order", "the chain as a permutation of the labels (None: original)",
+                  shown=False),
+    )
+
     def __init__(self, l2=10.0, order=None):
         self.l2 = l2
         self.order = order
 
-    def _validate_params(self) -> None:
-        check_float("l2", self.l2, 0.0)
-
     def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
-        self._validate_params()
+        self._check_params()
         Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
         val = None if Xv is None else (Xv, Yv)
         K = Yc.shape[1]

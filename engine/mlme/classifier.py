@@ -16,11 +16,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import Step
-from ..validation import (FromParamsMixin, check_features, check_float, check_int, check_labels, check_random_state,
-                          check_training_data)
+from ..validation import FromParamsMixin, check_features, check_labels, check_training_data
 from . import ctbn as C
 from .design import design, standardiser
 from .mixture import Mixture, annealed_map, em, penalized_ll
@@ -70,6 +70,31 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
 
     LEARNER_NAME = LEARNER_KEY
 
+    PARAMETERS = (
+        Parameter("n_experts", "int", FROM_INIT, "Experts", "most experts (the paper: 5)", minimum=1),
+        Parameter("l2", "float", FROM_INIT, "L2 weight (experts)", "of every logistic regression", minimum=0.0,
+                  maximum=1e6),
+        Parameter("gate_l2", "float", FROM_INIT, "L2 weight (gate)", "of the softmax gate", minimum=0.0, maximum=1e6),
+        Parameter("early_stopping", "choice", FROM_INIT, "Early stopping", "stop when the internal-validation "
+                  "likelihood drops", choices=(True, False)),
+        Parameter("validation_size", "float", FROM_INIT, "Validation share", "internal validation for early "
+                  "stopping", minimum=0.0, maximum=0.9, low_open=True, shown=False),
+        Parameter("structure_holdout", "float", FROM_INIT, "Structure holdout", "share held out to choose "
+                  "structures", minimum=0.0, maximum=0.9, low_open=True, shown=False),
+        Parameter("max_em_iter", "int", FROM_INIT, "EM iterations", "per expert added", minimum=0),
+        Parameter("em_tol", "float", FROM_INIT, "EM tolerance", "relative change that ends EM", minimum=0.0,
+                  maximum=1.0, shown=False),
+        Parameter("sa_iterations", "int", FROM_INIT, "Annealing steps", "MAP search per example (the paper: 150)",
+                  minimum=0),
+        Parameter("sa_t0", "float", FROM_INIT, "Annealing T0", "start temperature", minimum=0.0, maximum=1e6,
+                  low_open=True, shown=False),
+        Parameter("sa_alpha", "float", FROM_INIT, "Annealing α", "cooling factor", minimum=0.0, maximum=1.0,
+                  low_open=True, shown=False),
+        Parameter("structure", "choice", FROM_INIT, "Expert structure", "tree: each label may have one parent "
+                  "label (CTBN); independent: none (binary relevance)", choices=STRUCTURES),
+        Parameter("random_state", "seed", FROM_INIT, "Seed", "splits and annealing", minimum=0, maximum=2**32 - 1),
+    )
+
     def __init__(self, n_experts=5, l2=10.0, gate_l2=100.0, early_stopping=True, validation_size=0.2,
                  structure_holdout=1 / 3, max_em_iter=50, em_tol=1e-5, sa_iterations=150, sa_t0=1.0,
                  sa_alpha=0.95, structure="tree", random_state=1):
@@ -87,23 +112,6 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
         self.structure = structure
         self.random_state = random_state
 
-    def _validate_params(self) -> None:
-        check_int("n_experts", self.n_experts, 1)
-        check_float("l2", self.l2, 0.0, 1e6)
-        check_float("gate_l2", self.gate_l2, 0.0, 1e6)
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise ValueError(f"early_stopping must be true or false, got {self.early_stopping!r}")
-        check_float("validation_size", self.validation_size, 0.0, 0.9, low_open=True)
-        check_float("structure_holdout", self.structure_holdout, 0.0, 0.9, low_open=True)
-        check_int("max_em_iter", self.max_em_iter, 0)
-        check_float("em_tol", self.em_tol, 0.0, 1.0)
-        check_int("sa_iterations", self.sa_iterations, 0)
-        check_float("sa_t0", self.sa_t0, 0.0, 1e6, low_open=True)
-        check_float("sa_alpha", self.sa_alpha, 0.0, 1.0, low_open=True)
-        check_random_state(self.random_state)
-        if self.structure not in STRUCTURES:
-            raise ValueError(f"structure must be one of {', '.join(map(repr, STRUCTURES))}, got {self.structure!r}")
-
     # ------------------------------------------------------------------------------ features
     def _design(self, X) -> np.ndarray:
         return design(X, self.mean_, self.scale_)
@@ -112,7 +120,7 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per expert tried (kind ``'expert'``)."""
-        self._validate_params()
+        self._check_params()
         Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
         n = Xc.shape[0]
         if n < 10:

@@ -18,7 +18,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import Step
-from ..validation import FromParamsMixin, check_choice, check_features, check_float, check_int, check_training_data
+from ..parameters import FROM_INIT, Parameter
+from ..validation import FromParamsMixin, check_features, check_training_data
 from . import graphs as G
 from .features import FEATURES, BaseFeatures
 from .kernels import disagreement
@@ -96,6 +97,30 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
     eval_every : validation metrics every this many steps (and at the last).
     """
 
+    PARAMETERS = (
+        Parameter("decomposition", "choice", FROM_INIT, "Decomposition", "how each preference graph is split into "
+                  "subgraphs: the loss's reading of a mistake (eq. 1)", choices=G.DECOMPOSITIONS),
+        Parameter("graph", "choice", FROM_INIT, "Graph", "bipartite (relevant over irrelevant labels) or layered "
+                  "(a label hierarchy)", choices=GRAPHS, shown=False),
+        Parameter("hierarchy", "object", FROM_INIT, "Hierarchy", "parent label of every label (-1: top level)",
+                  shown=False),
+        Parameter("features", "choice", FROM_INIT, "Base features", "per-label: scaled attribute values (the "
+                  "paper); thresholds: x > θ indicators, each reads as a rule", choices=FEATURES),
+        Parameter("n_thresholds", "int", FROM_INIT, "Thresholds", "per attribute, for threshold features", minimum=1,
+                  maximum=255),
+        Parameter("update", "choice", FROM_INIT, "Update", "parallel: all coefficients (Fig. 3); sequential: "
+                  "one base function per step (an extension)", choices=UPDATES),
+        Parameter("threshold", "choice", FROM_INIT, "Bipartition", "how rankings become label sets "
+                  "(not in the paper): a calibration label, or the training label cardinality",
+                  choices=THRESHOLDS),
+        Parameter("max_iterations", "int", FROM_INIT, "Iterations", "boosting iterations (steps)", minimum=1),
+        Parameter("tol", "float", FROM_INIT, "Tolerance", "stop when the loss falls by less", minimum=0.0,
+                  maximum=1.0, shown=False),
+        Parameter("smoothing", "float", FROM_INIT, "Smoothing ε", "of the update where one weight is zero",
+                  minimum=0.0, maximum=1.0, shown=False),
+        Parameter("eval_every", "int", FROM_INIT, "Test every", "test metrics every this many steps", minimum=1),
+    )
+
     def __init__(self, decomposition="dom", graph="bipartite", hierarchy=None, features="per-label",
                  n_thresholds=8, update="parallel", threshold="calibration-label", max_iterations=200,
                  tol=1e-9, smoothing=1e-3, eval_every=10):
@@ -113,17 +138,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
 
     LEARNER_NAME = LEARNER_KEY
 
-    def _validate_params(self) -> None:
-        check_choice("decomposition", self.decomposition, G.DECOMPOSITIONS)
-        check_choice("graph", self.graph, GRAPHS)
-        check_choice("features", self.features, FEATURES)
-        check_choice("update", self.update, UPDATES)
-        check_choice("threshold", self.threshold, THRESHOLDS)
-        check_int("n_thresholds", self.n_thresholds, 1)
-        check_int("max_iterations", self.max_iterations, 1)
-        check_int("eval_every", self.eval_every, 1)
-        check_float("tol", self.tol, 0.0, 1.0)
-        check_float("smoothing", self.smoothing, 0.0, 1.0)
+    def _check_combination(self) -> None:
         if self.graph == "layered" and self.hierarchy is None:
             raise ValueError("graph='layered' needs hierarchy: the parent label index of every label (-1 = top level)")
         if self.graph == "bipartite" and self.hierarchy is not None:
@@ -138,7 +153,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
         the supervision instead of the graphs built from ``Y`` (``Y`` still defines the
         bipartition's calibration and the reported errors).  ``nominal_attributes`` is accepted
         for interface compatibility; nominal codes are used as numbers."""
-        self._validate_params()
+        self._check_params()
         Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
         schema = schema or Schema()
         n, k = Yc.shape
