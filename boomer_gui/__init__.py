@@ -6,6 +6,6 @@ __all__ = ["main"]
 
 
 def main(argv=None) -> int:
-    from .app import main as _main
+    from boomer_gui.app import main as _main
 
     return _main(argv)

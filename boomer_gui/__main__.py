@@ -1,3 +1,3 @@
-from .app import main
+from boomer_gui.app import main
 
 raise SystemExit(main())

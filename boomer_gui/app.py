@@ -30,7 +30,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def initial_spec(args):
-    from .state import DataSpec
+    from boomer_gui.state import DataSpec
 
     if args.data and Path(args.data).suffix.lower() != ".json":
         labels = [c.strip() for c in args.labels.split(",")] if args.labels else None
@@ -61,7 +61,7 @@ def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     from PySide6.QtWidgets import QApplication
 
-    from .main_window import MainWindow
+    from boomer_gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("boomer-gui")

@@ -26,23 +26,23 @@ from engine.model import rule_coverage
 from engine.registry import get as get_learner
 from engine.registry import learners
 
-from . import exports
-from .data_loading import DataLoadJob, load_with_notes
-from .data_panel import DataPanel, LabelChoiceDialog
-from .explanation import ExplanationPanel
-from .head_view import HeadView
-from .inspector import RuleInspector
-from .learner_panel import LearnerPanel
-from .rule_table import COL_BODY, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
-from .playback import Playback
-from .run_controls import RunControls
-from .run_table import RunTable, RunTableModel
-from .session import Session, load_session, save_session
-from .step_view import StepView
-from .state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
-from .trajectory_plot import EXPORT_FILTER, TrajectoryPlot
-from .training import TrainingRun
-from .wheel_guard import guard_wheel
+from boomer_gui.files import exports
+from boomer_gui.files.data_loading import DataLoadJob, load_with_notes
+from boomer_gui.panels.data_panel import DataPanel, LabelChoiceDialog
+from boomer_gui.rules.explanation import ExplanationPanel
+from boomer_gui.rules.head_view import HeadView
+from boomer_gui.rules.inspector import RuleInspector
+from boomer_gui.panels.learner_panel import LearnerPanel
+from boomer_gui.rules.rule_table import COL_BODY, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
+from boomer_gui.playback import Playback
+from boomer_gui.panels.run_controls import RunControls
+from boomer_gui.panels.run_table import RunTable, RunTableModel
+from boomer_gui.files.session import Session, load_session, save_session
+from boomer_gui.panels.step_view import StepView
+from boomer_gui.state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
+from boomer_gui.plots.trajectory_plot import EXPORT_FILTER, TrajectoryPlot
+from boomer_gui.training import TrainingRun
+from boomer_gui.panels.wheel_guard import guard_wheel
 
 APP_TITLE = "BOOMER – multi-label rule learning"
 CLOSE_WAIT_MS = 3000
@@ -1194,7 +1194,7 @@ class MainWindow(QMainWindow):
             self._guard("Cannot open the session", self.open_session, path)
 
     def open_evaluation_dialog(self):
-        from .evaluation_view import EVALUATION_FILTER
+        from boomer_gui.panels.evaluation_view import EVALUATION_FILTER
 
         path, _ = QFileDialog.getOpenFileName(self, "Open evaluation results", "", EVALUATION_FILTER)
         if path:
@@ -1202,7 +1202,7 @@ class MainWindow(QMainWindow):
 
     def open_evaluation(self, path):
         """Show a Table-1 result store in its own window (raises for a file that is not one)."""
-        from .evaluation_view import open_evaluation
+        from boomer_gui.panels.evaluation_view import open_evaluation
 
         window = open_evaluation(path, self)
         window.setAttribute(Qt.WA_DeleteOnClose)

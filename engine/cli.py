@@ -265,7 +265,7 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
                    help="--scale: head types (default both)")
     p.add_argument("--max-n-200", type=_bounded_int(100, 10_000_000), default=10_000,
                    help="--scale: the largest N run with 200 or more labels (default 10000)")
-    p.set_defaults(func=lambda a: __import__("engine.bench_scale" if a.scale else "engine.bench",
+    p.set_defaults(func=lambda a: __import__("engine.bench.scale" if a.scale else "engine.bench.boomer",
                                              fromlist=["run"]).run(a))
 
     p = sub.add_parser("bench_ranking", help="label ranking (Dekel et al. 2003): the four decompositions and "
@@ -276,13 +276,13 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=_bounded_int(1, 1_000_000), default=300)
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=500, help="BOOMER's rules")
     p.add_argument("--scale", action="store_true", help="per-iteration time against edges and non-zeros instead")
-    p.set_defaults(func=lambda a: __import__("engine.bench_ranking", fromlist=["run"]).run(a))
+    p.set_defaults(func=lambda a: __import__("engine.bench.ranking", fromlist=["run"]).run(a))
 
     p = sub.add_parser("bench_mlme", help="ML-ME against binary relevance and a single CTBN (k-fold CV)")
     p.add_argument("--data", nargs="*", default=None, choices=("emotions", "scene", "yeast", "enron"),
                    help="subset of emotions, scene, yeast, enron (default: the first three)")
     p.add_argument("--folds", type=_bounded_int(2, 20), default=10)
-    p.set_defaults(func=lambda a: __import__("engine.bench_mlme", fromlist=["run"]).run(a))
+    p.set_defaults(func=lambda a: __import__("engine.bench.mlme", fromlist=["run"]).run(a))
 
     from .evaluation.command import add_parser as add_evaluate
 
@@ -294,7 +294,7 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--examples", type=_bounded_int(10, 10_000_000), default=10000)
     p.add_argument("--seed", type=_bounded_int(0, 2 ** 32 - 2), default=0)
     p.add_argument("--trajectories", help="also write all trajectories to this JSON or CSV file")
-    p.set_defaults(func=lambda a: __import__("engine.figure1", fromlist=["main"]).run(a))
+    p.set_defaults(func=lambda a: __import__("engine.evaluation.figure1", fromlist=["main"]).run(a))
     return parser
 
 

@@ -32,7 +32,7 @@ labels (micro-averaging) and scored by the ``heuristic``:
   not be set again, so it never counts as correct; with this reading the measure is exactly
   anti-monotone: adding a label to a head never raises its value).
 
-**Head search** (see :mod:`engine.core.seco`).  Each label with a countable covered pair is
+**Head search** (see :mod:`engine.core.seco_search`).  Each label with a countable covered pair is
 evaluated as a single-label head predicting presence and absence; it keeps the better value
 (absence on a tie) in every multi-label head.  For the four micro-averaged heuristics a head's
 value is a weighted mean of its labels' single-label values, so the best head is the set of all
@@ -64,7 +64,7 @@ import numpy as np
 
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
-from .core.seco import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, TOL, best_conditions,
+from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, TOL, best_conditions,
                         covered_counts, head_search, label_bitsets, mask_bitset)
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
@@ -138,7 +138,7 @@ class SeCoClassifier(RuleLearner):
     ``label_coverage_threshold`` in (0, 1] and ``max_uncovered`` in [0, 1) as in the module doc.
 
     Defaults serve a new user: the F-measure with rules of at most 5 conditions (on emotions and
-    yeast better test losses than mlrl-seco's defaults, ``python -m engine.bench_seco
+    yeast better test losses than mlrl-seco's defaults, ``python -m engine.bench.seco
     --reference-python PY``).  The paper's setting is ``heuristic='subset-accuracy',
     max_conditions=None``.
     """

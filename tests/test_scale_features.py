@@ -397,7 +397,7 @@ def test_scale_benchmark_runs_each_fit_in_its_own_process(capsys):
     and the process's peak memory."""
     from types import SimpleNamespace
 
-    from engine import bench_scale
+    from engine.bench import scale as bench_scale
 
     args = SimpleNamespace(reference_python=None, sizes=[400], labels=[4], heads=["single"], rules=5,
                            max_n_200=10_000)

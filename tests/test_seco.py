@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 
 from engine import SeCoClassifier
-from engine.bench_seco import run as run_benchmark
+from engine.bench.seco import run as run_benchmark
 from engine.registry import get
 from engine.seco import HEURISTICS, find_head
 

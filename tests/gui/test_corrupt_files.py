@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from boomer_gui.session import Session, load_session
+from boomer_gui.files.session import Session, load_session
 
 
 def _snapshot(w):

@@ -46,7 +46,7 @@ def store_path(tmp_path):
 def test_results_window_shows_tables_cd_diagram_and_live_progress(qtbot, qtmodeltester, store_path):
     from PySide6.QtCore import Qt
 
-    from boomer_gui.evaluation_view import EvaluationWindow
+    from boomer_gui.panels.evaluation_view import EvaluationWindow
 
     w = EvaluationWindow(store_path, poll_ms=50)
     qtbot.addWidget(w)

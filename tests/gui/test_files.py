@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from boomer_gui import exports
+from boomer_gui.files import exports
 from boomer_gui.state import DataSpec
 from engine import BoomerClassifier
 from engine.rules import Rule

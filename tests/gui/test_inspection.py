@@ -105,7 +105,7 @@ def test_switching_rules_off_matches_predict_with_active(qtbot, make_window, tra
 
 
 def test_checkbox_click_toggles_whatif(qtbot, trained):
-    from boomer_gui.rule_table import COL_ON
+    from boomer_gui.rules.rule_table import COL_ON
 
     idx = trained.proxy.index(5, COL_ON)
     assert trained.proxy.setData(idx, Qt.Unchecked, Qt.CheckStateRole)
@@ -138,7 +138,7 @@ def test_mouse_click_on_the_painted_checkbox_switches_the_rule_off(qtbot, traine
     that rule (the indicator is drawn where Qt's delegate expects it)."""
     from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
-    from boomer_gui.rule_table import COL_ON
+    from boomer_gui.rules.rule_table import COL_ON
 
     view = trained.table
     view.scrollToTop()

@@ -29,7 +29,7 @@ def fake_spec():
 
 
 def test_learner_panel_is_built_from_the_registry(qtbot, fake_spec):
-    from boomer_gui.learner_panel import LearnerPanel
+    from boomer_gui.panels.learner_panel import LearnerPanel
 
     panel = LearnerPanel()
     qtbot.addWidget(panel)
@@ -67,7 +67,7 @@ def test_fake_learner_appears_in_main_window(qtbot, fake_spec, make_window):
 
 
 def test_boomer_presets_are_the_papers_four_variants(qtbot):
-    from boomer_gui.learner_panel import LearnerPanel
+    from boomer_gui.panels.learner_panel import LearnerPanel
 
     panel = LearnerPanel()
     qtbot.addWidget(panel)

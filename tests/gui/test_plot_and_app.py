@@ -9,7 +9,7 @@ from boomer_gui.app import initial_spec, parse_args
 
 
 def test_runs_overlay_hide_and_remove(qtbot, make_window, train):
-    from boomer_gui.run_table import COL_SHOW
+    from boomer_gui.panels.run_table import COL_SHOW
 
     window = make_window(max_rules=20)
     assert train(window) == "finished"
@@ -57,7 +57,7 @@ def test_command_line():
 
 
 def test_bench_helpers(qapp, tmp_path):
-    from boomer_gui import bench
+    from boomer_gui.tools import bench
 
     data, desc = bench.bench_data(tmp_path / "absent.svm")
     assert (data.full.n_examples, data.full.n_features, data.full.n_labels) == (2417, 103, 14)
@@ -70,7 +70,7 @@ def test_bench_helpers(qapp, tmp_path):
 def test_screenshot_command_grabs_the_window_mid_training(qapp, tmp_path):
     from PySide6.QtGui import QImage
 
-    from boomer_gui import screenshot
+    from boomer_gui.tools import screenshot
 
     out = tmp_path / "shot.png"
     assert screenshot.main([str(out), "--rules", "12", "--select", "3", "--size", "1200x800"]) == 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt
 
-from boomer_gui.inspector import CoveredExamplesModel
-from boomer_gui.rule_table import COL_BODY, COL_COVERAGE, COL_HEAD, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel
+from boomer_gui.rules.inspector import CoveredExamplesModel
+from boomer_gui.rules.rule_table import COL_BODY, COL_COVERAGE, COL_HEAD, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel
 
 
 def test_model_passes_qtmodeltester(trained, qtmodeltester):
@@ -174,7 +174,7 @@ def test_rules_read_as_intervals_and_filters_match_what_is_shown(qapp):
     from engine.learner import RuleRecord
     from engine.rules import Condition, Rule, Schema
 
-    from boomer_gui.rule_table import COL_BODY
+    from boomer_gui.rules.rule_table import COL_BODY
 
     schema = Schema(("x1", "x2"), tuple(f"y{k}" for k in range(6)))
     merged = Rule((Condition(0, "<=", 0.3627), Condition(0, "<=", -0.709), Condition(0, ">", -0.8274)),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from boomer_gui.run_table import COL_DATA, COL_LEARNER, COL_NAME, COL_SIZE, COL_TEH, COL_TRS
+from boomer_gui.panels.run_table import COL_DATA, COL_LEARNER, COL_NAME, COL_SIZE, COL_TEH, COL_TRS
 from boomer_gui.state import DataSpec
 
 SMALL = dict(n_examples=300, n_test=300, seed=0)
@@ -116,8 +116,8 @@ def test_learners_agree_on_their_own_numbers(qtbot, make_window, train):
     """Problem 9: AdaBoost.MH's budget counts rounds and says so (a stump round adds two rules);
     every row's coverage is the number of training examples its rule covers, the same number the
     inspector shows; SeCo's 100-rule budget gives 100 rows."""
-    from boomer_gui.run_table import COL_SIZE
-    from boomer_gui.rule_table import COL_COVERAGE
+    from boomer_gui.panels.run_table import COL_SIZE
+    from boomer_gui.rules.rule_table import COL_COVERAGE
     from engine.model import rule_coverage
 
     window = make_window()
@@ -189,7 +189,7 @@ def test_learner_specific_numbers_are_columns_the_learner_declares(qtbot, make_w
     stump round show their round's numbers), sortable, and the improvement column says what it means."""
     from PySide6.QtCore import Qt
 
-    from boomer_gui.rule_table import COL_IMPROVEMENT, COLUMNS, SortRole
+    from boomer_gui.rules.rule_table import COL_IMPROVEMENT, COLUMNS, SortRole
 
     window = make_window()
     window.learner_panel.set_learner("adaboost-mh")

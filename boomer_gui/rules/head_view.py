@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter
 from engine.head_explanation import HeadStatistics, head_statistics
 from engine.rules import Schema
 
-from .canvas import MarginCanvas
+from boomer_gui.plots.canvas import MarginCanvas
 
 COLUMNS = ("label", "relevant", "score before", "Σ gradient", "Σ Hessian", "optimum", "× η", "head")
 TIPS = ("The head's label", "Share of the covered training examples for which the label is relevant",

@@ -1,8 +1,8 @@
 """Pruned versus exhaustive head search of the SeCo learner as the number of labels grows
 (cf. Fig. 2 of Rapp, Loza Mencía & Fürnkranz, PAKDD 2018).
 
-    python -m engine.bench_seco [--examples 200] [--features 5] [--rules 15] [--max-labels 12]
-    python -m engine.bench_seco --reference-python PY     # against mlrl-seco, on emotions and yeast
+    python -m engine.bench.seco [--examples 200] [--features 5] [--rules 15] [--max-labels 12]
+    python -m engine.bench.seco --reference-python PY     # against mlrl-seco, on emotions and yeast
 
 For K = 2 .. max-labels, synthetic data are drawn (uniform attributes; each label a noisy
 threshold of one attribute, labels sharing an attribute are correlated) and a subset-accuracy
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from .seco import SeCoClassifier
+from engine.seco import SeCoClassifier
 
 
 def synthetic(n_examples: int, n_features: int, n_labels: int, seed: int):
@@ -73,9 +73,9 @@ REFERENCE_ROWS = (
 
 def against_reference(python: str, data=("emotions", "yeast"), repeats=3, out=print) -> list:
     """Our SeCo and mlrl-seco (in ``python``) on a 2/3 : 1/3 split (seed 0): median fit time and test losses."""
-    from . import metrics
-    from .bench import DATA_DIR, DATASETS, SubprocessReference
-    from .datasets import load
+    from engine import metrics
+    from engine.bench.boomer import DATA_DIR, DATASETS, SubprocessReference
+    from engine.datasets import load
 
     reference = SubprocessReference(python)
     SeCoClassifier(max_rules=2).fit(np.random.rand(20, 2), np.random.rand(20, 2) > 0.5)  # compile
@@ -108,7 +108,7 @@ def against_reference(python: str, data=("emotions", "yeast"), repeats=3, out=pr
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m engine.bench.seco", description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference-python", metavar="PY",
                         help="instead: against mlrl-seco installed in interpreter PY, on emotions and yeast")
     parser.add_argument("--examples", type=int, default=200)

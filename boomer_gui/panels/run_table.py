@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QKeySequence, QPainter, QPen, Q
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView,
                                QVBoxLayout, QWidget)
 
-from .state import Run, RunHistory
+from boomer_gui.state import Run, RunHistory
 
 COLUMNS = ("show", "run", "data set", "learner", "size", "train H", "train 0/1", "test H", "test 0/1", "time",
            "status")

@@ -1,4 +1,4 @@
-"""``python -m boomer_gui.screenshot [OUT.png]``: the main window mid-training, as a PNG.
+"""``python -m boomer_gui.tools.screenshot [OUT.png]``: the main window mid-training, as a PNG.
 
 Opens the window exactly as ``boomer-gui`` does (the built-in synthetic data set), starts
 training with the paper's example-wise complete variant, waits until ``--rules`` rules have
@@ -17,7 +17,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "resources" / "screenshot.pn
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m boomer_gui.screenshot", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m boomer_gui.tools.screenshot", description=__doc__.split("\n\n")[0])
     p.add_argument("out", nargs="?", type=Path, default=DEFAULT_OUT, help=f"PNG file [{DEFAULT_OUT}]")
     p.add_argument("--rules", type=int, default=120, help="rules in the table when the picture is taken [120]")
     p.add_argument("--select", type=int, default=7, help="the rule shown in the inspector [7]")
@@ -57,9 +57,9 @@ def _wait(condition, timeout: float) -> bool:
 def take(args) -> Path:
     from PySide6.QtWidgets import QApplication
 
-    from .app import initial_spec
-    from .app import parse_args as app_args
-    from .main_window import MainWindow
+    from boomer_gui.app import initial_spec
+    from boomer_gui.app import parse_args as app_args
+    from boomer_gui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     width, height = (int(v) for v in args.size.lower().split("x"))

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableV
 from engine.fileio import atomic_savefig
 from engine.registry import STEP, LearnerSpec
 
-from .canvas import MarginCanvas
+from boomer_gui.plots.canvas import MarginCanvas
 
 UPDATE_INTERVAL_MS = 250
 ROW_HEIGHT = 22

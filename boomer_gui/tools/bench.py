@@ -1,4 +1,4 @@
-"""Responsiveness benchmark: ``python -m boomer_gui.bench`` (runs offscreen).
+"""Responsiveness benchmark: ``python -m boomer_gui.tools.bench`` (runs offscreen).
 
 Trains yeast (``../shared/data/yeast.svm`` relative to the project root; a random data set of
 the same shape, 2417 x 103 x 14, when it is absent) with complete heads through the real main
@@ -28,7 +28,7 @@ def bench_data(path: Path | None, seed: int = 0):
     """(LoadedData, description): yeast split 70/30, or a random stand-in of the same shape."""
     from engine.datasets import Dataset, load
 
-    from .state import DataSpec, LoadedData
+    from boomer_gui.state import DataSpec, LoadedData
 
     path = path or YEAST
     if path.exists():
@@ -67,7 +67,7 @@ def gui_run(app, data, params: dict) -> dict:
     """Train through the main window; measure GUI-thread gaps and the stream into the table."""
     from PySide6.QtCore import QEventLoop, Qt, QTimer
 
-    from .main_window import MainWindow
+    from boomer_gui.main_window import MainWindow
 
     window = MainWindow()
     window.confirm_close = lambda text: "discard"  # a scripted window closes without asking
@@ -112,8 +112,8 @@ def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float
     from engine.learner import RuleRecord
     from engine.rules import Rule
 
-    from .state import RunHistory
-    from .trajectory_plot import TrajectoryPlot
+    from boomer_gui.state import RunHistory
+    from boomer_gui.plots.trajectory_plot import TrajectoryPlot
 
     history = RunHistory()
     plot = TrajectoryPlot(history)
@@ -152,7 +152,7 @@ def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m boomer_gui.bench", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m boomer_gui.tools.bench", description=__doc__.split("\n\n")[0])
     p.add_argument("--rules", type=int, default=300, help="rules to learn [300]")
     p.add_argument("--rounds", type=int, default=5,
                    help="GUI runs, each between two headless engine runs (the machine's speed drifts by "

@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from . import metrics as M
-from .datasets import load
-from .boomer import BoomerClassifier
-from .mlme import LogisticChainClassifier, MLMEClassifier
+from engine import metrics as M
+from engine.datasets import load
+from engine.boomer import BoomerClassifier
+from engine.mlme import LogisticChainClassifier, MLMEClassifier
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DATASETS = {"emotions": ("emotions.arff",), "scene": ("table1/scene-train.arff", "table1/scene-test.arff"),

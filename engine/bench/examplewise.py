@@ -1,4 +1,4 @@
-"""Cost of eq. (19) with mostly distinct training label vectors: ``python -m engine.bench_examplewise``.
+"""Cost of eq. (19) with mostly distinct training label vectors: ``python -m engine.bench.examplewise``.
 
 Random data with K = 20 labels, each present with probability 0.5 (so nearly every training label
 vector is distinct): time of ``predict`` (N test examples against the N training vectors) and of
@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from .boomer import BoomerClassifier
+from engine.boomer import BoomerClassifier
 
 
 def _data(n: int, K: int, seed: int):
@@ -45,7 +45,7 @@ def run(sizes=(5000, 10000, 20000, 50000), K: int = 20, rules: int = 20) -> None
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m engine.bench_examplewise", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m engine.bench.examplewise", description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000, 20000, 50000])
     p.add_argument("--labels", type=int, default=20)
     p.add_argument("--rules", type=int, default=20)

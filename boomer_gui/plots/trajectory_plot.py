@@ -19,12 +19,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from engine.fileio import atomic_savefig
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, QTimer, Signal
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from .canvas import LiveCanvas
-from .state import Run, RunHistory, marker_positions
+from boomer_gui.plots.canvas import LiveCanvas
+from boomer_gui.state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250
 ISOMETRIC_LINES = 10  # about this many isometrics cross the visible axes

@@ -1,5 +1,5 @@
 """Fits one learner in a process of its own, for the benchmarks (``python -m engine bench``, also
-``--scale``, and ``python -m engine.bench_seco``).
+``--scale``, and ``python -m engine.bench.seco``).
 
 Usage: ``PY fit_driver.py {ours,reference} DATA.npz SETTINGS.json``.  DATA holds ``X_train``,
 ``Y_train``, ``X_test`` (dense, or CSR parts ``*_data``/``*_indices``/``*_indptr``/``*_shape``);

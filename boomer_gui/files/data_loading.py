@@ -9,7 +9,7 @@ from superqt.utils import create_worker
 
 from engine.datasets import DatasetWarning
 
-from .state import DataSpec, load_data
+from boomer_gui.state import DataSpec, load_data
 
 
 def load_with_notes(spec: DataSpec, progress=None):

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
 
 from engine import registry
 
-from .state import preset_name
-from .wheel_guard import guard_wheel
+from boomer_gui.state import preset_name
+from boomer_gui.panels.wheel_guard import guard_wheel
 
 INT_LIMIT = 2**31 - 1
 NO_LIMIT = "no limit"

@@ -14,7 +14,7 @@ from engine import persistence
 from engine.fileio import atomic_write_text
 from engine.registry import get as get_learner
 
-from .state import DataSpec, RunHistory
+from boomer_gui.state import DataSpec, RunHistory
 
 SESSION_FORMAT = "boomer-gui-session"
 SESSION_VERSION = 1

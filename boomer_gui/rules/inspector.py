@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidg
 from engine.model import rule_coverage
 from engine.rules import Schema
 
-from .canvas import MarginCanvas
+from boomer_gui.plots.canvas import MarginCanvas
 
 POS, NEG = "#0072B2", "#D55E00"  # colour-blind safe (Okabe & Ito)
 MAX_TICK_LABELS = 18

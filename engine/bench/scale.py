@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import metrics
-from .bench import run_driver
+from engine import metrics
+from engine.bench.boomer import run_driver
 
 VARIANTS = {"single": dict(head_type="single"), "complete": dict(head_type="complete", label_binning="equal-width")}
 N_TEST = 10_000

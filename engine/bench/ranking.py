@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from . import metrics as M
-from .boomer import BoomerClassifier
-from .datasets import load
-from .ranking import LabelRankingBooster
-from .ranking.graphs import DECOMPOSITIONS
+from engine import metrics as M
+from engine.boomer import BoomerClassifier
+from engine.datasets import load
+from engine.ranking import LabelRankingBooster
+from engine.ranking.graphs import DECOMPOSITIONS
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DATASETS = {"emotions": ("emotions.arff",), "yeast": ("yeast.svm",), "enron": ("enron.arff",),

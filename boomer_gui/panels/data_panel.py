@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
 
 from engine.datasets import SYNTHETIC_KINDS, test_sibling
 
-from .state import DataSpec, LoadedData, csv_header
+from boomer_gui.state import DataSpec, LoadedData, csv_header
 
 DATA_FILTER = "Multi-label data (*.arff *.svm *.svmlight *.libsvm *.txt *.csv);;All files (*)"
 TEST_MODE_TEXT = {"generated": "Fresh synthetic sample", "split": "Random split", "file": "Separate test file"}

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from . import metrics
-from .boomer import BoomerClassifier
-from .datasets import load
+from engine import metrics
+from engine.boomer import BoomerClassifier
+from engine.datasets import load
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 DATASETS = {"emotions": "emotions.arff", "yeast": "yeast.svm", "enron": "enron.arff"}

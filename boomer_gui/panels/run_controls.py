@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
 
-from .playback import SPEEDS
+from boomer_gui.playback import SPEEDS
 
 
 def format_eta(seconds: float | None) -> str:

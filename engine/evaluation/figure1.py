@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import metrics
-from .boomer import BoomerClassifier
-from .datasets import SYNTHETIC_KINDS, make_synthetic
-from .fileio import atomic_savefig, check_output_path
-from .trajectory import Trajectory, save_trajectories
+from engine import metrics
+from engine.boomer import BoomerClassifier
+from engine.datasets import SYNTHETIC_KINDS, make_synthetic
+from engine.fileio import atomic_savefig, check_output_path
+from engine.trajectory import Trajectory, save_trajectories
 
 VARIANTS = {
     "label-wise, single": ("logistic-decomposable", "single"),

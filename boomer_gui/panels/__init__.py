@@ -1,0 +1,1 @@
+"""Panels: data, learner, run controls, run table, step view, evaluation window."""

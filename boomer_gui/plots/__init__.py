@@ -1,0 +1,1 @@
+"""Plots: the trajectory plot and its canvases."""

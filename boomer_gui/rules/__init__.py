@@ -1,0 +1,1 @@
+"""Rules: the rule table, the inspector, why-this-head and the explanation of an example."""

@@ -1,0 +1,1 @@
+"""Commands around the application: the responsiveness benchmark and the screenshot maker."""
