@@ -6,18 +6,18 @@ parallel engine kernel (model predictions, explanations, what-if need a finished
 the inspector only computes rule coverage, which is single-threaded."""
 from __future__ import annotations
 
-import gc
 import math
 from dataclasses import replace
 import time
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QProgressBar, QScrollArea, QSplitter,
                                QStackedWidget, QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from superqt.utils import qdebounced, qthrottled
 
 from engine.datasets import LabelsNotFoundError
 from engine.inspection import WhatIf
@@ -211,10 +211,9 @@ class MainWindow(QMainWindow):
         self.load_progress.setFormat("loading %p%")
         self.load_progress.hide()
         self.statusBar().addPermanentWidget(self.load_progress)
-        self._status_timer = QTimer(self)
-        self._status_timer.setSingleShot(True)
-        self._status_timer.setInterval(STATUS_INTERVAL_MS)
-        self._status_timer.timeout.connect(self._refresh_status)
+        # the progress, rate and losses: a few times a second, not per batch (each label change repaints)
+        self._refresh_status_soon = qthrottled(self._refresh_status, timeout=STATUS_INTERVAL_MS, leading=False,
+                                               parent=self)
 
         # -- connections
         self.data_panel.dataRequested.connect(self.request_data)
@@ -237,10 +236,8 @@ class MainWindow(QMainWindow):
         self.run_table.removeRequested.connect(self.remove_run)
         self.label_filter.currentIndexChanged.connect(self._apply_filters)
         self.attribute_filter.currentIndexChanged.connect(self._apply_filters)
-        self._filter_timer = QTimer(self)
-        self._filter_timer.setSingleShot(True)
-        self._filter_timer.timeout.connect(self._apply_filters)
-        self.text_filter.textChanged.connect(lambda: self._filter_timer.start(FILTER_DELAY_MS))
+        self._apply_filters_soon = qdebounced(self._apply_filters, timeout=FILTER_DELAY_MS, parent=self)
+        self.text_filter.textChanged.connect(lambda *_: self._apply_filters_soon())
         self.proxy.rowsRemoved.connect(self._update_count)
         self.proxy.modelReset.connect(self._update_count)
         self.proxy.layoutChanged.connect(self._update_count)
@@ -547,10 +544,6 @@ class MainWindow(QMainWindow):
             return False
         self.training = training
         self.run = run
-        # Everything alive now (Qt, matplotlib, numba, the data) is long-lived: frozen out of
-        # the cyclic collector, a full collection no longer walks it while holding the GIL
-        # that the training thread needs between rules.
-        gc.freeze()
         self._started_at = time.perf_counter()
         self.unsaved = True
         self.run_controls.set_budget(budget, spec.component.noun)
@@ -602,8 +595,7 @@ class MainWindow(QMainWindow):
             return
         if self.step_spec is not None:
             self.step_view.append(records)
-            if not self._status_timer.isActive():
-                self._status_timer.start()
+            self._refresh_status_soon()
             return
         if self._step_after_batch:  # Step asked for one more rule: the learner pauses again
             self._step_after_batch = False
@@ -632,8 +624,7 @@ class MainWindow(QMainWindow):
             self._update_count()
             self.run_controls.set_progress(run.view_len(), self.playback.rate or 0.0, None,
                                            "replay" if self._replaying is not None else "")
-        if not self._status_timer.isActive():
-            self._status_timer.start()
+        self._refresh_status_soon()
 
     # ---------------------------------------------------------------------------- watching
     def set_speed(self, rate) -> None:
@@ -755,7 +746,7 @@ class MainWindow(QMainWindow):
             return
         # finished | stopped | failed: the estimator now holds what was learned so far
         elapsed = time.perf_counter() - self._started_at
-        self._status_timer.stop()
+        self._refresh_status_soon.cancel()
         self.training = None
         if self.step_spec is not None:
             n = len(self.step_view.model.steps)
@@ -1254,9 +1245,9 @@ class MainWindow(QMainWindow):
         self._closing = True
         for window in self._evaluation_windows:
             window.close()
-        self._filter_timer.stop()
-        self._status_timer.stop()
-        self.table._repaint_timer.stop()
+        self._apply_filters_soon.cancel()
+        self._refresh_status_soon.cancel()
+        self.table.shutdown()
         if self.training is not None and self.training.active:
             self.training.stop()
             if not self.training.wait(CLOSE_WAIT_MS):
@@ -1265,6 +1256,6 @@ class MainWindow(QMainWindow):
             self.training.batcher.stop()
         for box in list(self._message_boxes):
             box.close()
-        self.plot._timer.stop()
-        self.step_view.stop_timers()
+        self.plot.shutdown()
+        self.step_view.shutdown()
         super().closeEvent(event)

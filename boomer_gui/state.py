@@ -379,10 +379,6 @@ class RunHistory:
     def remove(self, run: Run) -> None:
         self.runs.remove(run)
 
-    def clear(self) -> None:
-        self.runs.clear()
-        self._counter = 0
-
     def to_list(self) -> list[dict]:
         return [r.to_dict() for r in self.runs]
 

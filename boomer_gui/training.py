@@ -12,6 +12,8 @@ Closing the generator (on stop, on error or at its end) happens in the worker th
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import sys
 import threading
 import time
@@ -19,8 +21,7 @@ import weakref
 from collections import deque
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
-from superqt.utils import WorkerBase
-from superqt.utils._qthreading import GeneratorWorkerSignals
+from superqt.utils import GeneratorWorker
 
 BATCH_INTERVAL_MS = 100
 # While a run streams, threads hand the GIL over after at most 1 ms (Python's default: 5 ms), so
@@ -31,21 +32,42 @@ PAUSE_POLL_S = 0.01
 _LIVE: "weakref.WeakSet[TrainingWorker]" = weakref.WeakSet()
 
 
+@contextlib.contextmanager
+def streaming_tweaks():
+    """The process-wide settings of a streaming run, restored on exit whatever happens.
+
+    The GIL is handed over after at most 1 ms (the worker between two kernel calls does not wait
+    for a repaint), and the objects alive at the start (Qt, matplotlib, numba, the data) are frozen
+    out of the cyclic collector, so a full collection does not walk them while holding the GIL."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, STREAMING_SWITCH_INTERVAL_S))
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        sys.setswitchinterval(interval)
+
+
 def running_workers() -> list["TrainingWorker"]:
     """Training workers that were started and have not finished yet."""
     return [w for w in list(_LIVE) if not w.done]
 
 
-class TrainingWorker(WorkerBase):
+def _delegate(generator):
+    yield from generator  # closing this generator closes the engine's
+
+
+class TrainingWorker(GeneratorWorker):
     """Runs a generator of rule records in a pool thread; pause, resume and quit between rules.
 
-    Unlike a plain superqt ``GeneratorWorker`` it always closes the generator in the worker
-    thread (so ``finally`` blocks of the engine run there) and reports every exception,
-    RuntimeError included, through ``errored``."""
+    A superqt ``GeneratorWorker`` (its public signals: ``yielded``, ``paused``, ``resumed``,
+    ``aborted``, ``errored``, ``warned``, ``finished``) whose loop also groups fast records into
+    lists, always closes the generator in the worker thread (so ``finally`` blocks of the engine
+    run there) and reports every exception, RuntimeError included, through ``errored``."""
 
     def __init__(self, generator):
-        super().__init__(SignalsClass=GeneratorWorkerSignals)
-        self._gen = generator
+        super().__init__(_delegate, generator)
         self._pause_requested = False
         self._resume_requested = False
         self._paused = False
@@ -243,7 +265,7 @@ class TrainingRun(QObject):
         self.meter = RateMeter()
         self._stop_requested = False
         self._error: BaseException | None = None
-        self._switch_interval: float | None = None
+        self._tweaks = contextlib.ExitStack()  # streaming_tweaks() while the worker runs
         # Stop and close set it: the engine's kernels see it within milliseconds, even mid-rule.
         self.cancel = threading.Event()
         self.batcher = RecordBatcher(parent=self)
@@ -265,9 +287,12 @@ class TrainingRun(QObject):
         w.finished.connect(self._on_finished, Qt.QueuedConnection)
         self.meter = RateMeter()
         self._set_state("running")
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, STREAMING_SWITCH_INTERVAL_S))
-        w.start()
+        self._tweaks.enter_context(streaming_tweaks())
+        try:
+            w.start()
+        except BaseException:
+            self._tweaks.close()
+            raise
 
     # -- control ---------------------------------------------------------------------------
     @property
@@ -331,9 +356,7 @@ class TrainingRun(QObject):
         self.warned.emit(message)
 
     def _on_finished(self):
-        if self._switch_interval is not None:
-            sys.setswitchinterval(self._switch_interval)
-            self._switch_interval = None
+        self._tweaks.close()
         self.batcher.flush()  # every record emitted before 'finished' has arrived by now
         if self._error is not None:
             state = "failed"

@@ -143,13 +143,6 @@ def get(key: str) -> LearnerSpec:
         raise ValueError(f"unknown learner {key!r}; known: {', '.join(_REGISTRY)}") from None
 
 
-def spec_for(estimator) -> LearnerSpec:
-    for spec in _REGISTRY.values():
-        if type(estimator) is spec.factory:
-            return spec
-    raise ValueError(f"{type(estimator).__name__} is not a registered learner")
-
-
 register(LearnerSpec(
     key="boomer",
     title="BOOMER (gradient-boosted rules)",

@@ -10,8 +10,9 @@ import math
 
 import numpy as np
 from matplotlib.figure import Figure
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableView, QTextBrowser, QVBoxLayout, QWidget
+from superqt.utils import qthrottled
 
 from engine.fileio import atomic_savefig
 from engine.registry import STEP, LearnerSpec
@@ -113,12 +114,10 @@ class MetricPlots(QWidget):
         self.spec: LearnerSpec | None = None
         self.lines: list = []  # (axes, line, x name, y name)
         self._x: dict[str, list] = {}
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._flush)
+        self._flush_soon = qthrottled(self._flush, timeout=UPDATE_INTERVAL_MS, leading=False, parent=self)
 
     def set_spec(self, spec: LearnerSpec | None) -> None:
-        self._timer.stop()
+        self._flush_soon.cancel()
         self.figure.clear()
         self.spec, self.lines, self._x = spec, [], {}
         if spec is None or not spec.plots:
@@ -153,12 +152,14 @@ class MetricPlots(QWidget):
     def set_steps(self, steps: list) -> None:
         """Show these steps (the whole run so far); the redraw follows within 250 ms."""
         self._steps = steps
-        if not self._timer.isActive():
-            self._timer.start(UPDATE_INTERVAL_MS)
+        self._flush_soon()
 
     def flush(self) -> None:
-        self._timer.stop()
+        self._flush_soon.cancel()
         self._flush()
+
+    def shutdown(self) -> None:
+        self._flush_soon.cancel()
 
     def _flush(self) -> None:
         steps = getattr(self, "_steps", [])
@@ -192,7 +193,6 @@ class MetricPlots(QWidget):
 class StepView(QWidget):
     """Table of steps over plots, inspector beside them."""
 
-    stepSelected = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -270,7 +270,7 @@ class StepView(QWidget):
             rows = "".join(f"<tr><td>{k}</td><td align='right'>{_fmt(v)}</td></tr>" for k, v in step.metrics.items())
             self.inspector.setHtml(f"<h3>{view.noun.capitalize()} {step.index + 1}</h3><p>{step.component!s}</p>"
                                    f"<table>{rows}</table>")
-        self.stepSelected.emit(step)
 
-    def stop_timers(self) -> None:
-        self.plots._timer.stop()
+    def shutdown(self) -> None:
+        """No redraw is pending any more (the window is closing)."""
+        self.plots.shutdown()

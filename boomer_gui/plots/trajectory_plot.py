@@ -19,7 +19,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
 from engine.fileio import atomic_savefig
-from PySide6.QtCore import QSize, QTimer, Signal
+from PySide6.QtCore import QSize
+from superqt.utils import qthrottled
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
@@ -122,8 +123,6 @@ class PlotToolbar(NavigationToolbar2QT):
 class TrajectoryPlot(QWidget):
     """Tabs with the two figures, the run list and the throttled live updates."""
 
-    runVisibilityChanged = Signal(object, bool)
-    runRemoved = Signal(object)
 
     def __init__(self, history: RunHistory | None = None, parent=None):
         super().__init__(parent)
@@ -188,9 +187,8 @@ class TrajectoryPlot(QWidget):
                                             zorder=10, visible=False)
         self.traj_canvas.mpl_connect("motion_notify_event", self._on_motion)
 
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._flush)
+        # redraws: at most one every UPDATE_INTERVAL_MS, the last request always honoured
+        self._flush_soon = qthrottled(self._flush, timeout=UPDATE_INTERVAL_MS, leading=False, parent=self)
         self._pending_live = False
 
     # -- axes -----------------------------------------------------------------------------
@@ -494,8 +492,7 @@ class TrajectoryPlot(QWidget):
         self._schedule()
 
     def _schedule(self):
-        if not self._timer.isActive():
-            self._timer.start(UPDATE_INTERVAL_MS)
+        self._flush_soon()
 
     def _flush(self):
         tab = self.tabs.currentIndex()
@@ -515,9 +512,13 @@ class TrajectoryPlot(QWidget):
             canvas.fast_update()
         self._pending_live = False
 
+    def shutdown(self) -> None:
+        """No redraw is pending any more (the window is closing)."""
+        self._flush_soon.cancel()
+
     def draw_now(self) -> None:
         """Synchronous full draw of the visible tab (exports, tests, benchmarks)."""
-        self._timer.stop()
+        self._flush_soon.cancel()
         if self._live is not None:
             self._refresh_run(self._live)
             self._checked = len(self._live)

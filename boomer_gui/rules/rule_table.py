@@ -140,17 +140,8 @@ class RuleTableModel(QAbstractTableModel):
                     rows.append(replace(rec, index=index, rule=rule, coverage=coverage, **extra))
         return rows
 
-    def set_records(self, records: list) -> None:
-        self.clear()
-        self.append(list(records))
-
     def set_checkable(self, checkable: bool) -> None:
         self.checkable = bool(checkable)
-        if self.records:
-            self.dataChanged.emit(self.index(0, COL_ON), self.index(len(self.records) - 1, COL_ON))
-
-    def reset_active(self) -> None:
-        self.active[:] = True
         if self.records:
             self.dataChanged.emit(self.index(0, COL_ON), self.index(len(self.records) - 1, COL_ON))
 
@@ -619,6 +610,10 @@ class RuleTableView(QTableView):
             for r in range(first, last + 1):
                 y = self.rowViewportPosition(r) + self.rowHeight(r) - 1
                 painter.drawLine(0, y, width - 1, y)
+
+    def shutdown(self) -> None:
+        """No repaint is pending any more (the window is closing)."""
+        self._repaint_timer.stop()
 
     def _check_option(self, enabled: bool):
         """A style option for the "on" checkboxes, and the states to draw them in."""

@@ -146,7 +146,7 @@ def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float
         plot.traj_canvas.fast_update()  # the live path: set_data + blit
         live.append((time.perf_counter() - t0) * 1000.0)
         app.processEvents()
-    plot._timer.stop()
+    plot.shutdown()
     plot.close()
     return float(np.median(full)), float(np.median(live))
 

@@ -135,3 +135,33 @@ def test_follows_newest_rule_unless_a_rule_is_selected(qtbot, make_window):
     assert sb.value() == 0  # stayed where the user was
     window.stop_training()
     qtbot.waitUntil(lambda: not window.training_active, timeout=5000)
+
+
+def test_process_wide_tweaks_are_restored_after_every_run(qtbot, make_window, train):
+    """The GIL switch interval and the frozen GC generation of a streaming run are undone when it ends:
+    finished, stopped, and when the learner fails."""
+    import gc
+    import sys
+
+    interval, frozen = sys.getswitchinterval(), gc.get_freeze_count()
+    window = make_window(max_rules=10)
+    assert window.start_training()
+    assert sys.getswitchinterval() < interval or interval <= 0.001
+    with qtbot.waitSignal(window.training.done, timeout=60000):
+        pass
+    assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen
+    window.learner_panel.set_params({"max_rules": 100000})
+    assert window.start_training()
+    qtbot.waitUntil(lambda: window.table_model.rowCount() > 2, timeout=60000)
+    with qtbot.waitSignal(window.training.done, timeout=30000):
+        window.stop_training()
+    assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen
+
+    from boomer_gui.training import streaming_tweaks
+    try:
+        with streaming_tweaks():
+            assert gc.get_freeze_count() >= frozen
+            raise RuntimeError("a failing learner")
+    except RuntimeError:
+        pass
+    assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen
