@@ -13,14 +13,13 @@ import numpy as np
 
 from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, make_synthetic
 from engine.metrics import hamming_loss, subset_zero_one_loss
+from engine.trajectory import marker_indices
 
 TEST_MODES = ("split", "file", "generated")
 # Colour-blind-safe run colours (Okabe & Ito, with two of Tol's) and marker shapes: run k gets
 # colour k mod 8 and marker k mod 5, so 40 runs differ by colour or shape.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
 MARKERS = ("o", "s", "^", "D", "v")
-# Marker positions on the trajectories: after 1, 2, 4, ..., 512 and 1000 rules.
-MARKED_RULE_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000)
 
 
 # --------------------------------------------------------------------------------------- data
@@ -401,5 +400,5 @@ def preset_name(presets: Mapping[str, Mapping], params: Mapping) -> str | None:
 
 
 def marker_positions(n: int) -> np.ndarray:
-    """Indices (0-based records) of the marked rule counts among ``n`` records."""
-    return np.array([c - 1 for c in MARKED_RULE_COUNTS if c <= n], dtype=np.int64)
+    """Indices (0-based records) of the rule counts Figure 1 marks (1, 2, 4, ... and the last) among ``n``."""
+    return np.array([c - 1 for c in marker_indices(n)] if n else [], dtype=np.int64)

@@ -17,6 +17,16 @@ from .fileio import atomic_write_text
 COLUMNS = ("rules", "train_hamming", "train_subset", "test_hamming", "test_subset")
 
 
+def marker_indices(n_rules: int) -> list[int]:
+    """The rule counts Figure 1 marks: 1, 2, 4, ... below ``n_rules``, and ``n_rules`` itself."""
+    out, k = [], 1
+    while k < n_rules:
+        out.append(k)
+        k *= 2
+    out.append(n_rules)
+    return out
+
+
 @dataclass
 class Trajectory:
     name: str

@@ -6,7 +6,8 @@ were calibrated on seed 0: the measured values are given next to each assertion.
 import numpy as np
 import pytest
 
-from engine.evaluation.figure1 import draw, marker_indices, run_study
+from engine.evaluation.figure1 import draw, run_study
+from engine.trajectory import marker_indices
 from engine.trajectory import load_trajectories, save_trajectories
 
 pytestmark = pytest.mark.slow

@@ -1,7 +1,7 @@
 """The trajectory plot: Hamming vs subset 0/1 loss after every rule, for every run.
 
 Two tabs of matplotlib figures (no pyplot): the trajectories (x = Hamming loss, y = subset 0/1
-loss, training dashed and test solid, markers after 1, 2, 4, ..., 512 and 1000 rules, grey
+loss, training dashed and test solid, markers after 1, 2, 4, ... rules and the last (Figure 1), grey
 isometrics of slope 1 and the Bayes-optimal point of synthetic data), and each loss against
 the number of rules.  Lines are created once per run and updated with ``set_data``; updates
 are throttled.  While a run streams, its lines are drawn by blitting over a cached background
@@ -146,7 +146,7 @@ class TrajectoryPlot(QWidget):
             canvas.setMinimumSize(QSize(200, 150))
 
         self.legend_label = QLabel(
-            "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ●■▲ after 1, 2, 4, …, 512, 1000 rules"
+            "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ●■▲ after 1, 2, 4, … rules and the last"
             " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
             "(test) &nbsp;&nbsp; □ kept by global pruning</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
@@ -208,7 +208,7 @@ class TrajectoryPlot(QWidget):
         self._bayes_artist, = ax.plot([], [], "*", ls="none", color="black", ms=13, zorder=5)
         self._legend = ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
                            Line2D([], [], color="0.3", ls="--", lw=1.2, label="training"),
-                           Line2D([], [], color="0.3", ls="none", marker="o", ms=4, label="1, 2, 4, …, 512, 1000 rules"),
+                           Line2D([], [], color="0.3", ls="none", marker="o", ms=4, label="1, 2, 4, … rules and the last"),
                            Line2D([], [], color="0.82", ls=":", label="isometrics (slope 1)"),
                            Line2D([], [], color="black", ls="none", marker="*", ms=10, label="Bayes-optimal (test)"),
                            Line2D([], [], color="0.3", ls="none", marker="s", mfc="none", mew=1.8, ms=9,

@@ -17,7 +17,7 @@ from engine import metrics
 from engine.boomer import BoomerClassifier
 from engine.datasets import SYNTHETIC_KINDS, make_synthetic
 from engine.fileio import atomic_savefig, check_output_path
-from engine.trajectory import Trajectory, save_trajectories
+from engine.trajectory import Trajectory, marker_indices, save_trajectories
 
 VARIANTS = {
     "label-wise, single": ("logistic-decomposable", "single"),
@@ -36,16 +36,6 @@ class PanelResult:
     kind: str
     trajectories: dict  # variant -> Trajectory
     bayes: tuple  # (Hamming, subset 0/1) of the Bayes-optimal prediction on the test sample
-
-
-def marker_indices(n_rules: int) -> list[int]:
-    """Rule counts 1, 2, 4, ..., up to n_rules, plus n_rules itself."""
-    out, k = [], 1
-    while k < n_rules:
-        out.append(k)
-        k *= 2
-    out.append(n_rules)
-    return out
 
 
 def run_variant(kind: str, variant: str, train, test, n_rules: int, seed: int, progress=None) -> Trajectory:

@@ -15,8 +15,9 @@ from engine.rules import Rule
 
 def test_marker_positions():
     assert marker_positions(1).tolist() == [0]
-    assert marker_positions(10).tolist() == [0, 1, 3, 7]
-    assert marker_positions(5000)[-1] == 999
+    assert marker_positions(10).tolist() == [0, 1, 3, 7, 9]  # 1, 2, 4, 8 and the last rule
+    assert marker_positions(1000).tolist() == [0, 1, 3, 7, 15, 31, 63, 127, 255, 511, 999]  # as in Figure 1
+    assert marker_positions(0).tolist() == []
 
 
 def test_data_spec_validation_and_round_trip():
