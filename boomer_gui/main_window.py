@@ -20,9 +20,6 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
 from superqt.utils import qdebounced, qthrottled
 
 from engine.datasets import LabelsNotFoundError
-from engine.inspection import WhatIf
-from engine.learner import RuleRecord
-from engine.model import rule_coverage
 from engine.registry import get as get_learner
 from engine.registry import learners
 
@@ -37,9 +34,10 @@ from boomer_gui.rules.rule_table import COL_BODY, COL_ON, RecordRole, RuleFilter
 from boomer_gui.playback import Playback
 from boomer_gui.panels.run_controls import RunControls
 from boomer_gui.panels.run_table import RunTable, RunTableModel
+from boomer_gui.controller import Controller, check_model_fits, step_of
 from boomer_gui.files.session import Session, load_session, save_session
 from boomer_gui.panels.step_view import StepView
-from boomer_gui.state import DataSpec, LoadedData, Run, RunHistory, load_data, preset_name
+from boomer_gui.state import DataSpec, LoadedData, Run, load_data, preset_name
 from boomer_gui.plots.trajectory_plot import EXPORT_FILTER, TrajectoryPlot
 from boomer_gui.training import TrainingRun
 from boomer_gui.panels.wheel_guard import guard_wheel
@@ -62,13 +60,6 @@ def _fmt_losses(d: dict) -> str:
     return "   |   ".join(parts)
 
 
-def _check_model_fits(est, data: LoadedData) -> None:
-    n_features, n_labels = est.n_features_in_, est.n_labels_
-    if n_features != data.train.n_features or n_labels != data.train.n_labels:
-        raise ValueError(f"the model expects {n_features} attributes and {n_labels} labels; the data "
-                         f"have {data.train.n_features} and {data.train.n_labels}")
-
-
 def _fmt_metrics(spec, metrics: dict) -> str:
     """The latest values of the first few declared metrics, for the status bar."""
     shown = [f"{m.label} {metrics[m.name]:.4g}" for m in spec.metrics if m.name in metrics][:3]
@@ -83,16 +74,11 @@ class MainWindow(QMainWindow):
         avail = screen.availableGeometry() if screen is not None else None
         # 1500 x 940, or the screen's free area when it is smaller (a 1280 x 800 projector)
         self.resize(min(1500, avail.width()) if avail else 1500, min(940, avail.height()) if avail else 940)
-        self.data: LoadedData | None = None
-        self.history = RunHistory()
+        self.app = Controller()  # the Qt-free state: data, runs, the shown run and model, what-if
         self.training: TrainingRun | None = None
-        self.run: Run | None = None  # the run whose rules are in the table
         self.step_spec = None  # the learner shown in the step view (steps that are not rules)
         self._steps_fitted = False
         self._run_title = ""
-        self.estimator = None
-        self.model = None
-        self.whatif: WhatIf | None = None
         self._message_boxes: list[QMessageBox] = []
         self._evaluation_windows: list = []
         self._closing = False
@@ -243,6 +229,14 @@ class MainWindow(QMainWindow):
         self.proxy.layoutChanged.connect(self._update_count)
         self._build_menus()
         self._update_enabled()
+
+    # -- the controller's state, as the window's views read it ------------------------------------
+    data = property(lambda self: self.app.data)
+    history = property(lambda self: self.app.history, lambda self, h: setattr(self.app, "history", h))
+    run = property(lambda self: self.app.run, lambda self, r: setattr(self.app, "run", r))
+    estimator = property(lambda self: self.app.estimator, lambda self, e: setattr(self.app, "estimator", e))
+    model = property(lambda self: self.app.model, lambda self, m: setattr(self.app, "model", m))
+    whatif = property(lambda self: self.app.whatif, lambda self, w: setattr(self.app, "whatif", w))
 
     # ---------------------------------------------------------------------------- menus
     def _build_menus(self):
@@ -458,7 +452,7 @@ class MainWindow(QMainWindow):
 
     def set_data(self, loaded: LoadedData) -> None:
         self._settle()
-        self.data = loaded
+        self.app.set_data(loaded)
         self.data_panel.show_data(loaded)
         self.inspector.set_data(loaded.train)
         self.plot.set_bayes_point(loaded.bayes_point)
@@ -486,10 +480,7 @@ class MainWindow(QMainWindow):
         self.table_model.clear()
         self.table_model.set_schema(self.data.train.schema if self.data else None,
                                     self.data.train.n_labels if self.data else 0)
-        self.estimator = None
-        self.model = None
-        self.whatif = None
-        self.run = None
+        self.app.forget_model()
         self.inspector.clear()
         self.explanation.clear()
         self.head_view.set_context(None, None, None)
@@ -521,10 +512,7 @@ class MainWindow(QMainWindow):
         self.estimator = estimator
         title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
         rules = spec.component.kind == "rule"
-        run = self.history.new_run(title, spec.key, params, dataset=self.data.full.name,
-                                   data_key=self.data.key) if rules else None
-        if run is not None:
-            run.records = []
+        run = self.app.new_run(title, spec.key, params) if rules else None
         self._show_steps_of(None if rules else spec)
         training = TrainingRun(estimator, self.data.train, self.data.test, parent=self)
         training.batch.connect(self._on_batch)
@@ -818,10 +806,7 @@ class MainWindow(QMainWindow):
             return
         self.unsaved = True
         try:
-            if self.whatif is None:
-                d = self.data
-                self.whatif = WhatIf(self.model, d.train.X, d.train.Y, d.test.X, d.test.Y)
-            self.whatif.set_active(row, on)
+            self.app.set_rule_active(row, on)
         except (ValueError, MemoryError) as exc:
             self.show_error("What-if analysis not available", self._error_text(exc))
             self.table_model.active[row] = True
@@ -842,7 +827,7 @@ class MainWindow(QMainWindow):
         self.explanation.set_active(active.copy())
 
     def whatif_losses(self) -> dict:
-        return self.whatif.losses() if self.whatif is not None else (self.run.final_losses() if self.run else {})
+        return self.app.whatif_losses()
 
     def set_rule_active(self, index: int, on: bool) -> None:
         """Switch a rule on or off as the table's checkbox does."""
@@ -857,15 +842,8 @@ class MainWindow(QMainWindow):
             self.details.setCurrentWidget(self.inspector)
         self._explain_head()
         if self.run is not None:  # the rule's point on the trajectory: the step that added it
-            self.plot.highlight(self.run, None if record is None else self._step_of(record.index))
-
-    def _step_of(self, row: int) -> int:
-        """The run's record (step) that added the table's rule ``row`` (a stump round adds two)."""
-        recs = self.run.records if self.run is not None else None
-        if not recs or len(recs) == self.table_model.rowCount():
-            return row
-        ends = np.cumsum([len(getattr(r, "rules", (r.rule,))) for r in recs])
-        return int(np.searchsorted(ends, row, side="right"))
+            self.plot.highlight(self.run, None if record is None else
+                                step_of(self.run, record.index, self.table_model.rowCount()))
 
     def _explain_head(self) -> None:
         """Fill the why-this-head tab for the selected rule (only while the tab is shown)."""
@@ -930,16 +908,11 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("The table follows the run that is training; pick another run after "
                                          "it ends.", 6000)
             return False
+        reason = self.app.why_not_inspectable(run)
+        if reason is not None:
+            self.statusBar().showMessage(reason, 8000)
+            return False
         est = run.estimator
-        model = getattr(est, "model_", None)
-        if model is None:
-            self.statusBar().showMessage(f"{run.name}: its rules were not kept (the run has no model).", 6000)
-            return False
-        if self.data is not None and (est.n_features_in_ != self.data.train.n_features
-                                      or est.n_labels_ != self.data.train.n_labels):
-            self.statusBar().showMessage(f"{run.name} was trained on {run.dataset or 'other data'}: load that "
-                                         f"data set to inspect its rules.", 8000)
-            return False
         if self.run is not None and self.model is not None:
             self.run.active = self.table_model.active.copy()
         try:
@@ -1042,7 +1015,7 @@ class MainWindow(QMainWindow):
 
     def _show_loaded_steps_model(self, spec, est, name: str) -> None:
         """A model of a learner whose steps are not rules: its summary in the step view."""
-        _check_model_fits(est, self.data)
+        check_model_fits(est, self.data)
         self._clear_model()
         self._show_steps_of(spec)
         self.estimator = est
@@ -1058,86 +1031,31 @@ class MainWindow(QMainWindow):
             self._guard("Cannot load the model", self.load_model, path)
 
     def _show_loaded_model(self, spec, est, name: str, run: Run | None = None, active=None) -> None:
-        model = est.model_
-        d = self.data
-        _check_model_fits(est, d)
+        check_model_fits(est, self.data)
         self._clear_model()
-        if run is None or (run.records is None and len(run) != len(model.rules)):
-            run = self._trajectory_run(spec, est, model, name)
-        records = list(run.records) if run.records is not None else self._records_from_run(model, run)
-        run.estimator = est
+        if run is None or (run.records is None and len(run) != len(est.model_.rules)):
+            run = self.app.reconstruct_run(spec.key, est, name)
+            self.run_model.run_added(run)
+            self.plot.add_run(run, live=False)
+        records = self.app.show(run, est)
         if spec is not None:
             self.table_model.set_step_columns(spec.step_columns, spec.improvement)
-        self.estimator, self.model, self.run = est, model, run
         self.table_model.append(records)
         if active is not None and len(active) == len(records):
             self.table_model.active[:] = np.asarray(active, dtype=bool)
         self._attach_model()
         if active is not None and not all(active):
-            try:
-                self.whatif = WhatIf(model, d.train.X, d.train.Y, d.test.X, d.test.Y)
-                for i in np.flatnonzero(~self.table_model.active):
-                    self.whatif.set_active(int(i), False)
+            if self.app.restore_switches(self.table_model.active):
                 self._show_whatif()
-            except ValueError:
+            else:
                 self.table_model.active[:] = True
         self._update_enabled()
 
-    def _trajectory_run(self, spec, est, model, name: str) -> Run:
-        params = {k: v for k, v in est.get_params().items()} if hasattr(est, "get_params") else {}
-        run = self.history.new_run(name, spec.key, params, dataset=self.data.full.name, data_key=self.data.key)
-        run.status = "loaded"
-        d = self.data
-        n = len(model.rules)
-        cov = [int(rule_coverage(r, d.train.X).sum()) for r in model.rules]
-        losses = {k: [math.nan] * n for k in ("train_hamming", "train_subset", "val_hamming", "val_subset")}
-        try:
-            w = WhatIf(model, d.train.X, d.train.Y, d.test.X, d.test.Y)
-            for i in range(n):
-                w.set_active(i, False)
-            for i in range(n):
-                w.set_active(i, True)
-                got = w.losses()
-                losses["train_hamming"][i], losses["train_subset"][i] = got["train_hamming"], got["train_subset"]
-                losses["val_hamming"][i], losses["val_subset"][i] = got["test_hamming"], got["test_subset"]
-        except ValueError:
-            pass  # not an additive model: no trajectory
-        run.append(RuleRecord(i, model.rules[i], cov[i], math.nan, losses["train_hamming"][i],
-                              losses["train_subset"][i], losses["val_hamming"][i], losses["val_subset"][i])
-                   for i in range(n))
-        self.run_model.run_added(run)
-        self.plot.add_run(run, live=False)
-        return run
-
-    @staticmethod
-    def _records_from_run(model, run: Run) -> list:
-        s = run.series
-
-        def val(k, i):
-            v = s[k][i]
-            return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
-
-        return [RuleRecord(i, rule, int(s["coverage"][i]), float(s["improvement"][i]), s["train_hamming"][i],
-                           s["train_subset"][i], val("test_hamming", i), val("test_subset", i))
-                for i, rule in enumerate(model.rules)]
-
     # ---------------------------------------------------------------------------- sessions
     def session(self) -> Session:
-        if self.data is None:
-            raise ValueError("there is nothing to save: no data loaded")
-        model_doc = exports.model_document(self.estimator) if (self.estimator is not None and
-                                                              self._has_model()) else None
-        current = self.history.runs.index(self.run) if self.run in self.history.runs and model_doc else None
-        active = self.table_model.active.tolist() if model_doc and not self.table_model.active.all() else None
         spec = self.learner_panel.spec
-        runs = []
-        for run in self.history:  # every run's model, so any run can be inspected after reopening
-            d = run.to_dict()
-            if run.estimator is not None and not (run is self.run and model_doc):
-                d["model"] = exports.model_document(run.estimator)
-            runs.append(d)
-        return Session(data=self.data.spec, learner=spec.key if spec else "", params=self.learner_panel.params(),
-                       model=model_doc, runs=runs, current_run=current, active=active)
+        return self.app.session(spec.key if spec else "", self.learner_panel.params(), self._has_model(),
+                                self.table_model.active.tolist())
 
     def save_session(self, path) -> None:
         if self.training_active:
@@ -1158,7 +1076,7 @@ class MainWindow(QMainWindow):
         s = load_session(path)
         loaded = load_data(s.data)
         if s.estimator is not None:
-            _check_model_fits(s.estimator, loaded)
+            check_model_fits(s.estimator, loaded)
         self.set_data(loaded)
         if s.learner:
             try:
@@ -1166,7 +1084,7 @@ class MainWindow(QMainWindow):
                 self.learner_panel.set_params(s.params)
             except ValueError as exc:
                 self.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
-        self.history = s.history()
+        self.app.history = s.history()
         self.plot.set_history(self.history)
         self.run_model.set_history(self.history)
         spec = get_learner(s.model["learner"]) if s.estimator is not None else None

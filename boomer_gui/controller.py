@@ -1,0 +1,162 @@
+"""The application's Qt-free core: the loaded data, the session's runs, the run whose rules are
+shown, its what-if switches, rebuilding a loaded model's trajectory, and assembling sessions.
+
+The main window is a view over this object: it forwards user actions here and shows the result.
+Nothing here imports Qt, so all of it is tested without a window (``tests/gui/test_controller.py``)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.inspection import WhatIf
+from engine.learner import RuleRecord
+from engine.model import rule_coverage
+
+from boomer_gui.files import exports
+from boomer_gui.files.session import Session
+from boomer_gui.state import LoadedData, Run, RunHistory
+
+
+def records_of(run: Run, model) -> list:
+    """The step records of ``run``: as streamed, or rebuilt from its model and its series (one per
+    rule) for a run read from a session."""
+    if run.records is not None:
+        return list(run.records)
+    s = run.series
+
+    def value(k, i):
+        v = s[k][i]
+        return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+    return [RuleRecord(i, rule, int(s["coverage"][i]), float(s["improvement"][i]), s["train_hamming"][i],
+                       s["train_subset"][i], value("test_hamming", i), value("test_subset", i))
+            for i, rule in enumerate(model.rules)]
+
+
+def step_of(run: Run | None, row: int, n_rows: int) -> int:
+    """The record (step) of ``run`` that added the table's rule ``row`` (a stump round adds two rules)."""
+    recs = run.records if run is not None else None
+    if not recs or len(recs) == n_rows:
+        return row
+    ends = np.cumsum([len(getattr(r, "rules", (r.rule,))) for r in recs])
+    return int(np.searchsorted(ends, row, side="right"))
+
+
+def check_model_fits(est, data: LoadedData) -> None:
+    """ValueError when a model was trained on data of another shape than ``data``."""
+    n_features, n_labels = est.n_features_in_, est.n_labels_
+    if n_features != data.train.n_features or n_labels != data.train.n_labels:
+        raise ValueError(f"the model expects {n_features} attributes and {n_labels} labels; the data "
+                         f"have {data.train.n_features} and {data.train.n_labels}")
+
+
+class Controller:
+    def __init__(self):
+        self.data: LoadedData | None = None
+        self.history = RunHistory()
+        self.run: Run | None = None  # the run whose rules are shown
+        self.estimator = None
+        self.model = None
+        self.whatif: WhatIf | None = None
+
+    # -- data and runs ---------------------------------------------------------------------------
+    def set_data(self, loaded: LoadedData) -> None:
+        self.data = loaded
+        self.forget_model()
+
+    def forget_model(self) -> None:
+        self.estimator = self.model = self.whatif = self.run = None
+
+    def new_run(self, title: str, learner: str, params) -> Run:
+        """A run on the loaded data, recording its data set, learner, parameters and seed."""
+        run = self.history.new_run(title, learner, params, dataset=self.data.full.name, data_key=self.data.key)
+        run.records = []
+        return run
+
+    def why_not_inspectable(self, run: Run) -> str | None:
+        """Why ``run``'s rules cannot be shown on the loaded data (None: they can)."""
+        est = run.estimator
+        if getattr(est, "model_", None) is None:
+            return f"{run.name}: its rules were not kept (the run has no model)."
+        if self.data is not None and (est.n_features_in_ != self.data.train.n_features
+                                      or est.n_labels_ != self.data.train.n_labels):
+            return f"{run.name} was trained on {run.dataset or 'other data'}: load that data set to inspect its rules."
+        return None
+
+    def show(self, run: Run, est) -> list:
+        """Make ``run`` (with its fitted ``est``) the shown run; returns its step records."""
+        run.estimator = est
+        self.estimator, self.model, self.run, self.whatif = est, est.model_, run, None
+        return records_of(run, self.model)
+
+    def reconstruct_run(self, learner: str, est, name: str) -> Run:
+        """A run for a model read from a file: its trajectory recomputed by switching its rules on one by
+        one (engine WhatIf; losses stay NaN for a model that is not additive)."""
+        model, d = est.model_, self.data
+        params = dict(est.get_params()) if hasattr(est, "get_params") else {}
+        run = self.history.new_run(name, learner, params, dataset=d.full.name, data_key=d.key)
+        run.status = "loaded"
+        n = len(model.rules)
+        cov = [int(rule_coverage(r, d.train.X).sum()) for r in model.rules]
+        losses = {k: [math.nan] * n for k in ("train_hamming", "train_subset", "test_hamming", "test_subset")}
+        try:
+            w = WhatIf(model, d.train.X, d.train.Y, d.test.X, d.test.Y)
+            for i in range(n):
+                w.set_active(i, False)
+            for i in range(n):
+                w.set_active(i, True)
+                for key, value in w.losses().items():
+                    losses[key][i] = value
+        except ValueError:
+            pass  # not an additive model: no trajectory
+        run.append(RuleRecord(i, model.rules[i], cov[i], math.nan, losses["train_hamming"][i],
+                              losses["train_subset"][i], losses["test_hamming"][i], losses["test_subset"][i])
+                   for i in range(n))
+        return run
+
+    # -- what-if ---------------------------------------------------------------------------------
+    def set_rule_active(self, row: int, on: bool) -> dict:
+        """Switch the shown model's rule ``row`` on or off; returns the losses (ValueError for a model
+        that is not additive)."""
+        if self.whatif is None:
+            d = self.data
+            self.whatif = WhatIf(self.model, d.train.X, d.train.Y, d.test.X, d.test.Y)
+        self.whatif.set_active(row, on)
+        return self.whatif.losses()
+
+    def restore_switches(self, active) -> bool:
+        """Switch off the rules ``active`` marks off (a session's, or a run shown again); False if the
+        model does not allow it."""
+        if active is None or all(active):
+            return True
+        try:
+            for i in np.flatnonzero(~np.asarray(active, dtype=bool)):
+                self.set_rule_active(int(i), False)
+        except ValueError:
+            self.whatif = None
+            return False
+        return True
+
+    def whatif_losses(self) -> dict:
+        if self.whatif is not None:
+            return self.whatif.losses()
+        return self.run.final_losses() if self.run is not None else {}
+
+    # -- sessions --------------------------------------------------------------------------------
+    def session(self, learner: str, params: dict, has_model: bool, active) -> Session:
+        """The session document: data, learner settings, the shown model and its switches, and every
+        run with its model (so any run can be inspected after reopening)."""
+        if self.data is None:
+            raise ValueError("there is nothing to save: no data loaded")
+        model_doc = exports.model_document(self.estimator) if self.estimator is not None and has_model else None
+        current = self.history.runs.index(self.run) if self.run in self.history.runs and model_doc else None
+        switches = list(map(bool, active)) if model_doc and active is not None and not all(active) else None
+        runs = []
+        for run in self.history:
+            d = run.to_dict()
+            if run.estimator is not None and not (run is self.run and model_doc):
+                d["model"] = exports.model_document(run.estimator)
+            runs.append(d)
+        return Session(data=self.data.spec, learner=learner, params=params, model=model_doc, runs=runs,
+                       current_run=current, active=switches)
