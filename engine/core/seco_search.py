@@ -39,8 +39,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .sweep import specialise
+
 H_PRECISION, H_HAMMING, H_RECALL, H_FMEASURE, H_SUBSET = 0, 1, 2, 3, 4
-OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3
 TOL = 1e-12
 
 _M1 = np.uint64(0x5555555555555555)
@@ -366,166 +367,90 @@ def _better(v, p, best_v, best_p):
     return v > best_v + TOL or (v >= best_v - TOL and p > best_p)
 
 
+# -- the walk's hooks (engine.core.sweep): ctx = (C1, C0, A1 (2 x K), A0 (2 x K), bits (2 x words), V1, V0,
+#    V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, use_bits, scratch..., best (2: value,
+#    threshold), best_i (3: pairs, operator, head evaluations))
+@njit(cache=True, nogil=True)
+def _drop(ctx, i, w):
+    C1, C0, V1, V0, V_bits = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7]
+    for k in range(V1.shape[0]):
+        V1[k] -= C1[i, k]
+        V0[k] -= C0[i, k]
+    clear_bit(V_bits, i)
+
+
+@njit(cache=True, nogil=True)
+def _reset(ctx, side):
+    A1, A0, bits, use_bits = ctx[2], ctx[3], ctx[4], ctx[17]
+    for k in range(A1.shape[1]):
+        A1[side, k] = 0
+        A0[side, k] = 0
+    if use_bits:
+        for q in range(bits.shape[1]):
+            bits[side, q] = 0
+
+
+@njit(cache=True, nogil=True)
+def _add(ctx, side, i, w):
+    C1, C0, A1, A0, bits, use_bits = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[17]
+    for k in range(A1.shape[1]):
+        A1[side, k] += C1[i, k]
+        A0[side, k] += C0[i, k]
+    if use_bits:
+        set_bit(bits[side], i)
+
+
+@njit(cache=True, nogil=True)
+def _merge(ctx):
+    A1, A0, bits, use_bits = ctx[2], ctx[3], ctx[4], ctx[17]
+    for k in range(A1.shape[1]):
+        A1[1, k] += A1[0, k]
+        A0[1, k] += A0[0, k]
+    if use_bits:
+        for q in range(bits.shape[1]):
+            bits[1, q] |= bits[0, q]
+
+
+@njit(cache=True, nogil=True)
+def _consider(ctx, side, count, n_valid, op_side, op_rest, threshold):
+    if count == 0:
+        return
+    (C1, C0, A1, A0, bits, V1, V0, V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage,
+     use_bits, t1, t0, labels, vals, iscratch, fscratch, best, best_i) = ctx
+    val, p, op, e = _score_split(A1[side], A0[side], count, bits[side], op_side, op_rest, V1, V0, n_valid, V_bits,
+                                 n_T, heuristic, beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels,
+                                 vals, iscratch, fscratch)
+    best_i[2] += e
+    if op >= 0 and (best_i[1] < 0 or _better(val, p, best[0], best_i[0])):
+        best[0] = val
+        best[1] = threshold
+        best_i[0] = p
+        best_i[1] = op
+
+
+_walk = specialise("_walk_seco", _drop=_drop, _reset=_reset, _add=_add, _merge=_merge, _consider=_consider)
+
+
 @njit(cache=True, nogil=True)
 def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0, n_T,
                     U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, cancel):
     """Best condition on attribute ``j`` for the covered examples ``cov``: returns
     (value, pairs, operator, threshold, head evaluations); operator -1 if none qualifies or
-    ``cancel[0]`` was set (polled at every candidate)."""
+    ``cancel[0]`` was set."""
     K = C1.shape[1]
     W = cov_bits.shape[0]
-    use_bits = heuristic == H_SUBSET
-    V1 = T1.copy()
-    V0 = T0.copy()
-    n_V = n_T
-    V_bits = cov_bits.copy()
-    for r in range(miss_ptr[j], miss_ptr[j + 1]):
-        i = miss_rows[r]
-        if cov[i]:
-            for k in range(K):
-                V1[k] -= C1[i, k]
-                V0[k] -= C0[i, k]
-            n_V -= 1
-            clear_bit(V_bits, i)
-    a1 = np.zeros(K, dtype=np.int64)
-    a0 = np.zeros(K, dtype=np.int64)
-    b1 = np.zeros(K, dtype=np.int64)
-    b0 = np.zeros(K, dtype=np.int64)
-    t1 = np.empty(K, dtype=np.int64)
-    t0 = np.empty(K, dtype=np.int64)
-    a_bits = np.zeros(W, dtype=np.uint64)
-    b_bits = np.zeros(W, dtype=np.uint64)
-    labels = np.empty(K, dtype=np.int64)
-    vals = np.empty(K, dtype=np.int64)
-    iscratch = np.empty((3, K), dtype=np.int64)
-    fscratch = np.empty(K + 4)
-    best_v = -1.0
-    best_p = -1
-    best_op = -1
-    best_thr = 0.0
-    evals = 0
-    start = ptr[j]
-    end = ptr[j + 1]
-
-    if nominal[j]:
-        n_b = 0
-        idx = start
-        while idx < end:
-            v = values[idx]
-            a1[:] = 0
-            a0[:] = 0
-            n_a = 0
-            first = idx
-            while idx < end and values[idx] == v:
-                i = rows[idx]
-                if cov[i]:
-                    _add_example(i, C1, C0, a1, a0)
-                    n_a += 1
-                    if use_bits:
-                        set_bit(a_bits, i)
-                        set_bit(b_bits, i)
-                idx += 1
-            if n_a == 0:
-                continue
-            for k in range(K):
-                b1[k] += a1[k]
-                b0[k] += a0[k]
-            n_b += n_a
-            if cancel[0] != 0:
-                return best_v, best_p, -1, best_thr, evals
-            val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_EQ, OP_NEQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
-                                         iscratch, fscratch)
-            evals += e
-            if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
-                best_v, best_p, best_op, best_thr = val, p, op, float(v)
-            if use_bits:
-                for q in range(first, idx):
-                    clear_bit(a_bits, rows[q])
-        if 0 < n_b < n_V:
-            if cancel[0] != 0:
-                return best_v, best_p, -1, best_thr, evals
-            val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_NEQ, OP_EQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
-                                         iscratch, fscratch)
-            evals += e
-            if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
-                best_v, best_p, best_op, best_thr = val, p, op, 0.0
-        return best_v, best_p, best_op, best_thr, evals
-
-    # Numeric: negatives ascending (a = "x <= thr"), positives descending (b = "x > thr").
-    n_a = 0
-    prev = 0.0
-    idx = start
-    while idx < end and values[idx] < 0.0:
-        i = rows[idx]
-        v = values[idx]
-        idx += 1
-        if not cov[i]:
-            continue
-        if n_a > 0 and v != prev:
-            if cancel[0] != 0:
-                return best_v, best_p, -1, best_thr, evals
-            val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_LEQ, OP_GT, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
-                                         iscratch, fscratch)
-            evals += e
-            if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
-                best_v, best_p, best_op, best_thr = val, p, op, 0.5 * (float(prev) + float(v))
-        _add_example(i, C1, C0, a1, a0)
-        if use_bits:
-            set_bit(a_bits, i)
-        n_a += 1
-        prev = v
-    last_negative = prev
-    neg_end = idx
-
-    n_b = 0
-    prev = 0.0
-    idx = end - 1
-    while idx >= neg_end:
-        i = rows[idx]
-        v = values[idx]
-        idx -= 1
-        if not cov[i]:
-            continue
-        if n_b > 0 and v != prev:
-            if cancel[0] != 0:
-                return best_v, best_p, -1, best_thr, evals
-            val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_GT, OP_LEQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                         beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
-                                         iscratch, fscratch)
-            evals += e
-            if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
-                best_v, best_p, best_op, best_thr = val, p, op, 0.5 * (float(prev) + float(v))
-        _add_example(i, C1, C0, b1, b0)
-        if use_bits:
-            set_bit(b_bits, i)
-        n_b += 1
-        prev = v
-    first_positive = prev
-
-    n_z = n_V - n_a - n_b
-    if n_a > 0 and (n_z > 0 or n_b > 0):
-        thr = 0.5 * float(last_negative) if n_z > 0 else 0.5 * (float(last_negative) + float(first_positive))
-        if cancel[0] != 0:
-            return best_v, best_p, -1, best_thr, evals
-        val, p, op, e = _score_split(a1, a0, n_a, a_bits, OP_LEQ, OP_GT, V1, V0, n_V, V_bits, n_T, heuristic,
-                                     beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
-                                     iscratch, fscratch)
-        evals += e
-        if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
-            best_v, best_p, best_op, best_thr = val, p, op, thr
-    if n_b > 0 and n_z > 0:
-        if cancel[0] != 0:
-            return best_v, best_p, -1, best_thr, evals
-        val, p, op, e = _score_split(b1, b0, n_b, b_bits, OP_GT, OP_LEQ, V1, V0, n_V, V_bits, n_T, heuristic,
-                                     beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels, vals,
-                                     iscratch, fscratch)
-        evals += e
-        if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
-            best_v, best_p, best_op, best_thr = val, p, op, 0.5 * float(first_positive)
-    return best_v, best_p, best_op, best_thr, evals
+    best = np.array([-1.0, 0.0])
+    best_i = np.array([-1, -1, 0], dtype=np.int64)
+    ctx = (C1, C0, np.zeros((2, K), dtype=np.int64), np.zeros((2, K), dtype=np.int64),
+           np.zeros((2, W), dtype=np.uint64), T1.copy(), T0.copy(), cov_bits.copy(), n_T, U1, U0, G1, G0, heuristic,
+           beta2, exhaustive, min_coverage, heuristic == H_SUBSET, np.empty(K, dtype=np.int64),
+           np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
+           np.empty((3, K), dtype=np.int64), np.empty(K + 4), best, best_i)
+    no_cache = np.empty(0, dtype=np.int64)
+    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), False, miss_ptr, miss_rows,
+                 nominal, cov, n_T, ctx, cancel):
+        return best[0], best_i[0], -1, best[1], best_i[2]
+    return best[0], best_i[0], best_i[1], best[1], best_i[2]
 
 
 @njit(cache=True, nogil=True, parallel=True)

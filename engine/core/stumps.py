@@ -17,10 +17,9 @@ votes on correctly / wrongly / abstains on), which is ``Z = W0 + 2 sqrt(W+ W-)``
   condition restricting the current coverage to ``S`` scores
   ``Z = (W_all - W(S)) + sqrt(W(S)^2 - r(S)^2)``.
 
-Attributes are swept once over the pre-sorted :mod:`engine.core.features` index: negative
-values ascending (prefix sums), positive values descending (suffix sums), the implicit zeros in
-between as the remainder, so every threshold costs O(K).  Operator codes are those of
-:mod:`engine.core.refinement`: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
+Attributes are swept once by the shared walk of :mod:`engine.core.sweep` (negative values
+ascending, positive values descending, the implicit zeros in between), with the weighted label
+sums as its accumulators, so every threshold costs O(K).
 """
 from __future__ import annotations
 
@@ -29,8 +28,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .sweep import specialise
+
 MODE_STUMP, MODE_RULE = 0, 1
-OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3
 
 
 @njit(cache=True, nogil=True)
@@ -48,13 +48,6 @@ def covered_totals(cov, A, d, S_out):
             W += d[i]
             n += 1
     return W, n
-
-
-@njit(cache=True, nogil=True)
-def _add_row(i, A, d, S):
-    for k in range(S.shape[0]):
-        S[k] += A[i, k]
-    return d[i]
 
 
 @njit(cache=True, nogil=True)
@@ -109,127 +102,70 @@ def _score_split(mode, S_a, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all):
     return best_z, best_op
 
 
+# -- the walk's hooks (engine.core.sweep): ctx = (A, d, S (2 x K), W (2), S_V, W_V (1), n_T, W_all, mode,
+#    best (2: Z, threshold), best_op (1))
+@njit(cache=True, nogil=True)
+def _drop(ctx, i, w):
+    A, d, S_V, W_V = ctx[0], ctx[1], ctx[4], ctx[5]
+    for k in range(S_V.shape[0]):
+        S_V[k] -= A[i, k]
+    W_V[0] -= d[i]
+
+
+@njit(cache=True, nogil=True)
+def _reset(ctx, side):
+    S, W = ctx[2], ctx[3]
+    for k in range(S.shape[1]):
+        S[side, k] = 0.0
+    W[side] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _add(ctx, side, i, w):
+    A, d, S, W = ctx[0], ctx[1], ctx[2], ctx[3]
+    for k in range(S.shape[1]):
+        S[side, k] += A[i, k]
+    W[side] += d[i]
+
+
+@njit(cache=True, nogil=True)
+def _merge(ctx):
+    S, W = ctx[2], ctx[3]
+    for k in range(S.shape[1]):
+        S[1, k] += S[0, k]
+    W[1] += W[0]
+
+
+@njit(cache=True, nogil=True)
+def _consider(ctx, side, count, n_valid, op_side, op_rest, threshold):
+    S, W, S_V, W_V, n_T, W_all, mode, best, best_op = ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], \
+        ctx[9], ctx[10]
+    if not 0 < count < n_valid:
+        return
+    z, op = _score_split(mode, S[side], W[side], count, op_side, op_rest, S_V, W_V[0], n_valid, n_T, W_all)
+    if op >= 0 and z < best[0]:
+        best[0] = z
+        best[1] = threshold
+        best_op[0] = op
+
+
+_walk = specialise("_walk_stumps", _drop=_drop, _reset=_reset, _add=_add, _merge=_merge, _consider=_consider)
+
+
 @njit(cache=True, nogil=True)
 def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, d, S_T, W_T, n_T,
                     W_all, mode, cancel):
     """Best split of attribute ``j`` over the covered examples: returns (Z, operator, threshold);
-    operator -1 when the attribute takes a single value there or ``cancel[0]`` was set (polled
-    at every candidate)."""
+    operator -1 when the attribute takes a single value there or ``cancel[0]`` was set."""
     K = A.shape[1]
-    S_V = S_T.copy()
-    W_V = W_T
-    n_V = n_T
-    for r in range(miss_ptr[j], miss_ptr[j + 1]):
-        i = miss_rows[r]
-        if cov[i]:
-            for k in range(K):
-                S_V[k] -= A[i, k]
-            W_V -= d[i]
-            n_V -= 1
-    best_z = math.inf
-    best_op = -1
-    best_thr = 0.0
-    start = ptr[j]
-    end = ptr[j + 1]
-    P = np.zeros(K)
-    Q = np.zeros(K)
-
-    if nominal[j]:
-        # Groups of equal codes; code 0 is implicit (the valid examples outside every group).
-        W_Q = 0.0
-        n_Q = 0
-        idx = start
-        while idx < end:
-            v = values[idx]
-            P[:] = 0.0
-            W_P = 0.0
-            n_P = 0
-            while idx < end and values[idx] == v:
-                i = rows[idx]
-                if cov[i]:
-                    W_P += _add_row(i, A, d, P)
-                    n_P += 1
-                idx += 1
-            if n_P == 0:
-                continue
-            for k in range(K):
-                Q[k] += P[k]
-            W_Q += W_P
-            n_Q += n_P
-            if n_P < n_V:
-                if cancel[0] != 0:
-                    return best_z, -1, best_thr
-                z, op = _score_split(mode, P, W_P, n_P, OP_EQ, OP_NEQ, S_V, W_V, n_V, n_T, W_all)
-                if op >= 0 and z < best_z:
-                    best_z, best_op, best_thr = z, op, float(v)
-        if 0 < n_Q < n_V:
-            if cancel[0] != 0:
-                return best_z, -1, best_thr
-            z, op = _score_split(mode, Q, W_Q, n_Q, OP_NEQ, OP_EQ, S_V, W_V, n_V, n_T, W_all)
-            if op >= 0 and z < best_z:
-                best_z, best_op, best_thr = z, op, 0.0
-        return best_z, best_op, best_thr
-
-    # Numeric: negatives ascending; prefix P is the side "x <= thr".
-    W_P = 0.0
-    n_P = 0
-    prev = 0.0
-    idx = start
-    while idx < end and values[idx] < 0.0:
-        i = rows[idx]
-        v = values[idx]
-        idx += 1
-        if not cov[i]:
-            continue
-        if n_P > 0 and v != prev:
-            if cancel[0] != 0:
-                return best_z, -1, best_thr
-            z, op = _score_split(mode, P, W_P, n_P, OP_LEQ, OP_GT, S_V, W_V, n_V, n_T, W_all)
-            if op >= 0 and z < best_z:
-                best_z, best_op, best_thr = z, op, 0.5 * (float(prev) + float(v))
-        W_P += _add_row(i, A, d, P)
-        n_P += 1
-        prev = v
-    last_negative = prev
-    neg_end = idx
-
-    # Positives descending; suffix Q is the side "x > thr".
-    W_Q = 0.0
-    n_Q = 0
-    prev = 0.0
-    idx = end - 1
-    while idx >= neg_end:
-        i = rows[idx]
-        v = values[idx]
-        idx -= 1
-        if not cov[i]:
-            continue
-        if n_Q > 0 and v != prev:
-            if cancel[0] != 0:
-                return best_z, -1, best_thr
-            z, op = _score_split(mode, Q, W_Q, n_Q, OP_GT, OP_LEQ, S_V, W_V, n_V, n_T, W_all)
-            if op >= 0 and z < best_z:
-                best_z, best_op, best_thr = z, op, 0.5 * (float(prev) + float(v))
-        W_Q += _add_row(i, A, d, Q)
-        n_Q += 1
-        prev = v
-    first_positive = prev
-
-    n_Z = n_V - n_P - n_Q
-    if n_P > 0 and (n_Z > 0 or n_Q > 0):
-        thr = 0.5 * float(last_negative) if n_Z > 0 else 0.5 * (float(last_negative) + float(first_positive))
-        if cancel[0] != 0:
-            return best_z, -1, best_thr
-        z, op = _score_split(mode, P, W_P, n_P, OP_LEQ, OP_GT, S_V, W_V, n_V, n_T, W_all)
-        if op >= 0 and z < best_z:
-            best_z, best_op, best_thr = z, op, thr
-    if n_Q > 0 and n_Z > 0:
-        if cancel[0] != 0:
-            return best_z, -1, best_thr
-        z, op = _score_split(mode, Q, W_Q, n_Q, OP_GT, OP_LEQ, S_V, W_V, n_V, n_T, W_all)
-        if op >= 0 and z < best_z:
-            best_z, best_op, best_thr = z, op, 0.5 * float(first_positive)
-    return best_z, best_op, best_thr
+    best = np.array([math.inf, 0.0])
+    best_op = np.array([-1], dtype=np.int64)
+    ctx = (A, d, np.zeros((2, K)), np.zeros(2), S_T.copy(), np.array([W_T]), n_T, W_all, mode, best, best_op)
+    no_cache = np.empty(0, dtype=np.int64)  # no compaction: a stump is one condition
+    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), False, miss_ptr, miss_rows,
+                 nominal, cov, n_T, ctx, cancel):
+        return best[0], -1, best[1]
+    return best[0], best_op[0], best[1]
 
 
 @njit(cache=True, nogil=True, parallel=True)

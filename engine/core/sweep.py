@@ -1,0 +1,184 @@
+"""The sweep over one attribute's sorted values, written once for every rule learner.
+
+Candidate conditions on attribute ``j`` (Alg. 2 of Rapp et al. 2020; the same walk serves
+AdaBoost.MH's weak learners and SeCo's refinement) come from one pass over the pre-sorted index
+(:mod:`engine.core.features`): negative values ascending (the prefix ``x <= t``), positive values
+descending (the suffix ``x > t``), the implicit zeros in between; nominal attributes group equal
+codes (``x == v`` and ``x != v``), code 0 being implicit.  Missing values never satisfy a
+condition.  Thresholds lie where the split ``keys`` change (the values themselves, or their bins),
+at the midpoint of the adjacent raw values.
+
+What a learner accumulates and how it scores a split are *hooks*, module globals of
+:func:`walk_attribute` that :func:`specialise` rebinds; Numba compiles (and caches) one copy of
+the walk per learner, with the hooks inlined as ordinary calls:
+
+- ``_drop(ctx, i, w)``: example ``i`` (weight ``w``) has no value: take it out of the valid set;
+- ``_reset(ctx, side)``: empty the accumulator of ``side`` (0: prefix or nominal group, 1: suffix
+  or all nominal groups);
+- ``_add(ctx, side, i, w)``: add example ``i`` to ``side``;
+- ``_merge(ctx)``: add side 0 to side 1 (a nominal group joins the non-zero codes);
+- ``_consider(ctx, side, count, n_valid, op_side, op_rest, threshold)``: score the split of the
+  valid examples into ``side`` (reached by ``op_side``) and the rest (``op_rest``) and keep the
+  best in ``ctx``.
+
+``ctx`` is whatever the learner needs (a tuple of arrays); the walk itself touches only the index.
+With ``compact``, the covered entries of each attribute are compacted into ``cache`` as the walk
+passes (``seg[j]``: valid flag, end of the negatives, start of the positives), so later steps of the
+same rule visit only them; the caller clears ``seg[:, 0]`` when a new rule starts.
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+from numba import njit
+
+OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3  # condition operators: <=, >, ==, != (engine.rules.OPERATORS)
+CANCEL_POLL_MASK = 1023  # the cancel flag is read every 1024 entries and before every candidate
+
+
+def _hook(*args):  # pragma: no cover - replaced by specialise()
+    raise NotImplementedError
+
+
+_drop = _reset = _add = _merge = _consider = _hook
+
+
+def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, miss_rows, nominal, weight, n_covered,
+                   ctx, cancel):
+    """Offer every candidate condition on attribute ``j`` to ``_consider``; the covered examples are
+    those with ``weight[i] > 0``, ``n_covered`` of them.  Returns False when ``cancel[0]`` was set."""
+    n_missing = 0
+    for r in range(miss_ptr[j], miss_ptr[j + 1]):
+        i = miss_rows[r]
+        if weight[i] > 0:
+            _drop(ctx, i, weight[i])
+            n_missing += 1
+    n_valid = n_covered - n_missing
+    start = ptr[j]
+    end = ptr[j + 1]
+
+    if nominal[j]:
+        _reset(ctx, 1)
+        n_nonzero = 0
+        idx = start
+        while idx < end:
+            if cancel[0] != 0:
+                return False
+            v = values[idx]
+            _reset(ctx, 0)
+            count = 0
+            while idx < end and values[idx] == v:
+                i = rows[idx]
+                if weight[i] > 0:
+                    _add(ctx, 0, i, weight[i])
+                    count += 1
+                idx += 1
+            if count == 0:
+                continue
+            _merge(ctx)
+            n_nonzero += count
+            _consider(ctx, 0, count, n_valid, OP_EQ, OP_NEQ, float(v))
+        if n_nonzero < n_valid:  # the implicit code 0: '!= 0' covers the groups, '== 0' the rest
+            if cancel[0] != 0:
+                return False
+            _consider(ctx, 1, n_nonzero, n_valid, OP_NEQ, OP_EQ, 0.0)
+        return True
+
+    _reset(ctx, 0)
+    _reset(ctx, 1)
+    use_cache = compact and seg[j, 0] != 0
+    if compact:
+        seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
+    # negatives ascending: the prefix "x <= t"
+    n_prefix = 0
+    prev = 0.0
+    prev_key = keys[start] if start < end else np.float32(0.0)
+    t = start
+    t_end = seg[j, 1] if use_cache else end
+    w = start
+    while t < t_end:
+        idx = cache[t] if use_cache else t
+        if not use_cache and values[idx] >= 0.0:
+            break
+        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+            return False
+        t += 1
+        i = rows[idx]
+        if weight[i] <= 0:
+            continue
+        if compact:
+            cache[w] = idx
+            w += 1
+        v = values[idx]
+        key = keys[idx]
+        if n_prefix > 0 and key != prev_key:
+            if cancel[0] != 0:
+                return False
+            _consider(ctx, 0, n_prefix, n_valid, OP_LEQ, OP_GT, 0.5 * (prev + v))
+        _add(ctx, 0, i, weight[i])
+        n_prefix += 1
+        prev = v
+        prev_key = key
+    last_negative = prev
+    negatives_end = w
+    negatives_stop = t  # uncached: the first entry that is not negative
+
+    # positives descending: the suffix "x > t"
+    n_suffix = 0
+    prev = 0.0
+    t = end - 1
+    t_low = seg[j, 2] if use_cache else negatives_stop
+    w = end - 1
+    while t >= t_low:
+        idx = cache[t] if use_cache else t
+        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+            return False
+        t -= 1
+        i = rows[idx]
+        if weight[i] <= 0:
+            continue
+        if compact:
+            cache[w] = idx
+            w -= 1
+        v = values[idx]
+        key = keys[idx]
+        if n_suffix > 0 and key != prev_key:
+            if cancel[0] != 0:
+                return False
+            _consider(ctx, 1, n_suffix, n_valid, OP_GT, OP_LEQ, 0.5 * (prev + v))
+        _add(ctx, 1, i, weight[i])
+        n_suffix += 1
+        prev = v
+        prev_key = key
+    if compact:
+        seg[j, 1] = negatives_end
+        seg[j, 2] = w + 1
+        seg[j, 0] = 1
+    first_positive = prev
+
+    # the boundaries next to the zeros (or between negatives and positives without zeros)
+    n_zero = n_valid - n_prefix - n_suffix
+    if n_prefix > 0 and (n_zero > 0 or n_suffix > 0):
+        if cancel[0] != 0:
+            return False
+        threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
+        _consider(ctx, 0, n_prefix, n_valid, OP_LEQ, OP_GT, threshold)
+    if n_suffix > 0 and n_zero > 0:
+        if cancel[0] != 0:
+            return False
+        _consider(ctx, 1, n_suffix, n_valid, OP_GT, OP_LEQ, 0.5 * first_positive)
+    return True
+
+
+def specialise(name: str, **hooks):
+    """The walk compiled with a learner's hooks (``_drop``, ``_reset``, ``_add``, ``_merge``,
+    ``_consider``: jitted functions); Numba caches it under ``name``."""
+    unknown = set(hooks) - {"_drop", "_reset", "_add", "_merge", "_consider"}
+    if unknown:
+        raise TypeError(f"unknown hook(s) {sorted(unknown)}")
+    func = walk_attribute
+    copy = types.FunctionType(func.__code__, {**func.__globals__, **hooks}, name, func.__defaults__,
+                              func.__closure__)
+    copy.__qualname__ = name
+    return njit(cache=True, nogil=True)(copy)
