@@ -370,7 +370,7 @@ def _better(v, p, best_v, best_p):
 # -- the walk's hooks (engine.core.sweep): ctx = (C1, C0, A1 (2 x K), A0 (2 x K), bits (2 x words), V1, V0,
 #    V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, use_bits, scratch..., best (2: value,
 #    threshold), best_i (3: pairs, operator, head evaluations))
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _drop(ctx, i, w):
     C1, C0, V1, V0, V_bits = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7]
     for k in range(V1.shape[0]):
@@ -379,7 +379,7 @@ def _drop(ctx, i, w):
     clear_bit(V_bits, i)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _reset(ctx, side):
     A1, A0, bits, use_bits = ctx[2], ctx[3], ctx[4], ctx[17]
     for k in range(A1.shape[1]):
@@ -390,7 +390,7 @@ def _reset(ctx, side):
             bits[side, q] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add(ctx, side, i, w):
     C1, C0, A1, A0, bits, use_bits = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[17]
     for k in range(A1.shape[1]):
@@ -400,7 +400,7 @@ def _add(ctx, side, i, w):
         set_bit(bits[side], i)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _merge(ctx):
     A1, A0, bits, use_bits = ctx[2], ctx[3], ctx[4], ctx[17]
     for k in range(A1.shape[1]):
@@ -411,7 +411,7 @@ def _merge(ctx):
             bits[1, q] |= bits[0, q]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _consider(ctx, side, count, n_valid, op_side, op_rest, threshold):
     if count == 0:
         return
@@ -447,7 +447,7 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
            np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
            np.empty((3, K), dtype=np.int64), np.empty(K + 4), best, best_i)
     no_cache = np.empty(0, dtype=np.int64)
-    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), False, miss_ptr, miss_rows,
+    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
                  nominal, cov, n_T, ctx, cancel):
         return best[0], best_i[0], -1, best[1], best_i[2]
     return best[0], best_i[0], best_i[1], best[1], best_i[2]

@@ -50,52 +50,54 @@ def covered_totals(cov, A, d, S_out):
     return W, n
 
 
+# The accumulators are the rows ``side`` of ``S`` (2 x K), indexed in place: taking a row as a view in
+# the inner loop would cost two reference-count updates per candidate threshold.
 @njit(cache=True, nogil=True)
-def _z_rule(S, W, W_all):
+def _z_rule(S, side, W, W_all):
     """Z of a hypothesis voting sign(S_l) on a set of weight W and abstaining elsewhere."""
     r = 0.0
-    for k in range(S.shape[0]):
-        r += abs(S[k])
+    for k in range(S.shape[1]):
+        r += abs(S[side, k])
     q = W * W - r * r
     return (W_all - W) + math.sqrt(q if q > 0.0 else 0.0)
 
 
 @njit(cache=True, nogil=True)
-def _z_rule_complement(S_a, W_a, S_V, W_V, W_all):
+def _z_rule_complement(S, side, W_a, S_V, W_V, W_all):
     """Like :func:`_z_rule` for the set V minus a (sums given as V and a)."""
     r = 0.0
-    for k in range(S_a.shape[0]):
-        r += abs(S_V[k] - S_a[k])
+    for k in range(S.shape[1]):
+        r += abs(S_V[k] - S[side, k])
     W = W_V - W_a
     q = W * W - r * r
     return (W_all - W) + math.sqrt(q if q > 0.0 else 0.0)
 
 
 @njit(cache=True, nogil=True)
-def _z_stump(S_a, S_V, W_V, W_all):
+def _z_stump(S, side, S_V, W_V, W_all):
     """Z of a stump voting on side a and on V minus a, abstaining outside V."""
     r = 0.0
-    for k in range(S_a.shape[0]):
-        r += abs(S_a[k]) + abs(S_V[k] - S_a[k])
+    for k in range(S.shape[1]):
+        r += abs(S[side, k]) + abs(S_V[k] - S[side, k])
     q = W_V * W_V - r * r
     return (W_all - W_V) + math.sqrt(q if q > 0.0 else 0.0)
 
 
 @njit(cache=True, nogil=True)
-def _score_split(mode, S_a, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all):
-    """Best Z and operator for the split of the valid covered examples into a set ``a`` (reached
-    with operator ``a_op``) and its complement (``c_op``).  Stumps are reported with the
-    canonical first side (``<=`` or ``==``)."""
+def _score_split(mode, S, side, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all):
+    """Best Z and operator for the split of the valid covered examples into a set ``a`` (the sums
+    ``S[side]``, reached with operator ``a_op``) and its complement (``c_op``).  Stumps are reported
+    with the canonical first side (``<=`` or ``==``)."""
     if mode == MODE_STUMP:
-        return _z_stump(S_a, S_V, W_V, W_all), min(a_op, c_op)
+        return _z_stump(S, side, S_V, W_V, W_all), min(a_op, c_op)
     best_z = math.inf
     best_op = -1
     if 0 < n_a < n_T:
-        best_z = _z_rule(S_a, W_a, W_all)
+        best_z = _z_rule(S, side, W_a, W_all)
         best_op = a_op
     n_c = n_V - n_a
     if 0 < n_c < n_T:
-        z = _z_rule_complement(S_a, W_a, S_V, W_V, W_all)
+        z = _z_rule_complement(S, side, W_a, S_V, W_V, W_all)
         if z < best_z:
             best_z = z
             best_op = c_op
@@ -104,7 +106,7 @@ def _score_split(mode, S_a, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all):
 
 # -- the walk's hooks (engine.core.sweep): ctx = (A, d, S (2 x K), W (2), S_V, W_V (1), n_T, W_all, mode,
 #    best (2: Z, threshold), best_op (1))
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _drop(ctx, i, w):
     A, d, S_V, W_V = ctx[0], ctx[1], ctx[4], ctx[5]
     for k in range(S_V.shape[0]):
@@ -112,7 +114,7 @@ def _drop(ctx, i, w):
     W_V[0] -= d[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _reset(ctx, side):
     S, W = ctx[2], ctx[3]
     for k in range(S.shape[1]):
@@ -120,7 +122,7 @@ def _reset(ctx, side):
     W[side] = 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _add(ctx, side, i, w):
     A, d, S, W = ctx[0], ctx[1], ctx[2], ctx[3]
     for k in range(S.shape[1]):
@@ -128,7 +130,7 @@ def _add(ctx, side, i, w):
     W[side] += d[i]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _merge(ctx):
     S, W = ctx[2], ctx[3]
     for k in range(S.shape[1]):
@@ -136,13 +138,13 @@ def _merge(ctx):
     W[1] += W[0]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _consider(ctx, side, count, n_valid, op_side, op_rest, threshold):
     S, W, S_V, W_V, n_T, W_all, mode, best, best_op = ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], \
         ctx[9], ctx[10]
     if not 0 < count < n_valid:
         return
-    z, op = _score_split(mode, S[side], W[side], count, op_side, op_rest, S_V, W_V[0], n_valid, n_T, W_all)
+    z, op = _score_split(mode, S, side, W[side], count, op_side, op_rest, S_V, W_V[0], n_valid, n_T, W_all)
     if op >= 0 and z < best[0]:
         best[0] = z
         best[1] = threshold
@@ -162,7 +164,7 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
     best_op = np.array([-1], dtype=np.int64)
     ctx = (A, d, np.zeros((2, K)), np.zeros(2), S_T.copy(), np.array([W_T]), n_T, W_all, mode, best, best_op)
     no_cache = np.empty(0, dtype=np.int64)  # no compaction: a stump is one condition
-    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), False, miss_ptr, miss_rows,
+    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
                  nominal, cov, n_T, ctx, cancel):
         return best[0], -1, best[1]
     return best[0], best_op[0], best[1]

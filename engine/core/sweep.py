@@ -22,7 +22,7 @@ the walk per learner, with the hooks inlined as ordinary calls:
   best in ``ctx``.
 
 ``ctx`` is whatever the learner needs (a tuple of arrays); the walk itself touches only the index.
-With ``compact``, the covered entries of each attribute are compacted into ``cache`` as the walk
+With ``compact`` (fixed per specialisation), the covered entries of each attribute are compacted into ``cache`` as the walk
 passes (``seg[j]``: valid flag, end of the negatives, start of the positives), so later steps of the
 same rule visit only them; the caller clears ``seg[:, 0]`` when a new rule starts.
 """
@@ -42,10 +42,11 @@ def _hook(*args):  # pragma: no cover - replaced by specialise()
 
 
 _drop = _reset = _add = _merge = _consider = _hook
+_COMPACT = False  # rebound by specialise(): compact the covered entries (see the module's docstring)
 
 
-def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, miss_rows, nominal, weight, n_covered,
-                   ctx, cancel):
+def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, ctx,
+                   cancel):
     """Offer every candidate condition on attribute ``j`` to ``_consider``; the covered examples are
     those with ``weight[i] > 0``, ``n_covered`` of them.  Returns False when ``cancel[0]`` was set."""
     n_missing = 0
@@ -87,8 +88,8 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, mi
 
     _reset(ctx, 0)
     _reset(ctx, 1)
-    use_cache = compact and seg[j, 0] != 0
-    if compact:
+    use_cache = _COMPACT and seg[j, 0] != 0
+    if _COMPACT:
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
     # negatives ascending: the prefix "x <= t"
     n_prefix = 0
@@ -107,7 +108,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, mi
         i = rows[idx]
         if weight[i] <= 0:
             continue
-        if compact:
+        if _COMPACT:
             cache[w] = idx
             w += 1
         v = values[idx]
@@ -138,7 +139,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, mi
         i = rows[idx]
         if weight[i] <= 0:
             continue
-        if compact:
+        if _COMPACT:
             cache[w] = idx
             w -= 1
         v = values[idx]
@@ -151,7 +152,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, mi
         n_suffix += 1
         prev = v
         prev_key = key
-    if compact:
+    if _COMPACT:
         seg[j, 1] = negatives_end
         seg[j, 2] = w + 1
         seg[j, 0] = 1
@@ -171,14 +172,17 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, compact, miss_ptr, mi
     return True
 
 
-def specialise(name: str, **hooks):
+def specialise(name: str, compact: bool = False, **hooks):
     """The walk compiled with a learner's hooks (``_drop``, ``_reset``, ``_add``, ``_merge``,
-    ``_consider``: jitted functions); Numba caches it under ``name``."""
+    ``_consider``: jitted functions) and, with ``compact``, the compaction of covered entries
+    (a compile-time constant: the walk without it has no cache branches); Numba caches it under
+    ``name``."""
     unknown = set(hooks) - {"_drop", "_reset", "_add", "_merge", "_consider"}
     if unknown:
         raise TypeError(f"unknown hook(s) {sorted(unknown)}")
     func = walk_attribute
-    copy = types.FunctionType(func.__code__, {**func.__globals__, **hooks}, name, func.__defaults__,
+    copy = types.FunctionType(func.__code__, {**func.__globals__, **hooks, "_COMPACT": bool(compact)}, name,
+                              func.__defaults__,
                               func.__closure__)
     copy.__qualname__ = name
     return njit(cache=True, nogil=True)(copy)
