@@ -12,7 +12,6 @@ Operator codes: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
 from __future__ import annotations
 
 import math
-import types
 from collections import namedtuple
 
 import numpy as np
@@ -20,7 +19,7 @@ from numba import njit, prange
 
 from .head_variants import HEAD_PARTIAL_FIXED, variant_quality
 from .heads import diagonal_position, head_quality, label_quality
-from .sweep import CANCEL_POLL_MASK, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, specialise  # noqa: F401 - shared codes
+from .sweep import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, rebound, specialise  # noqa: F401 - the operator codes
 
 
 @njit(cache=True, nogil=True)
@@ -336,28 +335,19 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
 _best_conditions_serial = njit(cache=True, nogil=True)(_best_conditions.py_func)
 
 
-def _rebound(func, name: str, **names):
-    """A copy of the Python function ``func`` whose global ``names`` refer to other objects: Numba
-    then compiles (and caches) a specialisation of the same source."""
-    copy = types.FunctionType(func.__code__, {**func.__globals__, **names}, name, func.__defaults__,
-                              func.__closure__)
-    copy.__qualname__ = name
-    return copy
-
-
 # The sweeps of partial heads and label binning: the same walk, with their quality function.
 _offer_variants = njit(cache=True, nogil=True)(
-    _rebound(_offer.py_func, "_offer_variants", _split_quality=_split_quality_variants))
+    rebound(_offer.py_func, "_offer_variants", _split_quality=_split_quality_variants))
 _consider_variants = njit(cache=True, nogil=True, inline="always")(
-    _rebound(_consider.py_func, "_consider_variants", _offer=_offer_variants))
+    rebound(_consider.py_func, "_consider_variants", _offer=_offer_variants))
 _walk_variants = specialise("_walk_refinement_variants", compact=True, _drop=_drop, _reset=_reset, _add=_add,
                             _merge=_merge, _consider=_consider_variants)
 _sweep_attribute_variants = njit(cache=True, nogil=True)(
-    _rebound(_sweep_attribute.py_func, "_sweep_attribute_variants", _walk=_walk_variants))
+    rebound(_sweep_attribute.py_func, "_sweep_attribute_variants", _walk=_walk_variants))
 _best_conditions_variants = njit(cache=True, nogil=True, parallel=True)(
-    _rebound(_best_conditions.py_func, "_best_conditions_variants", _sweep_attribute=_sweep_attribute_variants))
+    rebound(_best_conditions.py_func, "_best_conditions_variants", _sweep_attribute=_sweep_attribute_variants))
 _best_conditions_variants_serial = njit(cache=True, nogil=True)(
-    _rebound(_best_conditions.py_func, "_best_conditions_variants_serial",
+    rebound(_best_conditions.py_func, "_best_conditions_variants_serial",
              _sweep_attribute=_sweep_attribute_variants))
 PARALLEL_MIN_ENTRIES = 2000  # sorted entries of the sampled attributes below which a step runs serially
 

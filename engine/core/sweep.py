@@ -45,6 +45,41 @@ _drop = _reset = _add = _merge = _consider = _hook
 _COMPACT = False  # rebound by specialise(): compact the covered entries (see the module's docstring)
 
 
+def _walk_side(ctx, side, t, t_stop, step, use_cache, cache, rows, values, keys, weight, n_valid, op_side,
+               op_rest, cancel):
+    """One direction of the numeric walk: ascending over the negatives (``step`` 1, stopping at the
+    first value >= 0 unless cached) or descending over the positives down to ``t_stop`` (``step`` -1).
+    Returns (not cancelled, examples added, last value, next compaction slot, where the walk stopped)."""
+    count = 0
+    prev = 0.0
+    prev_key = keys[t] if 0 <= t < keys.shape[0] else np.float32(0.0)
+    w = t
+    while (t < t_stop) if step > 0 else (t >= t_stop):
+        idx = cache[t] if use_cache else t
+        if step > 0 and not use_cache and values[idx] >= 0.0:
+            break
+        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+            return False, count, prev, w, t
+        t += step
+        i = rows[idx]
+        if weight[i] <= 0:
+            continue
+        if _COMPACT:
+            cache[w] = idx
+            w += step
+        v = values[idx]
+        key = keys[idx]
+        if count > 0 and key != prev_key:
+            if cancel[0] != 0:
+                return False, count, prev, w, t
+            _consider(ctx, side, count, n_valid, op_side, op_rest, 0.5 * (prev + v))
+        _add(ctx, side, i, weight[i])
+        count += 1
+        prev = v
+        prev_key = key
+    return True, count, prev, w, t
+
+
 def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, ctx,
                    cancel):
     """Offer every candidate condition on attribute ``j`` to ``_consider``; the covered examples are
@@ -91,72 +126,21 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     use_cache = _COMPACT and seg[j, 0] != 0
     if _COMPACT:
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
-    # negatives ascending: the prefix "x <= t"
-    n_prefix = 0
-    prev = 0.0
-    prev_key = keys[start] if start < end else np.float32(0.0)
-    t = start
-    t_end = seg[j, 1] if use_cache else end
-    w = start
-    while t < t_end:
-        idx = cache[t] if use_cache else t
-        if not use_cache and values[idx] >= 0.0:
-            break
-        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return False
-        t += 1
-        i = rows[idx]
-        if weight[i] <= 0:
-            continue
-        if _COMPACT:
-            cache[w] = idx
-            w += 1
-        v = values[idx]
-        key = keys[idx]
-        if n_prefix > 0 and key != prev_key:
-            if cancel[0] != 0:
-                return False
-            _consider(ctx, 0, n_prefix, n_valid, OP_LEQ, OP_GT, 0.5 * (prev + v))
-        _add(ctx, 0, i, weight[i])
-        n_prefix += 1
-        prev = v
-        prev_key = key
-    last_negative = prev
-    negatives_end = w
-    negatives_stop = t  # uncached: the first entry that is not negative
-
-    # positives descending: the suffix "x > t"
-    n_suffix = 0
-    prev = 0.0
-    t = end - 1
-    t_low = seg[j, 2] if use_cache else negatives_stop
-    w = end - 1
-    while t >= t_low:
-        idx = cache[t] if use_cache else t
-        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return False
-        t -= 1
-        i = rows[idx]
-        if weight[i] <= 0:
-            continue
-        if _COMPACT:
-            cache[w] = idx
-            w -= 1
-        v = values[idx]
-        key = keys[idx]
-        if n_suffix > 0 and key != prev_key:
-            if cancel[0] != 0:
-                return False
-            _consider(ctx, 1, n_suffix, n_valid, OP_GT, OP_LEQ, 0.5 * (prev + v))
-        _add(ctx, 1, i, weight[i])
-        n_suffix += 1
-        prev = v
-        prev_key = key
+    # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t"
+    ok, n_prefix, last_negative, negatives_end, negatives_stop = _walk_side(
+        ctx, 0, start, seg[j, 1] if use_cache else end, 1, use_cache, cache, rows, values, keys, weight, n_valid,
+        OP_LEQ, OP_GT, cancel)
+    if not ok:
+        return False
+    ok, n_suffix, first_positive, positives_start, _ = _walk_side(
+        ctx, 1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1, use_cache, cache, rows, values, keys,
+        weight, n_valid, OP_GT, OP_LEQ, cancel)
+    if not ok:
+        return False
     if _COMPACT:
         seg[j, 1] = negatives_end
-        seg[j, 2] = w + 1
+        seg[j, 2] = positives_start + 1
         seg[j, 0] = 1
-    first_positive = prev
 
     # the boundaries next to the zeros (or between negatives and positives without zeros)
     n_zero = n_valid - n_prefix - n_suffix
@@ -180,9 +164,15 @@ def specialise(name: str, compact: bool = False, **hooks):
     unknown = set(hooks) - {"_drop", "_reset", "_add", "_merge", "_consider"}
     if unknown:
         raise TypeError(f"unknown hook(s) {sorted(unknown)}")
-    func = walk_attribute
-    copy = types.FunctionType(func.__code__, {**func.__globals__, **hooks, "_COMPACT": bool(compact)}, name,
-                              func.__defaults__,
+    names = {**hooks, "_COMPACT": bool(compact)}
+    names["_walk_side"] = njit(cache=True, nogil=True, inline="always")(rebound(_walk_side, name + "_side", **names))
+    return njit(cache=True, nogil=True)(rebound(walk_attribute, name, **names))
+
+
+def rebound(func, name: str, **names):
+    """A copy of the Python function ``func`` whose global ``names`` refer to other objects: Numba
+    then compiles (and caches, under ``name``) a specialisation of the same source."""
+    copy = types.FunctionType(func.__code__, {**func.__globals__, **names}, name, func.__defaults__,
                               func.__closure__)
     copy.__qualname__ = name
-    return njit(cache=True, nogil=True)(copy)
+    return copy
