@@ -1,8 +1,9 @@
-"""Brute-force parity of AdaBoost.MH's sweep (engine/core/stumps.py): for every attribute the
-kernel's best split reaches the smallest Z over all thresholds, computed here directly from the
-definition (Schapire & Singer 1999: Z = W0 + 2 sqrt(W+ W-) with the optimal votes and confidence),
-with missing values, zeros, negative values and nominal attributes.  The refinement sweep of BOOMER
-has its own brute-force tests (tests/test_refinement.py), SeCo's below."""
+"""Brute-force parity of the sweeps that share the walk of engine/core/sweep.py, with missing values,
+zeros, negative values and nominal attributes: AdaBoost.MH's (every attribute's best split reaches
+the smallest Z over all thresholds, computed from the definition, Schapire & Singer 1999:
+Z = W0 + 2 sqrt(W+ W-) with the optimal votes and confidence) and SeCo's (the best heuristic value
+over all conditions, from counts summed directly).  BOOMER's refinement sweep has its brute-force
+tests in tests/test_refinement.py."""
 from __future__ import annotations
 
 import math
@@ -101,3 +102,74 @@ def test_adaboost_sweep_finds_the_smallest_z_of_every_attribute(seed, mode):
         side = valid & _mask(x, OPS[out_op[j]], out_thr[j])
         parts = [np.flatnonzero(side)] + ([np.flatnonzero(valid & ~side)] if mode == MODE_STUMP else [])
         assert _z_of_parts(parts, A, d, W_all) == pytest.approx(out_z[j], rel=1e-9, abs=1e-12)
+
+
+# -- SeCo (engine/core/seco_search.py) ------------------------------------------------------------
+def _seco_value(S, cov, C1, C0, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, n_T):
+    """The best head's heuristic value and covered pairs of the body covering the examples ``S``,
+    from counts summed here directly (the head search is the kernel's; it has its own tests)."""
+    from engine.core.seco_search import head_search, mask_bitset
+
+    n = int(S.sum())
+    if not min_coverage <= n < n_T:
+        return None
+    c1 = C1[S].sum(axis=0).astype(np.int64)
+    c0 = C0[S].sum(axis=0).astype(np.int64)
+    K = C1.shape[1]
+    bits = mask_bitset(S.astype(np.uint8), G1.shape[1])
+    v, size, pairs, _ = head_search(heuristic, beta2, exhaustive, c1, c0, U1, U0, n, G1, G0, bits, bits, 0,
+                                    np.empty(K, np.int64), np.empty(K, np.int64))
+    return (v, pairs) if size > 0 else None
+
+
+@pytest.mark.parametrize("heuristic", ["f-measure", "precision", "subset-accuracy"])
+@pytest.mark.parametrize("seed", range(4))
+def test_seco_sweep_finds_the_best_condition_of_every_attribute(seed, heuristic):
+    from engine.core.seco_search import best_conditions, covered_counts, label_bitsets, mask_bitset
+    from engine.seco import HEURISTIC_CODES
+
+    code = HEURISTIC_CODES[heuristic]
+    rng = np.random.default_rng(seed)
+    X, Y, _, nominal = _data(rng, n=50, nominal=seed % 2 == 1)
+    n, K = Y.shape
+    free = rng.random((n, K)) < 0.9  # some pairs already predicted
+    C1 = np.ascontiguousarray(free & Y, dtype=np.uint8)
+    C0 = np.ascontiguousarray(free & ~Y, dtype=np.uint8)
+    W = max(1, (n + 63) // 64)
+    G1, G0 = label_bitsets(C1, W), label_bitsets(C0, W)
+    U1, U0 = C1.sum(axis=0).astype(np.int64), C0.sum(axis=0).astype(np.int64)
+    cov = np.ones(n, dtype=np.uint8)
+    if seed >= 2:
+        cov[rng.random(n) < 0.3] = 0
+    T1, T0 = np.empty(K, np.int64), np.empty(K, np.int64)
+    n_T = covered_counts(cov, C1, C0, T1, T0)
+    index = build_feature_index(X, nominal)
+    p = X.shape[1]
+    out = (np.empty(p), np.empty(p, np.int64), np.empty(p, np.int64), np.empty(p), np.empty(p, np.int64))
+    beta2, exhaustive, min_coverage = 1.0, 0, 2
+    best_conditions(p, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, index.nominal,
+                    cov, mask_bitset(cov, W), C1, C0, T1, T0, n_T, U1, U0, G1, G0, code, beta2, exhaustive,
+                    min_coverage, *out, np.zeros(1, dtype=np.uint8))
+    out_v, out_p, out_op, out_thr, _ = out
+    for j in range(p):
+        x = X[:, j].astype(np.float64)
+        valid = cov.astype(bool) & ~np.isnan(x)
+        values = np.unique(x[valid])
+        if nominal[j]:
+            candidates = [(op, v) for v in np.union1d(values, [0.0]) for op in ("==", "!=")]
+        else:
+            mids = (values[:-1] + values[1:]) / 2.0
+            candidates = [(op, t) for t in mids for op in ("<=", ">")]
+        scored = [s for s in (_seco_value(valid & _mask(x, op, t), cov, C1, C0, U1, U0, G1, G0, code, beta2,
+                                          exhaustive, min_coverage, n_T) for op, t in candidates) if s is not None]
+        if not scored:
+            assert out_op[j] < 0
+            continue
+        best_v = max(v for v, _ in scored)
+        best_p = max(pp for v, pp in scored if v >= best_v - 1e-12)
+        assert out_v[j] == pytest.approx(best_v, abs=1e-12), j
+        assert out_p[j] == best_p, j
+        # the reported condition itself reaches that value
+        got = _seco_value(valid & _mask(x, OPS[out_op[j]], out_thr[j]), cov, C1, C0, U1, U0, G1, G0, code, beta2,
+                          exhaustive, min_coverage, n_T)
+        assert got is not None and got[0] == pytest.approx(out_v[j], abs=1e-12)
