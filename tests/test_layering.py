@@ -46,3 +46,18 @@ def test_import_linter_contract_holds():
     out = subprocess.run([exe], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "3 kept, 0 broken" in out.stdout  # Qt-free engine, engine layers, GUI layers
+
+
+def test_commands_find_the_project_and_the_shared_data_from_where_they_live():
+    """Benchmarks and tools sit two folders deep: their paths to the project, its resources and
+    ../shared/data must still point there."""
+    from boomer_gui.tools import bench as gui_bench
+    from boomer_gui.tools import screenshot
+    from engine.bench import boomer, mlme, ranking
+    from engine.evaluation import data
+
+    shared = ROOT.parent / "shared" / "data"
+    assert boomer.DATA_DIR == mlme.DATA_DIR == ranking.DATA_DIR == data.SHARED_DATA == shared
+    assert boomer.PROJECT == gui_bench.PROJECT_ROOT == ROOT
+    assert screenshot.DEFAULT_OUT == ROOT / "resources" / "screenshot.png"
+    assert boomer.DRIVER.is_file()

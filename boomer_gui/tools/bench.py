@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 TARGETS = {"max_gap_ms": 100.0, "p99_gap_ms": 30.0, "stream_ratio": 0.95, "plot_update_ms": 30.0}
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 YEAST = PROJECT_ROOT.parent / "shared" / "data" / "yeast.svm"
 
 

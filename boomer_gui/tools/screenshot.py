@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "resources" / "screenshot.png"
+DEFAULT_OUT = Path(__file__).resolve().parents[2] / "resources" / "screenshot.png"
 
 
 def parse_args(argv=None) -> argparse.Namespace:

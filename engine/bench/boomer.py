@@ -23,7 +23,7 @@ from engine import metrics
 from engine.boomer import BoomerClassifier
 from engine.datasets import load
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DATASETS = {"emotions": "emotions.arff", "yeast": "yeast.svm", "enron": "enron.arff"}
 VARIANTS = {
     "label-wise": ("logistic-decomposable", "single"),
@@ -87,7 +87,7 @@ class SubprocessReference:
 
 
 DRIVER = Path(__file__).with_name("fit_driver.py")
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def run_driver(python: str, which: str, data: Path, settings: dict) -> dict:

@@ -23,7 +23,7 @@ from engine.datasets import load
 from engine.boomer import BoomerClassifier
 from engine.mlme import LogisticChainClassifier, MLMEClassifier
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DATASETS = {"emotions": ("emotions.arff",), "scene": ("table1/scene-train.arff", "table1/scene-test.arff"),
             "yeast": ("yeast.svm",), "enron": ("enron.arff",)}
 # SPEC B.11: (EMA, CLL-loss, micro F1, macro F1) of BR, CTBN and ML-ME in the paper

@@ -24,7 +24,7 @@ from engine.datasets import load
 from engine.ranking import LabelRankingBooster
 from engine.ranking.graphs import DECOMPOSITIONS
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DATASETS = {"emotions": ("emotions.arff",), "yeast": ("yeast.svm",), "enron": ("enron.arff",),
             "scene": ("table1/scene-train.arff", "table1/scene-test.arff")}
 MEASURES = ("0-1", "dis", "Dom", "dom", "rank loss", "avg precision")
