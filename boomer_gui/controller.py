@@ -12,6 +12,7 @@ import numpy as np
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
+from engine.trajectory import LOSSES
 
 from boomer_gui.files import exports
 from boomer_gui.files.session import Session
@@ -99,7 +100,7 @@ class Controller:
         run.status = "loaded"
         n = len(model.rules)
         cov = [int(rule_coverage(r, d.train.X).sum()) for r in model.rules]
-        losses = {k: [math.nan] * n for k in ("train_hamming", "train_subset", "test_hamming", "test_subset")}
+        losses = {k: [math.nan] * n for k in LOSSES}
         try:
             w = WhatIf(model, d.train.X, d.train.Y, d.test.X, d.test.Y)
             for i in range(n):

@@ -13,7 +13,7 @@ import numpy as np
 
 from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, make_synthetic
 from engine.metrics import hamming_loss, subset_zero_one_loss
-from engine.trajectory import marker_indices
+from engine.trajectory import SERIES, Trajectory, marker_indices
 
 TEST_MODES = ("split", "file", "generated")
 # Colour-blind-safe run colours (Okabe & Ito, with two of Tol's) and marker shapes: run k gets
@@ -189,13 +189,6 @@ def csv_header(path) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------- runs
-_SERIES = ("coverage", "improvement", "train_hamming", "train_subset", "test_hamming", "test_subset")
-
-
-def _num(x) -> float:
-    return math.nan if x is None else float(x)
-
-
 RUN_STATUSES = ("running", "paused", "finished", "stopped", "failed", "loaded")
 
 
@@ -209,7 +202,7 @@ class Run:
     params: dict = field(default_factory=dict)
     visible: bool = True
     status: str = "running"  # running | paused | finished | stopped | failed | loaded
-    series: dict = field(default_factory=lambda: {k: [] for k in _SERIES})
+    trajectory: Trajectory = field(default_factory=Trajectory)  # its series, one value per step
     whatif: dict | None = None  # losses with some rules switched off
     selected: int | None = None  # global pruning: the number of rules the model keeps
     dataset: str = ""  # the data set's name, as the run list shows it
@@ -223,30 +216,20 @@ class Run:
     shown: int | None = field(default=None, repr=False, compare=False)  # None: every record
     active: object = field(default=None, repr=False, compare=False)  # what-if switches while another run is shown
     estimator: object | None = field(default=None, repr=False, compare=False)
-    _arrays: dict | None = field(default=None, repr=False)
+
+    @property
+    def series(self) -> dict:
+        """The trajectory's series (name -> list), the same lists, not a copy."""
+        return self.trajectory.series
 
     def __len__(self) -> int:
-        return len(self.series["train_hamming"])
+        return len(self.trajectory)
 
     def append(self, records: Iterable) -> None:
-        s = self.series
-        for r in records:
-            s["coverage"].append(int(r.coverage))
-            s["improvement"].append(_num(r.improvement))
-            s["train_hamming"].append(_num(r.train_hamming))
-            s["train_subset"].append(_num(r.train_subset))
-            s["test_hamming"].append(_num(r.val_hamming))
-            s["test_subset"].append(_num(r.val_subset))
-        self._arrays = None
+        self.trajectory.extend(records)
 
     def array(self, key: str) -> np.ndarray:
-        if self._arrays is None:
-            self._arrays = {}
-        a = self._arrays.get(key)
-        if a is None:
-            a = np.asarray(self.series[key], dtype=np.float64)
-            self._arrays[key] = a
-        return a
+        return self.trajectory.column(key)
 
     @property
     def n_rules(self) -> np.ndarray:
@@ -254,16 +237,10 @@ class Run:
         return np.arange(1, len(self) + 1)
 
     def has_test(self) -> bool:
-        return len(self) > 0 and not np.isnan(self.array("test_hamming")).all()
+        return self.trajectory.has_test()
 
     def final_losses(self) -> dict:
-        if not len(self):
-            return {}
-        out = {"train_hamming": self.series["train_hamming"][-1], "train_subset": self.series["train_subset"][-1]}
-        if self.has_test():
-            out["test_hamming"] = self.series["test_hamming"][-1]
-            out["test_subset"] = self.series["test_subset"][-1]
-        return out
+        return self.trajectory.final_losses()
 
     def view_len(self) -> int:
         """How many records are shown (a replay or a slowed-down run shows a prefix)."""
@@ -297,17 +274,16 @@ class Run:
         d = check.mapping(d, "run")
         name = check.string(d.get("name", "run"), "run, name")
         where = f"run {name!r}"
-        series = {k: [] for k in _SERIES}
+        series = {}
         for k, vals in check.mapping(d.get("series") or {}, f"{where}, series").items():
-            if k not in series:
+            if k not in SERIES:
                 raise ValueError(f"{where}: unknown series {k!r}")
             vals = check.sequence(vals, f"{where}, {k}")
             if k == "coverage":
                 series[k] = [check.integer(v, f"{where}, coverage", -1, 2 ** 62) for v in vals]
             else:
                 series[k] = [math.nan if v is None else check.number(v, f"{where}, {k}") for v in vals]
-        if len({len(v) for v in series.values()}) > 1:
-            raise ValueError(f"{where}: its series have different lengths")
+        trajectory = Trajectory.from_series(series, where)
         color = check.string(d.get("color", PALETTE[0]), f"{where}, color")
         if not is_color_like(color):
             raise ValueError(f"{where}, color: {color!r} is not a colour")
@@ -326,7 +302,7 @@ class Run:
             estimator = persistence.estimator_from_document(d["model"], f"{where}, model")
         selected = d.get("selected")
         if selected is not None:
-            selected = check.integer(selected, f"{where}, selected", 1, len(series["train_hamming"]) + 1)
+            selected = check.integer(selected, f"{where}, selected", 1, len(trajectory) + 1)
         seed = d.get("seed")
         if seed is not None:
             seed = check.integer(seed, f"{where}, seed", -2 ** 63, 2 ** 63 - 1)
@@ -335,7 +311,8 @@ class Run:
             elapsed = check.number(elapsed, f"{where}, elapsed")
         return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
-                   status="stopped" if status in ("running", "paused") else status, series=series, whatif=whatif,
+                   status="stopped" if status in ("running", "paused") else status, trajectory=trajectory,
+                   whatif=whatif,
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
                    marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator)

@@ -274,7 +274,7 @@ class TrainingRun(QObject):
     def start(self) -> None:
         kw = {}
         if self.test is not None:
-            kw = {"X_val": self.test.X, "Y_val": self.test.Y}
+            kw = {"X_test": self.test.X, "Y_test": self.test.Y}
         gen = self.estimator.fit_iter(self.train.X, self.train.Y, nominal_attributes=self.train.nominal_mask,
                                       schema=self.train.schema, cancel=self.cancel, **kw)
         self.worker = TrainingWorker(gen)

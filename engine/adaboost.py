@@ -121,7 +121,7 @@ class AdaBoostMHClassifier(RuleLearner):
         D = np.full((n, K), 1.0 / (n * K))
         F = np.zeros((n, K))
         train = LossTracker(Y, "label-wise", F=F)
-        val = LossTracker(data.Y_val, "label-wise") if data.X_val is not None else None
+        val = LossTracker(data.Y_test, "label-wise") if data.X_test is not None else None
         stump = self.weak_learner == "stump"
         mode = MODE_STUMP if stump else MODE_RULE
         max_conditions = 1 if stump else (self.max_conditions or _MAX_CONDITIONS_CAP)
@@ -213,13 +213,13 @@ class AdaBoostMHClassifier(RuleLearner):
                           improvement=float(previous - bound), train_hamming=train.hamming,
                           train_subset=train.subset)
             if val is not None:
-                vchanged = np.zeros(data.X_val.shape[0], dtype=bool)
+                vchanged = np.zeros(data.X_test.shape[0], dtype=bool)
                 for rule in rules:
-                    vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
+                    vrows = np.flatnonzero(rule_coverage(rule, data.X_test)).astype(np.int64)
                     add_head_scores(val.F, vrows, len(vrows), labels, rule.head_scores, 1.0)
                     vchanged[vrows] = True
                 val.refresh(np.flatnonzero(vchanged).astype(np.int64))
-                record.update(val_hamming=val.hamming, val_subset=val.subset)
+                record.update(test_hamming=val.hamming, test_subset=val.subset)
             record["extra"] = {"alpha": float(alpha), "r": float(r), "Z": float(Z), "bound": float(bound),
                                "abstained": float(w0 / W_all), "wrong": float(w_minus / W_all)}
             yield RuleRecord(**record)

@@ -233,8 +233,8 @@ class BoomerClassifier(RuleLearner):
         update_statistics(loss, Ysign, F, all_rows, n, G, H)
         train = LossTracker(Y, self.prediction, self.loss, self.label_vectors_, F)
         val = None
-        if data.X_val is not None:
-            val = LossTracker(data.Y_val, self.prediction, self.loss, self.label_vectors_)
+        if data.X_test is not None:
+            val = LossTracker(data.Y_test, self.prediction, self.loss, self.label_vectors_)
         pruning_name, pruning_options = parse_option("global_pruning", self.global_pruning)
         pruning = make_pruning(pruning_name, pruning_options)
         if pruning is not None and (watched is None or not pruning_options["use_holdout_set"]):
@@ -311,7 +311,7 @@ class BoomerClassifier(RuleLearner):
         return self._record(rule, rows, n_rows, train, val, monitor, data, improvement)
 
     def _record(self, rule, rows, n_rows, train, val, monitor, data, improvement):
-        """The record of a rule already applied to the training scores (and now the validation's and
+        """The record of a rule already applied to the training scores (and now the test set's and
         the watched loss's), and whether global pruning stops training after it.  ``monitor`` is the
         (watched loss, pruning) pair, either None."""
         extra, stop = {}, False
@@ -325,10 +325,10 @@ class BoomerClassifier(RuleLearner):
         record = dict(index=len(self.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=train.hamming, train_subset=train.subset, extra=extra)
         if val is not None:
-            vrows = np.flatnonzero(rule_coverage(rule, data.X_val)).astype(np.int64)
+            vrows = np.flatnonzero(rule_coverage(rule, data.X_test)).astype(np.int64)
             add_head_scores(val.F, vrows, len(vrows), rule.head_labels, rule.head_scores, 1.0)
             val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
-            record.update(val_hamming=val.hamming, val_subset=val.subset)
+            record.update(test_hamming=val.hamming, test_subset=val.subset)
         return RuleRecord(**record), stop
 
 

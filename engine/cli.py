@@ -127,7 +127,7 @@ def _report(est, train, test, out) -> None:
 def _step_line(step) -> str:
     if hasattr(step, "rule"):
         return (f"{step.index:5d}  train H {step.train_hamming:.4f} S {step.train_subset:.4f}  "
-                f"test H {step.val_hamming:.4f} S {step.val_subset:.4f}  cov {step.coverage:5d}  {step.rule}")
+                f"test H {step.test_hamming:.4f} S {step.test_subset:.4f}  cov {step.coverage:5d}  {step.rule}")
     shown = "  ".join(f"{k} {v:.4g}" for k, v in list(step.metrics.items())[:6])
     return f"{step.index:5d}  {step.kind}  {shown}"
 

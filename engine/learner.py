@@ -21,7 +21,7 @@ from .fileio import atomic_write_text
 from .model import RuleModel
 from .parameters import DeclaredParameters
 from .rules import Rule, Schema
-from .validation import check_features, check_labels, check_nominal
+from .validation import check_features, check_nominal, check_training_data
 
 MODEL_FORMAT = "boomer-gui-rule-model"
 MODEL_VERSION = 1
@@ -37,7 +37,7 @@ class RuleRecord:
     ``index`` counts rules from 0 (the default rule of boosting learners); ``coverage`` is the
     number of training examples the rule covers; ``improvement`` is how much the rule lowered
     the learner's objective on the sample it was grown on (NaN where undefined).  Validation
-    losses are None when no validation data were given."""
+    losses are None when no test data were given."""
 
     index: int
     rule: Rule
@@ -45,8 +45,8 @@ class RuleRecord:
     improvement: float
     train_hamming: float
     train_subset: float
-    val_hamming: float | None = None
-    val_subset: float | None = None
+    test_hamming: float | None = None
+    test_subset: float | None = None
     extra: Mapping[str, float] = field(default_factory=dict)
     extra_rules: tuple[Rule, ...] = ()  # further rules learned in the same step (e.g. a stump's other side)
     extra_coverage: tuple[int, ...] = ()  # the training examples each of ``extra_rules`` covers
@@ -65,12 +65,12 @@ class RuleRecord:
 
     @property
     def metrics(self) -> dict[str, float]:
-        """The step interface's metrics: the losses (validation ones when given) and ``extra``."""
+        """The step interface's metrics: the losses (test ones when given) and ``extra``."""
         out = {"train_hamming": self.train_hamming, "train_subset": self.train_subset}
-        if self.val_hamming is not None:
-            out["val_hamming"] = self.val_hamming
-        if self.val_subset is not None:
-            out["val_subset"] = self.val_subset
+        if self.test_hamming is not None:
+            out["test_hamming"] = self.test_hamming
+        if self.test_subset is not None:
+            out["test_subset"] = self.test_subset
         out.update(self.extra)
         return out
 
@@ -83,8 +83,8 @@ class TrainingData:
     Y: np.ndarray  # uint8 N x K
     nominal: np.ndarray  # bool D
     schema: Schema
-    X_val: object | None = None
-    Y_val: np.ndarray | None = None
+    X_test: object | None = None
+    Y_test: np.ndarray | None = None
     # Set to 1 (from another thread) to cancel: kernels check it between attributes and within
     # sweeps and return early; ``_learn`` then ends without yielding the unfinished rule.
     cancel: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint8))
@@ -105,31 +105,20 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     # -- training -----------------------------------------------------------------------
-    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None,
+    def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None,
                  schema: Schema | None = None, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
         """Validate everything, then yield a :class:`RuleRecord` per rule as it is learned.
 
         Setting ``cancel`` (from any thread) stops training within a fraction of a second, even
         in the middle of a rule: the unfinished rule is dropped, the generator ends normally and
         the estimator keeps the rules learned so far (as closing the generator does)."""
-        data = self._prepare(X, Y, X_val, Y_val, nominal_attributes, schema)
+        data = self._prepare(X, Y, X_test, Y_test, nominal_attributes, schema)
         return self._run(data, cancel)
 
-    def _prepare(self, X, Y, X_val, Y_val, nominal_attributes, schema) -> TrainingData:
+    def _prepare(self, X, Y, X_test, Y_test, nominal_attributes, schema) -> TrainingData:
         self._check_params()
-        Xc = check_features(X)
-        Yc = check_labels(Y, Xc.shape[0])
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
         nominal = check_nominal(nominal_attributes, Xc.shape[1])
-        Xv = Yv = None
-        if (X_val is None) != (Y_val is None):
-            raise ValueError("give both X_val and Y_val, or neither")
-        if X_val is not None:
-            Xv = check_features(X_val, "X_val")
-            Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
-            if Xv.shape[1] != Xc.shape[1]:
-                raise ValueError(f"X_val has {Xv.shape[1]} attributes, X has {Xc.shape[1]}")
-            if Yv.shape[1] != Yc.shape[1]:
-                raise ValueError(f"Y_val has {Yv.shape[1]} labels, Y has {Yc.shape[1]}")
         schema = schema or Schema()
         if schema.feature_names and len(schema.feature_names) != Xc.shape[1]:
             raise ValueError(f"{len(schema.feature_names)} feature names for {Xc.shape[1]} attributes")
@@ -171,11 +160,11 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
             pass
         return self
 
-    def fit_dataset(self, dataset, validation=None):
+    def fit_dataset(self, dataset, test=None):
         """Train on an ``engine.datasets.Dataset`` (names and nominal attributes included)."""
         kw = {}
-        if validation is not None:
-            kw = {"X_val": validation.X, "Y_val": validation.Y}
+        if test is not None:
+            kw = {"X_test": test.X, "Y_test": test.Y}
         return self.fit(dataset.X, dataset.Y, nominal_attributes=dataset.nominal_mask, schema=dataset.schema, **kw)
 
     # -- prediction ----------------------------------------------------------------------

@@ -61,9 +61,9 @@ class ComponentView:
 
 CLASSIFIER_METRICS = (
     Metric("train_hamming", "Hamming loss (train)"), Metric("train_subset", "subset 0/1 loss (train)"),
-    Metric("val_hamming", "Hamming loss (test)"), Metric("val_subset", "subset 0/1 loss (test)"))
+    Metric("test_hamming", "Hamming loss (test)"), Metric("test_subset", "subset 0/1 loss (test)"))
 CLASSIFIER_PLOTS = (Plot("Hamming vs subset 0/1 loss", (("train_hamming", "train_subset"),
-                                                        ("val_hamming", "val_subset")),
+                                                        ("test_hamming", "test_subset")),
                          "Hamming loss", "subset 0/1 loss"),)
 RULES = ComponentView("rule", "rule")
 
@@ -219,7 +219,7 @@ def _ranking_inspect(step, schema=None) -> str:
     rows = "".join(f"<tr><td>{c.feature}</td><td>{c.label}</td><td align='right'>{c.delta:+.4g}</td>"
                    f"<td align='right'>{c.value:.4g}</td></tr>" for c in step.component.changes)
     errors = "".join(f"<tr><td>{title}</td><td align='right'>{_fmt(m.get('train_' + key))}</td>"
-                     f"<td align='right'>{_fmt(m.get('val_' + key))}</td></tr>" for key, title in _ERRORS)
+                     f"<td align='right'>{_fmt(m.get('test_' + key))}</td></tr>" for key, title in _ERRORS)
     return (f"<h3>Iteration {step.index + 1}</h3>"
             f"<p>Loss L = {m['train_loss']:.6g}; it fell by {m['decrease']:.4g}, Theorem 1 guaranteed "
             f"{m['bound']:.4g} (slack {m['slack']:.3g} ≥ 0). {step.component.n_changed} coefficients moved.</p>"
@@ -253,14 +253,14 @@ register(LearnerSpec(
         Metric("decrease", "decrease of L", lower_is_better=False), Metric("slack", "decrease − bound",
                                                                             lower_is_better=False),
         *(Metric(f"{s}_{key}", f"{title} error ({'train' if s == 'train' else 'test'})")
-          for s in ("train", "val") for key, title in _ERRORS),
+          for s in ("train", "test") for key, title in _ERRORS),
         *CLASSIFIER_METRICS,
-        Metric("val_rank_loss", "rank loss (test)"),
-        Metric("val_average_precision", "average precision (test)", lower_is_better=False),
+        Metric("test_rank_loss", "rank loss (test)"),
+        Metric("test_average_precision", "average precision (test)", lower_is_better=False),
     ),
     plots=(
         Plot("Training loss", ((STEP, "train_loss"),), "iteration", "L (eq. 1)"),
-        Plot("Generalised errors", tuple((STEP, f"{s}_{key}") for s in ("train", "val") for key, _ in _ERRORS),
+        Plot("Generalised errors", tuple((STEP, f"{s}_{key}") for s in ("train", "test") for key, _ in _ERRORS),
              "iteration", "error"),
         CLASSIFIER_PLOTS[0],
     ),
@@ -285,8 +285,8 @@ def _mlme_inspect(step, schema=None) -> str:
                    f"<td align='right'>{w:.4g}</td></tr>" for i, (p, w) in enumerate(zip(c.parents, c.arc_weights)))
     em_trace = ", ".join(f"{v:.5g}" for v in c.em_objective[:: max(1, len(c.em_objective) // 8)])
     val = "".join(f"<tr><td>{name}</td><td align='right'>{_fmt(m.get(key))}</td></tr>"
-                  for key, name in (("val_subset", "test subset 0/1"), ("val_hamming", "test Hamming"),
-                                    ("val_cll", "test CLL-loss (sum)"), ("internal_val_ll", "internal-validation LL")))
+                  for key, name in (("test_subset", "test subset 0/1"), ("test_hamming", "test Hamming"),
+                                    ("test_cll", "test CLL-loss (sum)"), ("internal_val_ll", "internal-validation LL")))
     return (head + f"<p>Tree: {c.tree}</p>"
             f"<p>Learned on weights ω ∝ 1 − P(y|x): max {c.omega_max:.3g}, effective sample size {c.omega_ess:.1f}. "
             f"EM: {c.em_iterations} iterations; penalised log-likelihood {em_trace}.</p>"
@@ -313,13 +313,13 @@ register(LearnerSpec(
              "5 experts, no early stopping": {"n_experts": 5, "early_stopping": False, "structure": "tree"}},
     budget="n_experts",
     metrics=(*CLASSIFIER_METRICS,
-             Metric("val_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)"),
+             Metric("test_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)"),
              Metric("internal_val_ll", "internal-validation LL", lower_is_better=False),
              Metric("penalized_ll", "penalised LL (EM)", lower_is_better=False),
              Metric("em_iterations", "EM iterations"), Metric("ess", "effective sample size", lower_is_better=False),
              Metric("n_experts", "experts in the mixture")),
     plots=(CLASSIFIER_PLOTS[0],
-           Plot("Conditional log-likelihood", ((STEP, "train_cll"), (STEP, "val_cll")), "expert", "CLL-loss")),
+           Plot("Conditional log-likelihood", ((STEP, "train_cll"), (STEP, "test_cll")), "expert", "CLL-loss")),
     component=ComponentView(
         "expert", "expert",
         columns=(Column("tree", lambda s: s.component.summary()),
@@ -355,7 +355,7 @@ register(LearnerSpec(
     description="The baseline of ML-ME's paper: one L2 logistic regression per label, on the attributes and the "
                 "labels before it in the chain (original order); greedy prediction. Binary relevance is the "
                 "ML-ME preset 'Binary relevance'.",
-    metrics=(*CLASSIFIER_METRICS, Metric("val_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)")),
+    metrics=(*CLASSIFIER_METRICS, Metric("test_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)")),
     component=ComponentView(
         "label", "label",
         columns=(Column("label", lambda s: str(s.component.label)),

@@ -68,6 +68,7 @@ from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_S
                         covered_counts, head_search, label_bitsets, mask_bitset)
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
+from .tracking import ErrorTotals
 from .rules import OPERATORS, Condition, Rule
 from .parameters import FROM_INIT, Parameter
 from .validation import check_choice
@@ -213,7 +214,7 @@ class SeCoClassifier(RuleLearner):
         default = self.default_rule(Y, data.schema)
         default_values = (default.head_scores > 0).astype(np.uint8)
         train = _DecisionListTracker(Y, default_values)
-        val = _DecisionListTracker(data.Y_val, default_values) if data.X_val is not None else None
+        val = _DecisionListTracker(data.Y_test, default_values) if data.X_test is not None else None
         active = np.ones(n, dtype=bool)
         min_remaining = self.max_uncovered * n
 
@@ -286,8 +287,8 @@ class SeCoClassifier(RuleLearner):
                           improvement=float(before - train.hamming), train_hamming=train.hamming,
                           train_subset=train.subset)
             if val is not None:
-                val.apply(np.flatnonzero(rule_coverage(rule, data.X_val)), head_labels, head_values)
-                record.update(val_hamming=val.hamming, val_subset=val.subset)
+                val.apply(np.flatnonzero(rule_coverage(rule, data.X_test)), head_labels, head_values)
+                record.update(test_hamming=val.hamming, test_subset=val.subset)
             record["extra"] = {"heuristic": float(value), "head_evaluations": float(rule_evals),
                                "head_size": float(size), "new_pairs": float(new_pairs),
                                "remaining": float(active.sum())}
@@ -298,11 +299,11 @@ class SeCoClassifier(RuleLearner):
                       extra={"heuristic": math.nan, "head_evaluations": 0.0, "head_size": float(K),
                              "new_pairs": float(int((train.decided == 0).sum())), "remaining": float(active.sum())})
         if val is not None:
-            record.update(val_hamming=val.hamming, val_subset=val.subset)
+            record.update(test_hamming=val.hamming, test_subset=val.subset)
         yield RuleRecord(**record)
 
 
-class _DecisionListTracker:
+class _DecisionListTracker(ErrorTotals):
     """Predictions of a growing decision list that ends with a fixed default rule: only newly set
     (example, label) pairs change, so the losses are updated incrementally."""
 
@@ -329,11 +330,3 @@ class _DecisionListTracker:
         self.wrong_examples += int((errors > 0).sum() - (self.errors[rows] > 0).sum())
         self.errors[rows] = errors
         return int(free.sum())
-
-    @property
-    def hamming(self) -> float:
-        return self.wrong_labels / self.Y.size
-
-    @property
-    def subset(self) -> float:
-        return self.wrong_examples / self.Y.shape[0]

@@ -5,7 +5,7 @@ A step is any object with
 * ``index`` — 0, 1, 2, … in the order the steps were learned;
 * ``kind`` — the kind of component it adds (``'rule'``, ``'update'``, ``'expert'``, …);
 * ``component`` — what the step added to the model (a learner-defined, read-only object);
-* ``metrics`` — a mapping metric name → float of what the learner tracks (train/validation
+* ``metrics`` — a mapping metric name → float of what the learner tracks (train/test
   losses, bounds, …); a metric may be absent from a step (e.g. evaluated every few steps).
 
 Rule learners yield :class:`engine.learner.RuleRecord` (kind ``'rule'``); other learners may use

@@ -12,7 +12,23 @@ from .core.losses import LOSS_CODES
 from .model import label_vector_index
 
 
-class LossTracker:
+class ErrorTotals:
+    """Hamming and subset 0/1 losses from running totals of wrong labels and wrong examples over ``Y``."""
+
+    Y: np.ndarray
+    wrong_labels: int
+    wrong_examples: int
+
+    @property
+    def hamming(self) -> float:
+        return self.wrong_labels / self.Y.size
+
+    @property
+    def subset(self) -> float:
+        return self.wrong_examples / self.Y.shape[0]
+
+
+class LossTracker(ErrorTotals):
     def __init__(self, Y: np.ndarray, prediction: str, loss: str | None = None,
                  label_vectors: np.ndarray | None = None, F: np.ndarray | None = None):
         self.Y = np.ascontiguousarray(Y, dtype=np.uint8)
@@ -60,11 +76,3 @@ class LossTracker:
         K = self.Y.shape[1]
         return (np.zeros((0, K), dtype=np.uint8), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64),
                 np.zeros(K, dtype=np.uint64), np.zeros(0, dtype=np.uint64), np.full(16, -1, dtype=np.int64))
-
-    @property
-    def hamming(self) -> float:
-        return self.wrong_labels / self.Y.size
-
-    @property
-    def subset(self) -> float:
-        return self.wrong_examples / self.Y.shape[0]

@@ -14,7 +14,9 @@ import numpy as np
 
 from .fileio import atomic_write_text
 
-COLUMNS = ("rules", "train_hamming", "train_subset", "test_hamming", "test_subset")
+COLUMNS = ("rules", "train_hamming", "train_subset", "test_hamming", "test_subset")  # in trajectory files
+SERIES = ("coverage", "improvement", "train_hamming", "train_subset", "test_hamming", "test_subset")
+LOSSES = ("train_hamming", "train_subset", "test_hamming", "test_subset")
 
 
 def marker_indices(n_rules: int) -> list[int]:
@@ -27,24 +29,68 @@ def marker_indices(n_rules: int) -> list[int]:
     return out
 
 
+def _number(x) -> float:
+    return float("nan") if x is None else float(x)
+
+
 @dataclass
 class Trajectory:
-    name: str
+    """A run's series, one value per step: each step's coverage and improvement, and the training
+    and test losses after it (NaN where no test data were given).  The one series type of the
+    project: Figure 1's runs and the application's runs both keep theirs in one."""
+
+    name: str = "run"
     settings: dict = field(default_factory=dict)
-    rows: list = field(default_factory=list)  # one tuple per rule, in COLUMNS order
+    series: dict = field(default_factory=lambda: {k: [] for k in SERIES})
+    steps: list = field(default_factory=list)  # each step's record index (the files' ``rules`` column)
+    _arrays: dict = field(default_factory=dict, repr=False, compare=False)
 
     def append(self, record) -> None:
-        nan = float("nan")
-        self.rows.append((record.index, record.train_hamming, record.train_subset,
-                          nan if record.val_hamming is None else record.val_hamming,
-                          nan if record.val_subset is None else record.val_subset))
+        self.extend((record,))
+
+    def extend(self, records) -> None:
+        s = self.series
+        for r in records:
+            self.steps.append(int(r.index))
+            s["coverage"].append(int(r.coverage))
+            s["improvement"].append(_number(r.improvement))
+            s["train_hamming"].append(_number(r.train_hamming))
+            s["train_subset"].append(_number(r.train_subset))
+            s["test_hamming"].append(_number(r.test_hamming))
+            s["test_subset"].append(_number(r.test_subset))
+        self._arrays.clear()
 
     def column(self, name: str) -> np.ndarray:
-        j = COLUMNS.index(name)
-        return np.array([r[j] for r in self.rows], dtype=np.float64)
+        """A series (or ``rules``, the step indices) as a float array, cached until the next append."""
+        a = self._arrays.get(name)
+        if a is None:
+            a = np.asarray(self.steps if name == "rules" else self.series[name], dtype=np.float64)
+            self._arrays[name] = a
+        return a
 
     def __len__(self) -> int:
-        return len(self.rows)
+        return len(self.series["train_hamming"])
+
+    def has_test(self) -> bool:
+        return len(self) > 0 and not np.isnan(self.column("test_hamming")).all()
+
+    def final_losses(self) -> dict:
+        """The losses after the last step (test ones only when there are test data)."""
+        if not len(self):
+            return {}
+        keys = LOSSES if self.has_test() else LOSSES[:2]
+        return {k: self.series[k][-1] for k in keys}
+
+    @classmethod
+    def from_series(cls, series: dict, name: str = "run", settings: dict | None = None,
+                    steps: list | None = None) -> "Trajectory":
+        """From columns of equal length (missing series: NaN; coverage: -1)."""
+        n = len(next(iter(series.values()))) if series else 0
+        full = {k: list(series[k]) if k in series else [-1 if k == "coverage" else float("nan")] * n
+                for k in SERIES}
+        if len({len(v) for v in full.values()}) > 1:
+            raise ValueError(f"{name}: its series have different lengths")
+        return cls(name, dict(settings or {}), full, list(range(n)) if steps is None else list(steps))
 
     def to_dict(self) -> dict:
         return {"name": self.name, "settings": self.settings,
@@ -56,16 +102,21 @@ class Trajectory:
             cols = [d["columns"][c] for c in COLUMNS]
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a trajectory: missing column {exc}") from None
-        rows = [(int(r[0]),) + tuple(float(v) for v in r[1:]) for r in zip(*cols)]
-        return cls(str(d.get("name", "run")), dict(d.get("settings", {})), rows)
+        return cls._from_rows(str(d.get("name", "run")), dict(d.get("settings", {})), zip(*cols))
+
+    @classmethod
+    def _from_rows(cls, name: str, settings: dict, rows) -> "Trajectory":
+        rows = [(int(float(r[0])),) + tuple(float(v) for v in r[1:]) for r in rows]
+        series = {k: [r[1 + i] for r in rows] for i, k in enumerate(LOSSES)}
+        return cls.from_series(series, name, settings, [r[0] for r in rows])
 
     def to_csv(self) -> str:
         out = io.StringIO()
         out.write(f"# {self.name}\n# settings: {json.dumps(self.settings, sort_keys=True)}\n")
         writer = csv.writer(out)
         writer.writerow(COLUMNS)
-        for r in self.rows:
-            writer.writerow([r[0]] + [repr(float(v)) for v in r[1:]])
+        for i, step in enumerate(self.steps):
+            writer.writerow([step] + [repr(float(self.series[k][i])) for k in LOSSES])
         return out.getvalue()
 
     @classmethod
@@ -84,8 +135,7 @@ class Trajectory:
         header = next(reader, None)
         if header is None or tuple(header) != COLUMNS:
             raise ValueError(f"not a trajectory CSV: expected columns {', '.join(COLUMNS)}")
-        rows = [(int(r[0]),) + tuple(float(v) for v in r[1:]) for r in reader]
-        return cls(name, settings, rows)
+        return cls._from_rows(name, settings, reader)
 
 
 def save_trajectories(trajectories: list[Trajectory], path) -> None:

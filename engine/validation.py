@@ -133,18 +133,19 @@ class FromParamsMixin(DeclaredParameters):
         return est
 
 
-def check_training_data(X, Y, X_val=None, Y_val=None):
-    """(X, Y, X_val, Y_val) checked like :func:`check_features` / :func:`check_labels`; the validation
+def check_training_data(X, Y, X_test=None, Y_test=None):
+    """(X, Y, X_test, Y_test) checked like :func:`check_features` / :func:`check_labels`; the test
     pair is optional but must come whole and match the training data's attributes and labels."""
     Xc = check_features(X)
     Yc = check_labels(Y, Xc.shape[0])
-    if (X_val is None) != (Y_val is None):
-        raise ValueError("give both X_val and Y_val, or neither")
+    if (X_test is None) != (Y_test is None):
+        raise ValueError("give both X_test and Y_test, or neither")
     Xv = Yv = None
-    if X_val is not None:
-        Xv = check_features(X_val, "X_val")
-        Yv = check_labels(Y_val, Xv.shape[0], "Y_val")
-        if Xv.shape[1] != Xc.shape[1] or Yv.shape[1] != Yc.shape[1]:
-            raise ValueError(f"validation data have {Xv.shape[1]} attributes and {Yv.shape[1]} labels, "
-                             f"training data {Xc.shape[1]} and {Yc.shape[1]}")
+    if X_test is not None:
+        Xv = check_features(X_test, "X_test")
+        Yv = check_labels(Y_test, Xv.shape[0], "Y_test")
+        if Xv.shape[1] != Xc.shape[1]:
+            raise ValueError(f"X_test has {Xv.shape[1]} attributes, X has {Xc.shape[1]}")
+        if Yv.shape[1] != Yc.shape[1]:
+            raise ValueError(f"Y_test has {Yv.shape[1]} labels, Y has {Yc.shape[1]}")
     return Xc, Yc, Xv, Yv

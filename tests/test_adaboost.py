@@ -183,12 +183,12 @@ def test_hamming_loss_never_exceeds_the_bound(weak_learner, seed):
 def test_validation_losses_and_sparse_input():
     X, Y = random_problem(5)
     X0 = np.nan_to_num(X, nan=0.0)
-    dense = AdaBoostMHClassifier(max_rules=15).fit(X0[:60], Y[:60], X_val=X0[60:], Y_val=Y[60:])
+    dense = AdaBoostMHClassifier(max_rules=15).fit(X0[:60], Y[:60], X_test=X0[60:], Y_test=Y[60:])
     sparse = AdaBoostMHClassifier(max_rules=15).fit(sp.csr_matrix(X0[:60]), Y[:60])
     assert dense.rules_ == sparse.rules_
     last = dense.records_[-1]
-    assert last.val_hamming == pytest.approx(float((dense.predict(X0[60:]) != Y[60:]).mean()))
-    assert last.val_subset == pytest.approx(float((dense.predict(X0[60:]) != Y[60:]).any(axis=1).mean()))
+    assert last.test_hamming == pytest.approx(float((dense.predict(X0[60:]) != Y[60:]).mean()))
+    assert last.test_subset == pytest.approx(float((dense.predict(X0[60:]) != Y[60:]).any(axis=1).mean()))
 
 
 def test_stopping_fit_iter_keeps_both_sides_of_each_stump():
@@ -259,9 +259,9 @@ def emotions():
 def test_emotions_beats_the_all_negative_predictor(emotions, weak_learner, max_conditions):
     train, test = emotions
     est = AdaBoostMHClassifier(max_rules=100, weak_learner=weak_learner, max_conditions=max_conditions)
-    est.fit_dataset(train, validation=test)
+    est.fit_dataset(train, test=test)
     trivial = float(test.Y.mean())  # Hamming loss of predicting every label absent
     hamming = float((est.predict(test.X) != test.Y).mean())
     assert hamming < trivial - 0.03
-    assert est.records_[-1].val_hamming == pytest.approx(hamming)
+    assert est.records_[-1].test_hamming == pytest.approx(hamming)
     assert all(r.train_hamming <= r.extra["bound"] + 1e-12 for r in est.records_)

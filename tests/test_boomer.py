@@ -51,7 +51,7 @@ def test_every_variant_learns_and_tracks_losses_exactly(loss, head):
     assert len(records) == 40 and records[0].rule.is_default
     # the incrementally tracked losses equal a prediction from scratch
     assert (records[-1].train_hamming, records[-1].train_subset) == pytest.approx(_losses(Ytr, est.predict(Xtr)))
-    assert (records[-1].val_hamming, records[-1].val_subset) == pytest.approx(_losses(Yte, est.predict(Xte)))
+    assert (records[-1].test_hamming, records[-1].test_subset) == pytest.approx(_losses(Yte, est.predict(Xte)))
     # the model learns something: better than predicting all labels absent
     assert records[-1].train_hamming < Ytr.mean()
     if head == "single":

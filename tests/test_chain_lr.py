@@ -59,8 +59,8 @@ def test_steps_stream_one_label_each_with_metrics(problem):
     spec = registry.get("cc-lr")
     steps = list(spec.make().fit_iter(X[:150], Y[:150], X[150:], Y[150:]))
     assert [s.kind for s in steps] == ["label"] * 3 and [s.component.label for s in steps] == [0, 1, 2]
-    assert steps[-1].metrics["val_subset"] <= steps[0].metrics["val_subset"] + 1e-12
-    assert "val_cll" in steps[-1].metrics and "val_cll" not in steps[0].metrics
+    assert steps[-1].metrics["test_subset"] <= steps[0].metrics["test_subset"] + 1e-12
+    assert "test_cll" in steps[-1].metrics and "test_cll" not in steps[0].metrics
     assert spec.component.inspect(steps[1], None).startswith("<h3>Link 2")
 
 

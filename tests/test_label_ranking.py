@@ -253,10 +253,10 @@ def test_booster_on_emotions_keeps_theorem_1_and_learns(tmp_path, shared_data):
     assert (slack >= -1e-9 * loss).all()
     assert (np.diff(loss) <= 1e-9).all()
     last = steps[-1].metrics
-    assert last["val_rank_loss"] < 0.25 and last["val_average_precision"] > 0.7  # chance: ~0.5 and ~0.45
+    assert last["test_rank_loss"] < 0.25 and last["test_average_precision"] > 0.7  # chance: ~0.5 and ~0.45
     S = est.decision_function(d.X[te])
-    assert last["val_dis"] == pytest.approx(M.generalized_error(d.Y[te], S, "dis"))
-    assert last["val_hamming"] == pytest.approx(np.mean(est.predict(d.X[te]) != d.Y[te]))
+    assert last["test_dis"] == pytest.approx(M.generalized_error(d.Y[te], S, "dis"))
+    assert last["test_hamming"] == pytest.approx(np.mean(est.predict(d.X[te]) != d.Y[te]))
     np.testing.assert_array_equal(est.rank(d.X[te])[:, 0], np.argmax(S, axis=1))
     path = tmp_path / "ranker.json"
     est.save(path)

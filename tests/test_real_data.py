@@ -34,8 +34,8 @@ def test_emotions_reaches_the_papers_quality(emotions_split, loss, head, max_sub
     if max_subset is not None:
         assert subset <= max_subset
     # the streamed test losses are those of the final model
-    assert records[-1].val_hamming == pytest.approx(hamming)
-    assert records[-1].val_subset == pytest.approx(subset)
+    assert records[-1].test_hamming == pytest.approx(hamming)
+    assert records[-1].test_subset == pytest.approx(subset)
     # ranking quality is far better than chance (rank loss of random scores is about 0.5)
     assert metrics.rank_loss(test.Y, est.decision_function(test.X)) < 0.25
 

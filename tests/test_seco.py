@@ -165,7 +165,7 @@ def test_pruned_and_exhaustive_learn_the_same_rules(heuristic):
 def test_decision_list_and_incremental_losses(heuristic):
     X, Y = random_problem(2)
     est = SeCoClassifier(heuristic=heuristic, beta=0.5, max_rules=25)
-    est.fit(X[:90], Y[:90], X_val=X[90:], Y_val=Y[90:], nominal_attributes=[1])
+    est.fit(X[:90], Y[:90], X_test=X[90:], Y_test=Y[90:], nominal_attributes=[1])
     rules = est.rules_
     assert rules[-1].is_default and len(rules) == len(est.records_)
     assert set(np.unique(np.concatenate([r.head_scores for r in rules]))) <= {-1.0, 1.0}
@@ -175,7 +175,7 @@ def test_decision_list_and_incremental_losses(heuristic):
     assert last.train_hamming == pytest.approx(float((P != Y[:90]).mean()))
     assert last.train_subset == pytest.approx(float((P != Y[:90]).any(axis=1).mean()))
     Pv = est.predict(X[90:])
-    assert last.val_hamming == pytest.approx(float((Pv != Y[90:]).mean()))
+    assert last.test_hamming == pytest.approx(float((Pv != Y[90:]).mean()))
     # Decision-list semantics by hand: the first covering rule that predicts a label sets it.
     Xd = X[90:].astype(np.float64)
     expected = np.zeros_like(Y[90:])
@@ -308,8 +308,8 @@ def emotions():
 def test_emotions_beats_the_all_negative_predictor(emotions, heuristic, min_coverage, max_rules):
     train, test = emotions
     est = SeCoClassifier(heuristic=heuristic, min_coverage=min_coverage, max_rules=max_rules)
-    est.fit_dataset(train, validation=test)
+    est.fit_dataset(train, test=test)
     trivial = float(test.Y.mean())  # Hamming loss of predicting every label absent
     hamming = float((est.predict(test.X) != test.Y).mean())
     assert hamming < trivial - 0.02
-    assert est.records_[-1].val_hamming == pytest.approx(hamming)
+    assert est.records_[-1].test_hamming == pytest.approx(hamming)

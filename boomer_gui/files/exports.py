@@ -30,7 +30,7 @@ def _stats(rec) -> dict:
     return {"index": int(rec.index), "coverage": int(rec.coverage) if rec.coverage >= 0 else None,
             "improvement": _num(float(rec.improvement)),
             "train_hamming": _num(rec.train_hamming), "train_subset": _num(rec.train_subset),
-            "test_hamming": _num(rec.val_hamming), "test_subset": _num(rec.val_subset)}
+            "test_hamming": _num(rec.test_hamming), "test_subset": _num(rec.test_subset)}
 
 
 def _active(active, i: int) -> bool:

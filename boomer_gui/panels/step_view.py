@@ -131,7 +131,7 @@ class MetricPlots(QWidget):
             ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]))
             ax.grid(True, alpha=0.3)
             for x, y in plot.series:
-                test = y.startswith("val_")
+                test = y.startswith("test_")
                 (line,) = ax.plot([], [], "-" if test else "--", lw=1.4,
                                   label=self._label(y) if x == STEP else ("test" if test else "train"))
                 if x != STEP:  # a trajectory: a dot marks where it has got to

@@ -20,7 +20,7 @@ from engine.rules import Schema
 
 COLUMNS = ("on", "#", "body", "head", "coverage", "improvement", "train H", "train 0/1", "test H", "test 0/1")
 COL_ON, COL_INDEX, COL_BODY, COL_HEAD, COL_COVERAGE, COL_IMPROVEMENT, COL_TRH, COL_TRS, COL_TEH, COL_TES = range(10)
-_LOSS_FIELDS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "val_hamming", COL_TES: "val_subset"}
+_LOSS_FIELDS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "test_hamming", COL_TES: "test_subset"}
 _TOOLTIPS = {
     COL_ON: "Switch the rule off to see the losses without it (what-if; needs a finished run)",
     COL_HEAD: "Strongest labels of the head; the bars show the score of every label",

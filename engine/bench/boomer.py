@@ -127,7 +127,7 @@ def _warm_up() -> float:
     X = rng.normal(size=(60, 4)).astype(np.float32)
     Y = (rng.random((60, 3)) < 0.5).astype(np.uint8)
     for loss, head in VARIANTS.values():
-        BoomerClassifier(loss=loss, head_type=head, max_rules=5).fit(X, Y, X_val=X, Y_val=Y).predict(X)
+        BoomerClassifier(loss=loss, head_type=head, max_rules=5).fit(X, Y, X_test=X, Y_test=Y).predict(X)
     return time.perf_counter() - start
 
 

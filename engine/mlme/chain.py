@@ -53,10 +53,10 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
         self.l2 = l2
         self.order = order
 
-    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
+    def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
         val = None if Xv is None else (Xv, Yv)
         K = Yc.shape[1]
         order = np.arange(K) if self.order is None else np.asarray(self.order, dtype=np.int64)
@@ -79,7 +79,7 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
             self.coef_.append(b)
             metrics = self._scores("train", D, Y)
             if val is not None:
-                metrics.update(self._scores("val", design(val[0], self.mean_, self.scale_), val[1]))
+                metrics.update(self._scores("test", design(val[0], self.mean_, self.scale_), val[1]))
             yield Step(i, "label", self._link(i, k, b), metrics)
 
     def _link(self, i: int, k: int, b: np.ndarray) -> ChainLink:

@@ -117,11 +117,11 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
         return design(X, self.mean_, self.scale_)
 
     # ------------------------------------------------------------------------------ training
-    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
+    def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per expert tried (kind ``'expert'``)."""
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
         n = Xc.shape[0]
         if n < 10:
             raise ValueError(f"ML-ME needs at least 10 training examples, got {n}")
@@ -197,7 +197,7 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
                 metrics["internal_val_ll"] = val_ll
             metrics.update(self._scores("train", X, Y))
             if val is not None:
-                metrics.update(self._scores("val", *val))
+                metrics.update(self._scores("test", *val))
             yield Step(k - 1, "expert", component, metrics)
             if last:
                 return

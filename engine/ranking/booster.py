@@ -5,7 +5,7 @@ trained on preference graphs (engine.ranking.graphs) with the parallel update of
 (engine.ranking.objective).  ``fit_iter`` yields one :class:`engine.steps.Step` per iteration
 (SPEC A.10): its component is a :class:`ParallelUpdate`, its metrics the training loss, the
 Theorem-1 bound, the actual decrease, and the four generalised errors with Hamming and subset
-0/1 losses of the bipartition (train every step; validation every ``eval_every`` steps)."""
+0/1 losses of the bipartition (train every step; test every ``eval_every`` steps)."""
 from __future__ import annotations
 
 import threading
@@ -94,7 +94,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
     max_iterations : the budget (one step per iteration).
     tol : stop when an iteration lowers the loss by less than ``tol`` times the loss.
     smoothing : ε of δ = ½ ln((W⁺+ε)/(W⁻+ε)) where only one of W± is zero (A.4 [A]).
-    eval_every : validation metrics every this many steps (and at the last).
+    eval_every : test metrics every this many steps (and at the last).
     """
 
     PARAMETERS = (
@@ -145,7 +145,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("hierarchy is only used with graph='layered'")
 
     # ---------------------------------------------------------------------------- training
-    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema: Schema | None = None,
+    def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None, graphs=None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per iteration.
 
@@ -154,7 +154,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
         bipartition's calibration and the reported errors).  ``nominal_attributes`` is accepted
         for interface compatibility; nominal codes are used as numbers."""
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_val, Y_val)
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
         schema = schema or Schema()
         n, k = Yc.shape
         calibration = self.threshold == "calibration-label"
@@ -215,7 +215,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
             last = t + 1 == self.max_iterations or decrease <= self.tol * max(loss, 1e-300)
             if val is not None and ((t + 1) % self.eval_every == 0 or t == 0 or last):
                 phi_v, Yv, errs_v = val
-                metrics.update(self._scored("val", np.ascontiguousarray(phi_v @ lam), Yv, errs_v, ranking=True))
+                metrics.update(self._scored("test", np.ascontiguousarray(phi_v @ lam), Yv, errs_v, ranking=True))
             loss = new_loss
             yield Step(t, "update", _describe(upd.delta, lam, base_names, label_names), metrics)
             if last:

@@ -27,7 +27,7 @@ def test_rule_exports_reload(trained, tmp_path):
     assert "# learner: boomer" in text  # the run's metadata first, as comment lines
     rows = list(csv.DictReader(line for line in text if not line.startswith("#")))
     assert len(rows) == len(records) and rows[2]["index"] == "2" and rows[2]["active"] == "1"
-    assert float(rows[2]["test_hamming"]) == pytest.approx(records[2].val_hamming, rel=1e-5)
+    assert float(rows[2]["test_hamming"]) == pytest.approx(records[2].test_hamming, rel=1e-5)
     trained.export_rules(tmp_path / "rules.txt")
     lines = [line for line in (tmp_path / "rules.txt").read_text().splitlines() if not line.startswith("#")]
     assert len(lines) == len(records) and "->" in lines[0]

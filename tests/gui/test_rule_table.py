@@ -48,7 +48,7 @@ def test_filters_by_label_attribute_and_text(trained):
 
 def test_sorting_by_loss(trained):
     trained.table.sortByColumn(8, Qt.AscendingOrder)  # test Hamming
-    values = [trained.proxy.index(r, 0).data(RecordRole).val_hamming for r in range(trained.proxy.rowCount())]
+    values = [trained.proxy.index(r, 0).data(RecordRole).test_hamming for r in range(trained.proxy.rowCount())]
     assert values == sorted(values)
 
 

@@ -17,7 +17,7 @@ class ToyLearner(BaseEstimator):
     def __init__(self, n_steps=5, start=8.0):
         self.n_steps, self.start = n_steps, start
 
-    def fit_iter(self, X, Y, X_val=None, Y_val=None, *, nominal_attributes=None, schema=None, cancel=None):
+    def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema=None, cancel=None):
         if self.n_steps < 1:
             raise ValueError("n_steps must be at least 1")
         self.value_ = self.start
@@ -84,7 +84,7 @@ def test_label_ranking_runs_saves_and_loads_in_the_window(qtbot, window, train, 
     view.plots.flush()
     x, y = view.plots.series(registry.STEP, "train_loss")
     np.testing.assert_allclose(y, loss)
-    xv, _ = view.plots.series(registry.STEP, "val_dis")
+    xv, _ = view.plots.series(registry.STEP, "test_dis")
     np.testing.assert_array_equal(xv, [1, 5, 10, 15, 20, 25])  # test metrics every 5 steps
     view.select_step(0)
     text = view.inspector.toPlainText()
@@ -109,8 +109,8 @@ def test_mlme_streams_experts_into_the_window(qtbot, window, train, errors):
     assert len(steps) == 2 and [s.component.expert for s in steps] == [1, 2]
     assert view.model.headers()[:3] == ["#", "tree", "accepted"]
     view.plots.flush()
-    x, y = view.plots.series("val_hamming", "val_subset")  # one trajectory point per expert
-    np.testing.assert_allclose(x, [s.metrics["val_hamming"] for s in steps])
+    x, y = view.plots.series("test_hamming", "test_subset")  # one trajectory point per expert
+    np.testing.assert_allclose(x, [s.metrics["test_hamming"] for s in steps])
     view.select_step(1)
     assert "Expert 2: accepted" in view.inspector.toPlainText()
     assert window.run_controls.progress.text() == "2 / 2 experts"

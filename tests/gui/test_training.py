@@ -31,7 +31,7 @@ def test_start_streams_rules_into_table_and_plot(qtbot, window):
     lines = window.plot.lines_of(window.run)
     assert len(lines.test.get_xdata()) == n and len(lines.train.get_xdata()) == n  # one point per rule
     assert len(lines.h_test.get_ydata()) == n
-    np.testing.assert_allclose(lines.test.get_xdata(), [r.val_hamming for r in records])
+    np.testing.assert_allclose(lines.test.get_xdata(), [r.test_hamming for r in records])
     np.testing.assert_allclose(lines.train.get_ydata(), [r.train_subset for r in records])
     assert window.run_controls.start_button.isEnabled()
     assert "test: Hamming" in window.loss_label.text()
