@@ -10,9 +10,10 @@ The engine is free of any GUI toolkit.  Public entry points:
 - :class:`LogisticChainClassifier` - classifier chains of logistic regressions, ML-ME's baseline;
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
 """
-from .numba_cache import ensure_cache_dir
+from .numba_cache import ensure_cache_dir, refresh_kernel_cache
 
 ensure_cache_dir()  # before any kernel is compiled
+refresh_kernel_cache()  # no kernel cached from older sources of the modules it inlines
 
 from .adaboost import AdaBoostMHClassifier  # noqa: E402
 from .mlme import LogisticChainClassifier, MLMEClassifier
