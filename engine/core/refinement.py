@@ -470,7 +470,9 @@ _best_conditions_variants = njit(cache=True, nogil=True, parallel=True)(
 _best_conditions_variants_serial = njit(cache=True, nogil=True)(
     rebound(_best_conditions.py_func, "_best_conditions_variants_serial",
              _sweep_attribute=_sweep_attribute_variants))
-PARALLEL_MIN_ENTRIES = 2000  # sorted entries of the sampled attributes below which a step runs serially
+# Below this much work a refinement step runs serially (waking the second thread costs more):
+# covered entries of the sampled attributes times the statistics accumulated per entry.
+PARALLEL_MIN_WORK = 24_000
 
 
 @njit(cache=True, nogil=True)
@@ -550,10 +552,12 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
             break
         if m < D:
             sample_features(perm, m, rng_state)
-        entries = 0
-        for c in range(m):
-            entries += ptr[perm[c] + 1] - ptr[perm[c]]
         fixed = head >= 0
+        work = 0
+        for c in range(m):
+            n_c = ptr[perm[c] + 1] - ptr[perm[c]]
+            work += n_c if n_c < T_cnt else T_cnt
+        work *= 2 if fixed else K + S
         sc = sc_one if fixed else sc_all
         Gs = G_one if fixed else G
         Hs = H_one if fixed else H
@@ -562,7 +566,7 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
         args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, Gs, Hs, sc.T_g,
                 sc.T_h, T_cnt, full_step, head_step, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                 sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
-        threads = full_step or entries >= PARALLEL_MIN_ENTRIES
+        threads = full_step or work >= PARALLEL_MIN_WORK
         if head_step <= HEAD_PARTIAL_FIXED:
             if threads:
                 _best_conditions_variants(*args)
