@@ -367,12 +367,12 @@ def _better(v, p, best_v, best_p):
     return v > best_v + TOL or (v >= best_v - TOL and p > best_p)
 
 
-# -- the walk's hooks (engine.core.sweep): ctx = (C1, C0, A1 (2 x K), A0 (2 x K), bits (2 x words), V1, V0,
-#    V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, use_bits, scratch..., best (2: value,
-#    threshold), best_i (3: pairs, operator, head evaluations))
+# -- the walk's hooks (engine.core.sweep): S1 = C1, S2 = C0 (N x K), A1, A0 (2 x K); ctx = (bits (2 x words),
+#    V1, V0, V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, use_bits, scratch..., best
+#    (2: value, threshold), best_i (3: pairs, operator, head evaluations))
 @njit(cache=True, nogil=True, inline="always")
-def _drop(ctx, i, w):
-    C1, C0, V1, V0, V_bits = ctx[0], ctx[1], ctx[5], ctx[6], ctx[7]
+def _drop(ctx, C1, C0, A1, A0, i, w):
+    V1, V0, V_bits = ctx[1], ctx[2], ctx[3]
     for k in range(V1.shape[0]):
         V1[k] -= C1[i, k]
         V0[k] -= C0[i, k]
@@ -380,42 +380,41 @@ def _drop(ctx, i, w):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reset(ctx, side):
-    A1, A0, bits, use_bits = ctx[2], ctx[3], ctx[4], ctx[17]
+def _reset(ctx, A1, A0, side):
     for k in range(A1.shape[1]):
         A1[side, k] = 0
         A0[side, k] = 0
-    if use_bits:
+    if ctx[13]:
+        bits = ctx[0]
         for q in range(bits.shape[1]):
             bits[side, q] = 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(ctx, side, i, w):
-    C1, C0, A1, A0, bits, use_bits = ctx[0], ctx[1], ctx[2], ctx[3], ctx[4], ctx[17]
+def _add(ctx, C1, C0, A1, A0, side, i, w):
     for k in range(A1.shape[1]):
         A1[side, k] += C1[i, k]
         A0[side, k] += C0[i, k]
-    if use_bits:
-        set_bit(bits[side], i)
+    if ctx[13]:
+        set_bit(ctx[0][side], i)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _merge(ctx):
-    A1, A0, bits, use_bits = ctx[2], ctx[3], ctx[4], ctx[17]
+def _merge(ctx, A1, A0):
     for k in range(A1.shape[1]):
         A1[1, k] += A1[0, k]
         A0[1, k] += A0[0, k]
-    if use_bits:
+    if ctx[13]:
+        bits = ctx[0]
         for q in range(bits.shape[1]):
             bits[1, q] |= bits[0, q]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _consider(ctx, side, count, n_valid, op_side, op_rest, threshold):
+def _consider(ctx, A1, A0, side, count, n_valid, op_side, op_rest, threshold):
     if count == 0:
         return
-    (C1, C0, A1, A0, bits, V1, V0, V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage,
+    (bits, V1, V0, V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage,
      use_bits, t1, t0, labels, vals, iscratch, fscratch, best, best_i) = ctx
     val, p, op, e = _score_split(A1[side], A0[side], count, bits[side], op_side, op_rest, V1, V0, n_valid, V_bits,
                                  n_T, heuristic, beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels,
@@ -441,14 +440,14 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
     W = cov_bits.shape[0]
     best = np.array([-1.0, 0.0])
     best_i = np.array([-1, -1, 0], dtype=np.int64)
-    ctx = (C1, C0, np.zeros((2, K), dtype=np.int64), np.zeros((2, K), dtype=np.int64),
-           np.zeros((2, W), dtype=np.uint64), T1.copy(), T0.copy(), cov_bits.copy(), n_T, U1, U0, G1, G0, heuristic,
+    ctx = (np.zeros((2, W), dtype=np.uint64), T1.copy(), T0.copy(), cov_bits.copy(), n_T, U1, U0, G1, G0, heuristic,
            beta2, exhaustive, min_coverage, heuristic == H_SUBSET, np.empty(K, dtype=np.int64),
            np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
            np.empty((3, K), dtype=np.int64), np.empty(K + 4), best, best_i)
     no_cache = np.empty(0, dtype=np.int64)
     if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
-                 nominal, cov, n_T, ctx, cancel):
+                 nominal, cov, n_T, C1, C0, np.zeros((2, K), dtype=np.int64), np.zeros((2, K), dtype=np.int64), ctx,
+                 cancel):
         return best[0], best_i[0], -1, best[1], best_i[2]
     return best[0], best_i[0], best_i[1], best[1], best_i[2]
 

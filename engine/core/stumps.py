@@ -50,8 +50,14 @@ def covered_totals(cov, A, d, S_out):
     return W, n
 
 
-# The accumulators are the rows ``side`` of ``S`` (2 x K), indexed in place: taking a row as a view in
-# the inner loop would cost two reference-count updates per candidate threshold.
+# The accumulators are rows of ``S`` (3 x K: the two sides, then V, the valid covered examples) and
+# entries of ``W`` (the sides' and V's weights, then the best Z, its threshold and operator), indexed in
+# place and passed as plain arguments: a row taken as a view, or an array taken from a tuple, in the
+# inner loop would cost reference-count updates per candidate threshold.
+_V = 2  # the row of S and the entry of W that hold V's sums
+_BEST_Z, _BEST_THR, _BEST_OP = 3, 4, 5  # where W keeps the best split so far
+
+
 @njit(cache=True, nogil=True)
 def _z_rule(S, side, W, W_all):
     """Z of a hypothesis voting sign(S_l) on a set of weight W and abstaining elsewhere."""
@@ -63,33 +69,33 @@ def _z_rule(S, side, W, W_all):
 
 
 @njit(cache=True, nogil=True)
-def _z_rule_complement(S, side, W_a, S_V, W_V, W_all):
+def _z_rule_complement(S, side, W_a, W_V, W_all):
     """Like :func:`_z_rule` for the set V minus a (sums given as V and a)."""
     r = 0.0
     for k in range(S.shape[1]):
-        r += abs(S_V[k] - S[side, k])
+        r += abs(S[_V, k] - S[side, k])
     W = W_V - W_a
     q = W * W - r * r
     return (W_all - W) + math.sqrt(q if q > 0.0 else 0.0)
 
 
 @njit(cache=True, nogil=True)
-def _z_stump(S, side, S_V, W_V, W_all):
+def _z_stump(S, side, W_V, W_all):
     """Z of a stump voting on side a and on V minus a, abstaining outside V."""
     r = 0.0
     for k in range(S.shape[1]):
-        r += abs(S[side, k]) + abs(S_V[k] - S[side, k])
+        r += abs(S[side, k]) + abs(S[_V, k] - S[side, k])
     q = W_V * W_V - r * r
     return (W_all - W_V) + math.sqrt(q if q > 0.0 else 0.0)
 
 
 @njit(cache=True, nogil=True)
-def _score_split(mode, S, side, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all):
+def _score_split(mode, S, side, W_a, n_a, a_op, c_op, W_V, n_V, n_T, W_all):
     """Best Z and operator for the split of the valid covered examples into a set ``a`` (the sums
     ``S[side]``, reached with operator ``a_op``) and its complement (``c_op``).  Stumps are reported
     with the canonical first side (``<=`` or ``==``)."""
     if mode == MODE_STUMP:
-        return _z_stump(S, side, S_V, W_V, W_all), min(a_op, c_op)
+        return _z_stump(S, side, W_V, W_all), min(a_op, c_op)
     best_z = math.inf
     best_op = -1
     if 0 < n_a < n_T:
@@ -97,58 +103,53 @@ def _score_split(mode, S, side, W_a, n_a, a_op, c_op, S_V, W_V, n_V, n_T, W_all)
         best_op = a_op
     n_c = n_V - n_a
     if 0 < n_c < n_T:
-        z = _z_rule_complement(S, side, W_a, S_V, W_V, W_all)
+        z = _z_rule_complement(S, side, W_a, W_V, W_all)
         if z < best_z:
             best_z = z
             best_op = c_op
     return best_z, best_op
 
 
-# -- the walk's hooks (engine.core.sweep): ctx = (A, d, S (2 x K), W (2), S_V, W_V (1), n_T, W_all, mode,
-#    best (2: Z, threshold), best_op (1))
+# -- the walk's hooks (engine.core.sweep): S1 = A (N x K), S2 = d (N), A1 = S (3 x K), A2 = W (6);
+#    ctx = (n_T, W_all, mode)
 @njit(cache=True, nogil=True, inline="always")
-def _drop(ctx, i, w):
-    A, d, S_V, W_V = ctx[0], ctx[1], ctx[4], ctx[5]
-    for k in range(S_V.shape[0]):
-        S_V[k] -= A[i, k]
-    W_V[0] -= d[i]
+def _drop(ctx, A, d, S, W, i, w):
+    for k in range(S.shape[1]):
+        S[_V, k] -= A[i, k]
+    W[_V] -= d[i]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _reset(ctx, side):
-    S, W = ctx[2], ctx[3]
+def _reset(ctx, S, W, side):
     for k in range(S.shape[1]):
         S[side, k] = 0.0
     W[side] = 0.0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(ctx, side, i, w):
-    A, d, S, W = ctx[0], ctx[1], ctx[2], ctx[3]
+def _add(ctx, A, d, S, W, side, i, w):
     for k in range(S.shape[1]):
         S[side, k] += A[i, k]
     W[side] += d[i]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _merge(ctx):
-    S, W = ctx[2], ctx[3]
+def _merge(ctx, S, W):
     for k in range(S.shape[1]):
         S[1, k] += S[0, k]
     W[1] += W[0]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _consider(ctx, side, count, n_valid, op_side, op_rest, threshold):
-    S, W, S_V, W_V, n_T, W_all, mode, best, best_op = ctx[2], ctx[3], ctx[4], ctx[5], ctx[6], ctx[7], ctx[8], \
-        ctx[9], ctx[10]
+def _consider(ctx, S, W, side, count, n_valid, op_side, op_rest, threshold):
     if not 0 < count < n_valid:
         return
-    z, op = _score_split(mode, S, side, W[side], count, op_side, op_rest, S_V, W_V[0], n_valid, n_T, W_all)
-    if op >= 0 and z < best[0]:
-        best[0] = z
-        best[1] = threshold
-        best_op[0] = op
+    n_T, W_all, mode = ctx
+    z, op = _score_split(mode, S, side, W[side], count, op_side, op_rest, W[_V], n_valid, n_T, W_all)
+    if op >= 0 and z < W[_BEST_Z]:
+        W[_BEST_Z] = z
+        W[_BEST_THR] = threshold
+        W[_BEST_OP] = op
 
 
 _walk = specialise("_walk_stumps", _drop=_drop, _reset=_reset, _add=_add, _merge=_merge, _consider=_consider)
@@ -160,14 +161,14 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
     """Best split of attribute ``j`` over the covered examples: returns (Z, operator, threshold);
     operator -1 when the attribute takes a single value there or ``cancel[0]`` was set."""
     K = A.shape[1]
-    best = np.array([math.inf, 0.0])
-    best_op = np.array([-1], dtype=np.int64)
-    ctx = (A, d, np.zeros((2, K)), np.zeros(2), S_T.copy(), np.array([W_T]), n_T, W_all, mode, best, best_op)
+    S = np.zeros((3, K))
+    S[_V] = S_T
+    W = np.array([0.0, 0.0, W_T, math.inf, 0.0, -1.0])
     no_cache = np.empty(0, dtype=np.int64)  # no compaction: a stump is one condition
     if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
-                 nominal, cov, n_T, ctx, cancel):
-        return best[0], -1, best[1]
-    return best[0], best_op[0], best[1]
+                 nominal, cov, n_T, A, d, S, W, (n_T, W_all, mode), cancel):
+        return W[_BEST_Z], -1, W[_BEST_THR]
+    return W[_BEST_Z], int(W[_BEST_OP]), W[_BEST_THR]
 
 
 @njit(cache=True, nogil=True, parallel=True)
