@@ -1,7 +1,8 @@
-"""The sweep over one attribute's sorted values, written once for every rule learner.
+"""The sweep over one attribute's sorted values, shared by AdaBoost.MH's weak learners and SeCo's
+refinement (BOOMER's refinement, the hottest loop, writes the same walk out with its statistics as
+plain arguments: :mod:`engine.core.refinement`).
 
-Candidate conditions on attribute ``j`` (Alg. 2 of Rapp et al. 2020; the same walk serves
-AdaBoost.MH's weak learners and SeCo's refinement) come from one pass over the pre-sorted index
+Candidate conditions on attribute ``j`` (Alg. 2 of Rapp et al. 2020) come from one pass over the pre-sorted index
 (:mod:`engine.core.features`): negative values ascending (the prefix ``x <= t``), positive values
 descending (the suffix ``x > t``), the implicit zeros in between; nominal attributes group equal
 codes (``x == v`` and ``x != v``), code 0 being implicit.  Missing values never satisfy a
