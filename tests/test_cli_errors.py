@@ -97,3 +97,14 @@ def test_mulan_split_files_on_the_command_line(tmp_path, capsys):
     assert "2 labels" in out and "test: Hamming" in out
     code = main(["predict", str(tmp_path / "m.json"), str(tmp_path / "toy-test.arff"), "--label-columns", "y1,y2"])
     assert code == 0 and capsys.readouterr().out.splitlines()[0] == "y1,y2"
+
+
+def test_learners_bench_times_each_learner_and_rejects_bad_arguments(shared_data, capsys):
+    from engine.bench import learners
+
+    rows = learners.run(["emotions"], ["adaboost-mh"], repeats=1)
+    assert len(rows) == 1 and rows[0][:2] == ("emotions", "adaboost-mh") and rows[0][2] > 0
+    assert 0 < rows[0][4] < 50  # test Hamming loss in percent
+    with pytest.raises(SystemExit) as exc:
+        learners.main(["--repeats", "0"])
+    assert exc.value.code == 2 and "--repeats must be at least 1" in capsys.readouterr().err
