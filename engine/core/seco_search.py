@@ -69,11 +69,6 @@ def set_bit(bits, i):
 
 
 @njit(cache=True, nogil=True)
-def clear_bit(bits, i):
-    bits[i >> 6] &= ~(_ONE << np.uint64(i & 63))
-
-
-@njit(cache=True, nogil=True)
 def mask_bitset(mask, n_words):
     """Bitset (uint64 words) of the indices with ``mask[i] != 0``."""
     out = np.zeros(n_words, dtype=np.uint64)
@@ -114,26 +109,31 @@ def micro_value(heuristic, beta2, tp, fp, fn, tn):
     return num / den if den > 0 else 0.0
 
 
+# Rows of the count matrices ``N1`` / ``N0`` (int64, ROWS x K: countable pairs with the label present /
+# absent) that the sweep and the head search share, and of the bitsets ``B`` (uint64, 3 x words).
+# One matrix per kind, indexed by row, instead of a vector per row: a row taken as a view, or an array
+# taken from a tuple, costs reference counting at every threshold of the sweep.
+SIDE0, SIDE1, VALID, REST, TOTAL = 0, 1, 2, 3, 4  # the walk's two sides, the valid covered examples,
+N_ROWS = 5                                        # scratch for VALID - side, the training set's totals (U)
+# rows of the int scratch ``I`` (int64, 5 x K): eligible labels, single-label values, counts, head labels, head values
+_ELIG, _VALS, _COUNTS, HEAD_LABELS, HEAD_VALUES = 0, 1, 2, 3, 4
+# the float scratch ``F`` (K + 2): the single-label heuristic values, then the sweep's best (value, threshold)
+BEST_VALUE, BEST_THRESHOLD = 0, 1  # offsets after the first K entries
+
+
 @njit(cache=True, nogil=True)
-def _confusion(v, c1, c0, u1, u0, out):
-    """Add label's TP, FP, FN, TN for head value ``v`` to ``out``."""
+def _confusion(v, c1, c0, u1, u0):
+    """A label's (TP, FP, FN, TN) for head value ``v``."""
     if v == 1:
-        out[0] += c1
-        out[1] += c0
-        out[2] += u1 - c1
-        out[3] += u0 - c0
-    else:
-        out[0] += c0
-        out[1] += c1
-        out[2] += u0 - c0
-        out[3] += u1 - c1
+        return c1, c0, u1 - c1, u0 - c0
+    return c0, c1, u0 - c0, u1 - c1
 
 
 @njit(cache=True, nogil=True)
-def _set_words(P, V, comp, out):
-    """out = P (comp == 0) or V and not P (comp == 1)."""
+def _set_words(B, side, comp, out):
+    """out = B[side] (comp == 0) or B[VALID] and not B[side] (comp == 1)."""
     for w in range(out.shape[0]):
-        out[w] = (V[w] & ~P[w]) if comp else P[w]
+        out[w] = (B[VALID, w] & ~B[side, w]) if comp else B[side, w]
 
 
 @njit(cache=True, nogil=True)
@@ -150,66 +150,80 @@ def _and_count(a, G, l, out):
 @njit(cache=True, nogil=True)
 def head_search(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
                 out_values):
-    """:func:`head_search_into` with scratch space of its own (for calls outside the sweeps)."""
+    """:func:`head_search_into` for count vectors (body ``c1``/``c0``, totals ``U1``/``U0``) and
+    bitsets (``P``; ``V`` minus ``P`` with ``comp``), with scratch space of its own (for calls
+    outside the sweeps); the head is written to ``out_labels``, ``out_values``."""
     K = c1.shape[0]
-    return head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
-                            out_values, np.empty((3, K), dtype=np.int64), np.empty(K + 4))
+    N1 = np.zeros((N_ROWS, K), dtype=np.int64)
+    N0 = np.zeros((N_ROWS, K), dtype=np.int64)
+    N1[SIDE0] = c1
+    N0[SIDE0] = c0
+    N1[TOTAL] = U1
+    N0[TOTAL] = U0
+    B = np.zeros((3, P.shape[0]), dtype=np.uint64)
+    B[SIDE0] = P
+    B[VALID] = V
+    I = np.empty((5, K), dtype=np.int64)
+    value, n_head, pairs, evals = head_search_into(heuristic, beta2, exhaustive, N1, N0, SIDE0, n_S, G1, G0, B,
+                                                   SIDE0, comp, I, np.empty(K + 2))
+    for q in range(n_head):
+        out_labels[q] = I[HEAD_LABELS, q]
+        out_values[q] = I[HEAD_VALUES, q]
+    return value, n_head, pairs, evals
 
 
 @njit(cache=True, nogil=True)
-def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
-                     out_values, iscratch, fscratch):
-    """Best head for a body covering ``n_S`` examples with countable covered counts ``c1``/``c0``.
+def head_search_into(heuristic, beta2, exhaustive, N1, N0, row, n_S, G1, G0, B, side, comp, I, F):
+    """Best head for a body covering ``n_S`` examples with countable covered counts ``N1[row]`` /
+    ``N0[row]`` (totals ``N1[TOTAL]`` / ``N0[TOTAL]``).
 
-    ``P``, ``V``, ``comp`` give the covered set as a bitset (``P``, or ``V`` minus ``P``); only
-    subset accuracy uses it.  Writes the head's labels (ascending) and values (1 present, 0
-    absent) and returns (heuristic value, head size, covered countable pairs of the head labels,
-    head evaluations); value -1 and size 0 when no label is eligible.  ``iscratch`` (3 x K int64) and
-    ``fscratch`` (K + 4) are scratch space: the sweeps call this at every threshold."""
-    K = c1.shape[0]
+    ``B[side]`` (or, with ``comp``, ``B[VALID]`` minus ``B[side]``) is the covered set as a bitset;
+    only subset accuracy uses it.  Writes the head's labels (ascending) and values (1 present, 0
+    absent) to ``I[HEAD_LABELS]`` and ``I[HEAD_VALUES]`` and returns (heuristic value, head size,
+    covered countable pairs of the head labels, head evaluations); value -1 and size 0 when no label
+    is eligible.  ``I`` (5 x K int64) and ``F`` (K + 2) are scratch space: the sweeps call this at
+    every threshold."""
+    K = N1.shape[1]
     W = G1.shape[1]
-    elig = iscratch[0]
-    vals = iscratch[1]
-    counts = iscratch[2]
-    single = fscratch[:K]
-    conf = fscratch[K:K + 4]
     for l in range(K):
-        vals[l] = 0
-        counts[l] = 0
-        single[l] = 0.0
+        I[_VALS, l] = 0
+        I[_COUNTS, l] = 0
+        F[l] = 0.0
     n_elig = 0
     evals = 0
     best_single = -1.0
     best_count = 0
     for l in range(K):
-        if c1[l] + c0[l] == 0:
+        c1 = N1[row, l]
+        c0 = N0[row, l]
+        if c1 + c0 == 0:
             continue
-        elig[n_elig] = l
+        I[_ELIG, n_elig] = l
         n_elig += 1
         evals += 2
         if heuristic == H_SUBSET:
-            if c1[l] > c0[l]:
-                vals[l] = 1
-                counts[l] = c1[l]
+            if c1 > c0:
+                I[_VALS, l] = 1
+                I[_COUNTS, l] = c1
             else:
-                counts[l] = c0[l]
-            single[l] = counts[l] / n_S
-            if counts[l] > best_count:
-                best_count = counts[l]
+                I[_COUNTS, l] = c0
+            F[l] = I[_COUNTS, l] / n_S
+            if I[_COUNTS, l] > best_count:
+                best_count = I[_COUNTS, l]
         else:
-            conf[:] = 0.0
-            _confusion(1, c1[l], c0[l], U1[l], U0[l], conf)
-            a = micro_value(heuristic, beta2, conf[0], conf[1], conf[2], conf[3])
-            conf[:] = 0.0
-            _confusion(0, c1[l], c0[l], U1[l], U0[l], conf)
-            b = micro_value(heuristic, beta2, conf[0], conf[1], conf[2], conf[3])
+            u1 = N1[TOTAL, l]
+            u0 = N0[TOTAL, l]
+            tp, fp, fn, tn = _confusion(1, c1, c0, u1, u0)
+            a = micro_value(heuristic, beta2, tp, fp, fn, tn)
+            tp, fp, fn, tn = _confusion(0, c1, c0, u1, u0)
+            b = micro_value(heuristic, beta2, tp, fp, fn, tn)
             if a > b:
-                vals[l] = 1
-                single[l] = a
+                I[_VALS, l] = 1
+                F[l] = a
             else:
-                single[l] = b
-            if single[l] > best_single:
-                best_single = single[l]
+                F[l] = b
+            if F[l] > best_single:
+                best_single = F[l]
     if n_elig == 0:
         return -1.0, 0, 0, evals
 
@@ -221,7 +235,7 @@ def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, 
         sums = np.zeros((n_elig + 1, 4))
         masks = np.empty((n_elig + 1, W), dtype=np.uint64)
         if heuristic == H_SUBSET:
-            _set_words(P, V, comp, masks[0])
+            _set_words(B, side, comp, masks[0])
         best_value = -1.0
         best_cnt = -1
         depth = 0
@@ -232,22 +246,24 @@ def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, 
                 if depth >= 0:
                     pos_stack[depth] += 1
                 continue
-            l = elig[pos]
+            l = I[_ELIG, pos]
             size = depth + 1
             if size >= 2:
                 evals += 1
             better = False
             if heuristic == H_SUBSET:
-                G = G1 if vals[l] == 1 else G0
+                G = G1 if I[_VALS, l] == 1 else G0
                 cnt = _and_count(masks[depth], G, l, masks[depth + 1])
                 if cnt > best_cnt or (cnt == best_cnt and size > n_head):
                     better = True
                     best_cnt = cnt
                     best_value = cnt / n_S
             else:
-                for q in range(4):
-                    sums[depth + 1, q] = sums[depth, q]
-                _confusion(vals[l], c1[l], c0[l], U1[l], U0[l], sums[depth + 1])
+                tp, fp, fn, tn = _confusion(I[_VALS, l], N1[row, l], N0[row, l], N1[TOTAL, l], N0[TOTAL, l])
+                sums[depth + 1, 0] = sums[depth, 0] + tp
+                sums[depth + 1, 1] = sums[depth, 1] + fp
+                sums[depth + 1, 2] = sums[depth, 2] + fn
+                sums[depth + 1, 3] = sums[depth, 3] + tn
                 v = micro_value(heuristic, beta2, sums[depth + 1, 0], sums[depth + 1, 1], sums[depth + 1, 2],
                                 sums[depth + 1, 3])
                 if v > best_value + TOL or (v >= best_value - TOL and size > n_head):
@@ -256,7 +272,7 @@ def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, 
             if better:
                 n_head = size
                 for q in range(size):
-                    out_labels[q] = elig[pos_stack[q]]
+                    I[HEAD_LABELS, q] = I[_ELIG, pos_stack[q]]
             depth += 1
             pos_stack[depth] = pos + 1
         value = best_value
@@ -264,34 +280,34 @@ def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, 
         # Pruned search (module doc); only labels tied with the best single-label head can occur.
         n_tied = 0
         for e in range(n_elig):
-            if counts[elig[e]] == best_count:
+            if I[_COUNTS, I[_ELIG, e]] == best_count:
                 n_tied += 1
         if n_tied == 1:
             for e in range(n_elig):
-                if counts[elig[e]] == best_count:
-                    out_labels[0] = elig[e]
+                if I[_COUNTS, I[_ELIG, e]] == best_count:
+                    I[HEAD_LABELS, 0] = I[_ELIG, e]
             n_head = 1
         else:
             S = np.empty(W, dtype=np.uint64)
-            _set_words(P, V, comp, S)
+            _set_words(B, side, comp, S)
             cur = np.empty(W, dtype=np.uint64)
             tmp = np.empty(W, dtype=np.uint64)
             absorbed = np.zeros(K, dtype=np.uint8)
             head = np.empty(K, dtype=np.int64)
             for e in range(n_elig):
-                s = elig[e]
-                if counts[s] != best_count or absorbed[s]:
+                s = I[_ELIG, e]
+                if I[_COUNTS, s] != best_count or absorbed[s]:
                     continue
-                G = G1 if vals[s] == 1 else G0
+                G = G1 if I[_VALS, s] == 1 else G0
                 _and_count(S, G, s, cur)
                 size = 1
                 head[0] = s
                 for f in range(e + 1, n_elig):
-                    a = elig[f]
-                    if counts[a] != best_count:
+                    a = I[_ELIG, f]
+                    if I[_COUNTS, a] != best_count:
                         continue  # bound: any head with this label is worse than the best single
                     evals += 1
-                    G = G1 if vals[a] == 1 else G0
+                    G = G1 if I[_VALS, a] == 1 else G0
                     cnt = _and_count(cur, G, a, tmp)
                     if cnt == best_count:  # unchanged value: absorb
                         for w in range(W):
@@ -303,27 +319,31 @@ def head_search_into(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, 
                 if size > n_head:
                     n_head = size
                     for q in range(size):
-                        out_labels[q] = head[q]
+                        I[HEAD_LABELS, q] = head[q]
         value = best_count / n_S
     else:
         # Decomposable: all labels with the best single-label value.
-        conf[:] = 0.0
+        tp = fp = fn = tn = 0.0
         for e in range(n_elig):
-            l = elig[e]
-            if single[l] >= best_single - TOL:
-                out_labels[n_head] = l
+            l = I[_ELIG, e]
+            if F[l] >= best_single - TOL:
+                I[HEAD_LABELS, n_head] = l
                 n_head += 1
-                _confusion(vals[l], c1[l], c0[l], U1[l], U0[l], conf)
+                a, b, d, f = _confusion(I[_VALS, l], N1[row, l], N0[row, l], N1[TOTAL, l], N0[TOTAL, l])
+                tp += a
+                fp += b
+                fn += d
+                tn += f
         if n_head > 1:
             evals += 1
-            value = micro_value(heuristic, beta2, conf[0], conf[1], conf[2], conf[3])
+            value = micro_value(heuristic, beta2, tp, fp, fn, tn)
         else:
             value = best_single
     pairs = 0
     for q in range(n_head):
-        l = out_labels[q]
-        out_values[q] = vals[l]
-        pairs += c1[l] + c0[l]
+        l = I[HEAD_LABELS, q]
+        I[HEAD_VALUES, q] = I[_VALS, l]
+        pairs += N1[row, l] + N0[row, l]
     return value, n_head, pairs, evals
 
 
@@ -335,27 +355,26 @@ def _add_example(i, C1, C0, a1, a0):
 
 
 @njit(cache=True, nogil=True)
-def _score_split(a1, a0, n_a, a_bits, a_op, c_op, V1, V0, n_V, V_bits, n_T, heuristic, beta2, exhaustive,
-                 min_coverage, U1, U0, G1, G0, t1, t0, labels, values, iscratch, fscratch):
-    """Best of the two conditions splitting the valid covered examples into ``a`` and the rest.
-    Returns (value, pairs, operator, evaluations); operator -1 if neither side qualifies."""
+def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exhaustive, min_coverage, G1, G0, B,
+                 I, F):
+    """Best of the two conditions splitting the valid covered examples (``N1[VALID]``, ``N0[VALID]``)
+    into ``side`` and the rest.  Returns (value, pairs, operator, evaluations); operator -1 if
+    neither side qualifies."""
     best_v = -1.0
     best_p = -1
     best_op = -1
     evals = 0
     if min_coverage <= n_a < n_T:
-        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, a1, a0, U1, U0, n_a, G1, G0, a_bits,
-                                       V_bits, 0, labels, values, iscratch, fscratch)
+        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, side, n_a, G1, G0, B, side, 0, I, F)
         evals += e
         if nh > 0:
             best_v, best_p, best_op = v, p, a_op
     n_c = n_V - n_a
     if min_coverage <= n_c < n_T:
-        for k in range(a1.shape[0]):
-            t1[k] = V1[k] - a1[k]
-            t0[k] = V0[k] - a0[k]
-        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, t1, t0, U1, U0, n_c, G1, G0, a_bits,
-                                       V_bits, 1, labels, values, iscratch, fscratch)
+        for k in range(N1.shape[1]):
+            N1[REST, k] = N1[VALID, k] - N1[side, k]
+            N0[REST, k] = N0[VALID, k] - N0[side, k]
+        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, REST, n_c, G1, G0, B, side, 1, I, F)
         evals += e
         if nh > 0 and (best_op < 0 or v > best_v + TOL or (v >= best_v - TOL and p > best_p)):
             best_v, best_p, best_op = v, p, c_op
@@ -367,62 +386,62 @@ def _better(v, p, best_v, best_p):
     return v > best_v + TOL or (v >= best_v - TOL and p > best_p)
 
 
-# -- the walk's hooks (engine.core.sweep): S1 = C1, S2 = C0 (N x K), A1, A0 (2 x K); ctx = (bits (2 x words),
-#    V1, V0, V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, use_bits, scratch..., best
-#    (2: value, threshold), best_i (3: pairs, operator, head evaluations))
+# -- the walk's hooks (engine.core.sweep): S1 = C1, S2 = C0 (N x K); A1 = N1, A0 = N0 (the count matrices,
+#    rows SIDE0 .. TOTAL); ctx = (B, G1, G0, I, F, best_i (3: pairs, operator, head evaluations), n_T, heuristic,
+#    beta2, exhaustive, min_coverage, use_bits): five arrays, taken from the tuple only where used.
 @njit(cache=True, nogil=True, inline="always")
-def _drop(ctx, C1, C0, A1, A0, i, w):
-    V1, V0, V_bits = ctx[1], ctx[2], ctx[3]
-    for k in range(V1.shape[0]):
-        V1[k] -= C1[i, k]
-        V0[k] -= C0[i, k]
-    clear_bit(V_bits, i)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _reset(ctx, A1, A0, side):
-    for k in range(A1.shape[1]):
-        A1[side, k] = 0
-        A0[side, k] = 0
-    if ctx[13]:
-        bits = ctx[0]
-        for q in range(bits.shape[1]):
-            bits[side, q] = 0
+def _drop(ctx, C1, C0, N1, N0, i, w):
+    for k in range(N1.shape[1]):
+        N1[VALID, k] -= C1[i, k]
+        N0[VALID, k] -= C0[i, k]
+    B = ctx[0]
+    B[VALID, i >> 6] &= ~(_ONE << np.uint64(i & 63))
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(ctx, C1, C0, A1, A0, side, i, w):
-    for k in range(A1.shape[1]):
-        A1[side, k] += C1[i, k]
-        A0[side, k] += C0[i, k]
-    if ctx[13]:
-        set_bit(ctx[0][side], i)
+def _reset(ctx, N1, N0, side):
+    for k in range(N1.shape[1]):
+        N1[side, k] = 0
+        N0[side, k] = 0
+    if ctx[11]:
+        B = ctx[0]
+        for q in range(B.shape[1]):
+            B[side, q] = 0
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _merge(ctx, A1, A0):
-    for k in range(A1.shape[1]):
-        A1[1, k] += A1[0, k]
-        A0[1, k] += A0[0, k]
-    if ctx[13]:
-        bits = ctx[0]
-        for q in range(bits.shape[1]):
-            bits[1, q] |= bits[0, q]
+def _add(ctx, C1, C0, N1, N0, side, i, w):
+    for k in range(N1.shape[1]):
+        N1[side, k] += C1[i, k]
+        N0[side, k] += C0[i, k]
+    if ctx[11]:
+        B = ctx[0]
+        B[side, i >> 6] |= _ONE << np.uint64(i & 63)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _consider(ctx, A1, A0, side, count, n_valid, op_side, op_rest, threshold):
+def _merge(ctx, N1, N0):
+    for k in range(N1.shape[1]):
+        N1[SIDE1, k] += N1[SIDE0, k]
+        N0[SIDE1, k] += N0[SIDE0, k]
+    if ctx[11]:
+        B = ctx[0]
+        for q in range(B.shape[1]):
+            B[SIDE1, q] |= B[SIDE0, q]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _consider(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold):
     if count == 0:
         return
-    (bits, V1, V0, V_bits, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage,
-     use_bits, t1, t0, labels, vals, iscratch, fscratch, best, best_i) = ctx
-    val, p, op, e = _score_split(A1[side], A0[side], count, bits[side], op_side, op_rest, V1, V0, n_valid, V_bits,
-                                 n_T, heuristic, beta2, exhaustive, min_coverage, U1, U0, G1, G0, t1, t0, labels,
-                                 vals, iscratch, fscratch)
+    B, G1, G0, I, F, best_i, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits = ctx
+    val, p, op, e = _score_split(N1, N0, side, count, op_side, op_rest, n_valid, n_T, heuristic, beta2, exhaustive,
+                                 min_coverage, G1, G0, B, I, F)
     best_i[2] += e
-    if op >= 0 and (best_i[1] < 0 or _better(val, p, best[0], best_i[0])):
-        best[0] = val
-        best[1] = threshold
+    K = N1.shape[1]
+    if op >= 0 and (best_i[1] < 0 or _better(val, p, F[K + BEST_VALUE], best_i[0])):
+        F[K + BEST_VALUE] = val
+        F[K + BEST_THRESHOLD] = threshold
         best_i[0] = p
         best_i[1] = op
 
@@ -438,18 +457,24 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
     ``cancel[0]`` was set."""
     K = C1.shape[1]
     W = cov_bits.shape[0]
-    best = np.array([-1.0, 0.0])
+    N1 = np.zeros((N_ROWS, K), dtype=np.int64)
+    N0 = np.zeros((N_ROWS, K), dtype=np.int64)
+    N1[VALID] = T1
+    N0[VALID] = T0
+    N1[TOTAL] = U1
+    N0[TOTAL] = U0
+    B = np.zeros((3, W), dtype=np.uint64)
+    B[VALID] = cov_bits
+    F = np.empty(K + 2)
+    F[K + BEST_VALUE] = -1.0
+    F[K + BEST_THRESHOLD] = 0.0
     best_i = np.array([-1, -1, 0], dtype=np.int64)
-    ctx = (np.zeros((2, W), dtype=np.uint64), T1.copy(), T0.copy(), cov_bits.copy(), n_T, U1, U0, G1, G0, heuristic,
-           beta2, exhaustive, min_coverage, heuristic == H_SUBSET, np.empty(K, dtype=np.int64),
-           np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64), np.empty(K, dtype=np.int64),
-           np.empty((3, K), dtype=np.int64), np.empty(K + 4), best, best_i)
+    ctx = (B, G1, G0, np.empty((5, K), dtype=np.int64), F, best_i, n_T, heuristic, beta2, exhaustive, min_coverage,
+           heuristic == H_SUBSET)
     no_cache = np.empty(0, dtype=np.int64)
-    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
-                 nominal, cov, n_T, C1, C0, np.zeros((2, K), dtype=np.int64), np.zeros((2, K), dtype=np.int64), ctx,
-                 cancel):
-        return best[0], best_i[0], -1, best[1], best_i[2]
-    return best[0], best_i[0], best_i[1], best[1], best_i[2]
+    ok = _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows, nominal, cov,
+               n_T, C1, C0, N1, N0, ctx, cancel)
+    return F[K + BEST_VALUE], best_i[0], best_i[1] if ok else -1, F[K + BEST_THRESHOLD], best_i[2]
 
 
 @njit(cache=True, nogil=True, parallel=True)
