@@ -221,6 +221,73 @@ def _offer(X_g, X_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, 
     return best_q, best_op, best_thr, best_label, best_cnt
 
 
+_STEP = 1  # rebound per direction: 1 walks the negatives ascending, -1 the positives descending
+
+
+def _numeric_side(t, t_stop, use_cache, cache, rows, values, keys, cw, G, H, work_g, work_h, n_valid, cfg, chol, z,
+                  params, vi, vg, vh, best_g, best_h, best, cancel):
+    """One direction of the numeric sweep of :func:`_sweep_attribute` (Alg. 2): ascending over the
+    negatives from ``t`` (prefix sums in ``work[1]``, conditions ``x <= thr`` and their complements,
+    stopping at the first value >= 0 unless cached), or descending over the positives down to
+    ``t_stop`` (suffix sums in ``work[2]``, ``x > thr``).  Visits the covered entries cached for the
+    attribute (``use_cache``), else every entry, and compacts those still covered into ``cache`` (in
+    place: later steps of the rule visit only those).  ``cfg`` holds the scalar settings and ``best``
+    the best (quality, operator, threshold, label, covered count) so far, whose statistics are in
+    ``best_g``, ``best_h``.  Returns (not cancelled, examples accumulated, last value, next compaction
+    slot, where the walk stopped, best).  Compiled once per direction (``_STEP``, a constant)."""
+    T_cnt, full_hessian, head, l2, l1, min_coverage = cfg
+    best_q, best_op, best_thr, best_label, best_cnt = best
+    side = 1 if _STEP > 0 else 2
+    op_side = OP_LEQ if _STEP > 0 else OP_GT
+    op_rest = OP_GT if _STEP > 0 else OP_LEQ
+    X_g = work_g[side]
+    X_h = work_h[side]
+    V_g = work_g[0]
+    V_h = work_h[0]
+    R_g = work_g[3]
+    R_h = work_h[3]
+    cnt = 0
+    prev = 0.0
+    prev_key = np.float32(0.0)
+    w = t
+    while (t < t_stop) if _STEP > 0 else (t >= t_stop):
+        idx = cache[t] if use_cache else t
+        if _STEP > 0 and not use_cache and values[idx] >= 0.0:
+            break
+        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+            return False, cnt, prev, w, t, (best_q, best_op, best_thr, best_label, best_cnt)
+        t += _STEP
+        i = rows[idx]
+        if cw[i] <= 0.0:
+            continue
+        cache[w] = idx
+        w += _STEP
+        v = values[idx]
+        key = keys[idx]
+        if cnt > 0 and key != prev_key:
+            if cancel[0] != 0:
+                return False, cnt, prev, w, t, (best_q, best_op, best_thr, best_label, best_cnt)
+            thr = 0.5 * (prev + v)
+            # the hot path, written out (as :func:`_offer`)
+            qx, lx, qr, lr = _split_quality(X_g, X_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
+                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
+            if qx < best_q:
+                best_q, best_op, best_thr, best_label, best_cnt = qx, op_side, thr, lx, cnt
+                _keep(X_g, X_h, V_g, V_h, False, best_g, best_h)
+            if qr < best_q:
+                best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, thr, lr, n_valid - cnt
+                _keep(X_g, X_h, V_g, V_h, True, best_g, best_h)
+        _accumulate(i, cw[i], G, H, X_g, X_h)
+        cnt += 1
+        prev = v
+        prev_key = key
+    return True, cnt, prev, w, t, (best_q, best_op, best_thr, best_label, best_cnt)
+
+
+_negatives_side = njit(cache=True, nogil=True)(rebound(_numeric_side, "_negatives_side", _STEP=1))
+_positives_side = njit(cache=True, nogil=True)(rebound(_numeric_side, "_positives_side", _STEP=-1))
+
+
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
@@ -300,93 +367,26 @@ def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows
         return best_q, best_op, best_thr, best_label, best_cnt
 
     # Numeric: negatives ascending (prefix sums P), positives descending (suffix sums Q),
-    # the implicit zeros in between.  The walk visits the covered entries cached for this
-    # attribute when an earlier step of the rule walked it (``seg[j, 0]``), else every entry, and
-    # compacts the entries still covered into ``cache`` (in place: later steps of the rule visit
-    # only those).  ``cache[ptr[j]:seg[j, 1]]`` are the negatives, ``cache[seg[j, 2]:ptr[j+1]]`` the
-    # positives.
+    # the implicit zeros in between (:func:`_numeric_side`).  ``cache[ptr[j]:seg[j, 1]]`` are the
+    # covered negatives, ``cache[seg[j, 2]:ptr[j+1]]`` the covered positives.
     use_cache = seg[j, 0] != 0
     seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
-    P_cnt = 0
-    prev = 0.0
-    prev_key = np.float32(0.0)
-    t = start
-    t_end = seg[j, 1] if use_cache else end
-    w = start
-    while t < t_end:
-        idx = cache[t] if use_cache else t
-        if not use_cache and values[idx] >= 0.0:
-            break
-        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return math.inf, -1, 0.0, -1, 0
-        t += 1
-        i = rows[idx]
-        if cw[i] <= 0.0:
-            continue
-        cache[w] = idx
-        w += 1
-        v = values[idx]
-        key = keys[idx]
-        if P_cnt > 0 and key != prev_key:
-            if cancel[0] != 0:
-                return math.inf, -1, 0.0, -1, 0
-            thr = 0.5 * (prev + v)
-            # the hot path, written out (as :func:`_offer`)
-            qx, lx, qr, lr = _split_quality(P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
-            if qx < best_q:
-                best_q, best_op, best_thr, best_label, best_cnt = qx, OP_LEQ, thr, lx, P_cnt
-                _keep(P_g, P_h, V_g, V_h, False, best_g, best_h)
-            if qr < best_q:
-                best_q, best_op, best_thr, best_label, best_cnt = qr, OP_GT, thr, lr, n_valid - P_cnt
-                _keep(P_g, P_h, V_g, V_h, True, best_g, best_h)
-        _accumulate(i, cw[i], G, H, P_g, P_h)
-        P_cnt += 1
-        prev = v
-        prev_key = key
-    last_negative = prev
-    negatives_end = w
-    negatives_stop = t  # uncached: the first entry that is not negative
-
-    Q_cnt = 0
-    prev = 0.0
-    prev_key = np.float32(0.0)
-    t = end - 1
-    t_low = seg[j, 2] if use_cache else negatives_stop
-    w = end - 1
-    while t >= t_low:
-        idx = cache[t] if use_cache else t
-        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return math.inf, -1, 0.0, -1, 0
-        t -= 1
-        i = rows[idx]
-        if cw[i] <= 0.0:
-            continue
-        cache[w] = idx
-        w -= 1
-        v = values[idx]
-        key = keys[idx]
-        if Q_cnt > 0 and key != prev_key:
-            if cancel[0] != 0:
-                return math.inf, -1, 0.0, -1, 0
-            thr = 0.5 * (prev + v)
-            # the hot path, written out (as :func:`_offer`)
-            qx, lx, qr, lr = _split_quality(Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
-            if qx < best_q:
-                best_q, best_op, best_thr, best_label, best_cnt = qx, OP_GT, thr, lx, Q_cnt
-                _keep(Q_g, Q_h, V_g, V_h, False, best_g, best_h)
-            if qr < best_q:
-                best_q, best_op, best_thr, best_label, best_cnt = qr, OP_LEQ, thr, lr, n_valid - Q_cnt
-                _keep(Q_g, Q_h, V_g, V_h, True, best_g, best_h)
-        _accumulate(i, cw[i], G, H, Q_g, Q_h)
-        Q_cnt += 1
-        prev = v
-        prev_key = key
+    cfg = (T_cnt, full_hessian, head, l2, l1, min_coverage)
+    best = (best_q, best_op, best_thr, best_label, best_cnt)
+    ok, P_cnt, last_negative, negatives_end, negatives_stop, best = _negatives_side(
+        start, seg[j, 1] if use_cache else end, use_cache, cache, rows, values, keys, cw, G, H, work_g, work_h,
+        n_valid, cfg, chol, z, params, vi, vg, vh, best_g, best_h, best, cancel)
+    if not ok:
+        return math.inf, -1, 0.0, -1, 0
+    ok, Q_cnt, first_positive, positives_start, _, best = _positives_side(
+        end - 1, seg[j, 2] if use_cache else negatives_stop, use_cache, cache, rows, values, keys, cw, G, H, work_g,
+        work_h, n_valid, cfg, chol, z, params, vi, vg, vh, best_g, best_h, best, cancel)
+    if not ok:
+        return math.inf, -1, 0.0, -1, 0
     seg[j, 1] = negatives_end
-    seg[j, 2] = w + 1
+    seg[j, 2] = positives_start + 1
     seg[j, 0] = 1
-    first_positive = prev
+    best_q, best_op, best_thr, best_label, best_cnt = best
 
     Z_cnt = n_valid - P_cnt - Q_cnt
     # Boundaries next to the zero block (or between negatives and positives without zeros).
@@ -462,9 +462,13 @@ _best_conditions_serial = njit(cache=True, nogil=True)(_best_conditions.py_func)
 # The sweeps of partial heads and label binning: the same walk, with their quality function.
 _offer_variants = njit(cache=True, nogil=True, inline="always")(
     rebound(_offer.py_func, "_offer_variants", _split_quality=_split_quality_variants))
+_negatives_side_variants = njit(cache=True, nogil=True)(
+    rebound(_numeric_side, "_negatives_side_variants", _STEP=1, _split_quality=_split_quality_variants))
+_positives_side_variants = njit(cache=True, nogil=True)(
+    rebound(_numeric_side, "_positives_side_variants", _STEP=-1, _split_quality=_split_quality_variants))
 _sweep_attribute_variants = njit(cache=True, nogil=True)(
     rebound(_sweep_attribute.py_func, "_sweep_attribute_variants", _offer=_offer_variants,
-            _split_quality=_split_quality_variants))
+            _negatives_side=_negatives_side_variants, _positives_side=_positives_side_variants))
 _best_conditions_variants = njit(cache=True, nogil=True, parallel=True)(
     rebound(_best_conditions.py_func, "_best_conditions_variants", _sweep_attribute=_sweep_attribute_variants))
 _best_conditions_variants_serial = njit(cache=True, nogil=True)(
