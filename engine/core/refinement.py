@@ -9,10 +9,11 @@ are never covered by a condition on that attribute.
 
 Operator codes: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=`` (:mod:`.sweep`).
 
-BOOMER's sweep walks the index as :mod:`.sweep` does, written out with its statistics as plain
-arguments: reached through a tuple of arrays, as the shared walk's hooks are, every access in the
-inner loop costs reference counting (340 increments in the compiled walk against 46 here), which
-made fitting 2.5 times slower on emotions (single-label heads).
+Each attribute is swept by the shared walk of :mod:`.sweep` with BOOMER's hooks: the gradient and
+Hessian sums of the two sides and of the valid covered examples are rows of two accumulator
+matrices, indexed in place, and the best condition so far is a tuple of scalars, so the hot path
+(a threshold's quality) takes no array from a tuple and no row as a view: each would cost reference
+counting at every threshold, which once made fitting 2.5 times slower (single-label heads).
 """
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from .head_variants import HEAD_PARTIAL_FIXED, variant_quality
+from .head_variants import HEAD_COMPLETE, HEAD_PARTIAL_FIXED, variant_quality
 from .heads import diagonal_position, head_quality, label_quality
 
-from .sweep import CANCEL_POLL_MASK, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, rebound  # noqa: F401 - the operator codes
+from .sweep import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, rebound, specialise  # noqa: F401 - the operator codes
 
 
 @njit(cache=True, nogil=True)
@@ -57,14 +58,6 @@ def sample_features(perm, m, state):
 
 
 @njit(cache=True, nogil=True)
-def _accumulate(i, w, G, H, acc_g, acc_h):
-    for k in range(acc_g.shape[0]):
-        acc_g[k] += w * G[i, k]
-    for k in range(acc_h.shape[0]):
-        acc_h[k] += w * H[i, k]
-
-
-@njit(cache=True, nogil=True)
 def _fixed_label_quality(g, h, l2, bound):
     """Eq. (17) quality of one label without L1, or +inf when it cannot be below ``bound``
     (decided by a multiplication: most thresholds of a sweep are not the best so far)."""
@@ -77,39 +70,65 @@ def _fixed_label_quality(g, h, l2, bound):
     return math.inf
 
 
+# Rows of the accumulators ``A_g`` (4 x K) and ``A_h`` (4 x S): the walk's two sides (0: the prefix
+# "x <= t" or a nominal group, 1: the suffix "x > t" or all nominal groups), the valid covered examples,
+# and scratch for their difference.  Indexed in place: a row taken as a view costs reference counting.
+_VALID, _REST = 2, 3
+
+
 @njit(cache=True, nogil=True)
-def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                   R_g, R_h, chol, z, params, vi, vg, vh, bound):
-    """Eq. (14) qualities of the examples with statistics X and of their complement V - X
-    among the non-missing covered examples; +inf where a side's coverage is not allowed.
-    The sweep keeps a side only if it is below ``bound`` (its best quality so far): where
-    that is cheap to rule out, +inf is returned instead of the quality.
-    Returns (quality X, label X, quality rest, label rest)."""
+def _allowed(cnt_x, n_valid, T_cnt, min_coverage):
+    """Whether a condition covering ``cnt_x`` of the ``n_valid`` examples, and its complement, may
+    be chosen: it must cover at least ``min_coverage`` examples and fewer than all ``T_cnt``."""
     cnt_r = n_valid - cnt_x
-    ok_x = cnt_x > 0 and cnt_x >= min_coverage and cnt_x < T_cnt
-    ok_r = cnt_r > 0 and cnt_r >= min_coverage and cnt_r < T_cnt
+    return (cnt_x > 0 and cnt_x >= min_coverage and cnt_x < T_cnt,
+            cnt_r > 0 and cnt_r >= min_coverage and cnt_r < T_cnt)
+
+
+@njit(cache=True, nogil=True)
+def _is_fast(cfg):
+    """Whether :func:`_fast_quality` serves the heads of ``cfg``: a label fixed by the rule's first
+    condition, or single-label and complete heads with diagonal Hessians, L2 and no L1 (eq. 17)."""
+    head = cfg[2]
+    return head >= 0 or (head >= HEAD_COMPLETE and not cfg[1] and cfg[4] == 0.0 and cfg[3] > 0.0)
+
+
+@njit(cache=True, nogil=True)
+def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
+    """Eq. (14) qualities of the examples accumulated in row ``x`` and of their complement among the
+    valid covered examples (row ``_VALID``), for the heads :func:`_is_fast` names; +inf where a
+    side's coverage is not allowed.  The sweep keeps a side only if it is below ``bound`` (its best
+    quality so far): where that is cheap to rule out, +inf is returned instead of the quality.
+    ``cfg`` = (covered count, full Hessian, head, L2, L1, min coverage).
+    Returns (quality X, label X, quality rest, label rest)."""
+    T_cnt, full_hessian, head, l2, l1, min_coverage = cfg
+    ok_x, ok_r = _allowed(cnt_x, n_valid, T_cnt, min_coverage)
     qx = math.inf
     qr = math.inf
     lx = -1
     lr = -1
     if head >= 0:
         # single-label head whose label was fixed by the rule's first condition
-        d = diagonal_position(head, X_g.shape[0], full_hessian)
+        d = diagonal_position(head, A_g.shape[1], full_hessian)
+        gx = A_g[x, head]
+        hx = A_h[x, d]
+        gr = A_g[_VALID, head] - gx
+        hr = A_h[_VALID, d] - hx
         if l1 == 0.0:
             if ok_x:
-                qx, lx = _fixed_label_quality(X_g[head], X_h[d], l2, bound), head
+                qx, lx = _fixed_label_quality(gx, hx, l2, bound), head
             if ok_r:
-                qr, lr = _fixed_label_quality(V_g[head] - X_g[head], V_h[d] - X_h[d], l2, bound), head
+                qr, lr = _fixed_label_quality(gr, hr, l2, bound), head
             return qx, lx, qr, lr
         if ok_x:
-            qx, lx = label_quality(X_g[head], X_h[d], l2, l1), head
+            qx, lx = label_quality(gx, hx, l2, l1), head
         if ok_r:
-            qr, lr = label_quality(V_g[head] - X_g[head], V_h[d] - X_h[d], l2, l1), head
+            qr, lr = label_quality(gr, hr, l2, l1), head
         return qx, lx, qr, lr
     single = head == -1
     if not full_hessian and l1 == 0.0 and l2 > 0.0:
         # Fast path for diagonal Hessians (eq. 17): both sides in one branch-free pass.
-        K = X_g.shape[0]
+        K = A_g.shape[1]
         if single:
             # the best label by g^2 / (h + lambda), compared as fractions (a / b > c / d iff a d > c b,
             # denominators positive): no division per label
@@ -118,12 +137,12 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head
             brn = 0.0
             brd = 1.0
             for k in range(K):
-                gx = X_g[k]
-                gr = V_g[k] - gx
+                gx = A_g[x, k]
+                gr = A_g[_VALID, k] - gx
                 nx = gx * gx
-                dx = X_h[k] + l2
+                dx = A_h[x, k] + l2
                 nr = gr * gr
-                dr = V_h[k] - X_h[k] + l2
+                dr = A_h[_VALID, k] - A_h[x, k] + l2
                 if nx * bxd > bxn * dx:
                     bxn = nx
                     bxd = dx
@@ -141,268 +160,169 @@ def _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head
             sx = 0.0
             sr = 0.0
             for k in range(K):
-                gx = X_g[k]
-                gr = V_g[k] - gx
-                sx += gx * gx / (X_h[k] + l2)
-                sr += gr * gr / (V_h[k] - X_h[k] + l2)
+                gx = A_g[x, k]
+                gr = A_g[_VALID, k] - gx
+                sx += gx * gx / (A_h[x, k] + l2)
+                sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
             if ok_x:
                 qx = -0.5 * sx
             if ok_r:
                 qr = -0.5 * sr
         return qx, lx, qr, lr
-    if ok_x:
-        qx, lx = head_quality(X_g, X_h, full_hessian, single, l2, l1, chol, z)
-    if ok_r:
-        for k in range(V_g.shape[0]):
-            R_g[k] = V_g[k] - X_g[k]
-        for k in range(V_h.shape[0]):
-            R_h[k] = V_h[k] - X_h[k]
-        qr, lr = head_quality(R_g, R_h, full_hessian, single, l2, l1, chol, z)
     return qx, lx, qr, lr
 
 
 @njit(cache=True, nogil=True)
-def _split_quality_variants(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                            R_g, R_h, chol, z, params, vi, vg, vh, bound):
+def _split_quality(A_g, A_h, x, cnt_x, n_valid, ctx, bound):
+    """:func:`_fast_quality` for every single-label and complete head; ``ctx`` is the walk's (see
+    the hooks).  Full Hessians and L1 cost O(K^2) or more per threshold, so the rows are taken as
+    vectors here."""
+    cfg = ctx[0]
+    if _is_fast(cfg):
+        return _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound)
+    T_cnt, full_hessian, head, l2, l1, min_coverage = cfg
+    chol = ctx[1]
+    z = ctx[2]
+    single = head == -1
+    ok_x, ok_r = _allowed(cnt_x, n_valid, T_cnt, min_coverage)
+    qx, lx, qr, lr = math.inf, -1, math.inf, -1
+    if ok_x:
+        qx, lx = head_quality(A_g[x], A_h[x], full_hessian, single, l2, l1, chol, z)
+    if ok_r:
+        _rest(A_g, A_h, x)
+        qr, lr = head_quality(A_g[_REST], A_h[_REST], full_hessian, single, l2, l1, chol, z)
+    return qx, lx, qr, lr
+
+
+@njit(cache=True, nogil=True)
+def _rest(A_g, A_h, x):
+    """Row ``_REST`` = row ``_VALID`` - row ``x``: the statistics of the complement."""
+    for k in range(A_g.shape[1]):
+        A_g[_REST, k] = A_g[_VALID, k] - A_g[x, k]
+    for k in range(A_h.shape[1]):
+        A_h[_REST, k] = A_h[_VALID, k] - A_h[x, k]
+
+
+@njit(cache=True, nogil=True)
+def _split_quality_variants(A_g, A_h, x, cnt_x, n_valid, ctx, bound):
     """:func:`_split_quality` for partial heads and label binning (``head`` a mode of
-    :mod:`.head_variants`; ``vi``, ``vg``, ``vh`` are their scratch).  A separate function, so the
-    sweeps of the other heads are compiled without this code (it would stop their inlining)."""
+    :mod:`.head_variants`; ``ctx`` holds their scratch).  A separate function, so the sweeps of the
+    other heads are compiled without this code (it would stop their inlining)."""
+    T_cnt, full_hessian, head, l2, l1, min_coverage = ctx[0]
     if head > HEAD_PARTIAL_FIXED:
-        return _split_quality(X_g, X_h, cnt_x, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage,
-                              R_g, R_h, chol, z, params, vi, vg, vh, bound)
-    cnt_r = n_valid - cnt_x
+        return _split_quality(A_g, A_h, x, cnt_x, n_valid, ctx, bound)
+    chol, z, params, vi, vg, vh = ctx[1], ctx[2], ctx[3], ctx[4], ctx[5], ctx[6]
+    ok_x, ok_r = _allowed(cnt_x, n_valid, T_cnt, min_coverage)
     qx = math.inf
     qr = math.inf
-    if cnt_x > 0 and cnt_x >= min_coverage and cnt_x < T_cnt:
-        qx = variant_quality(X_g, X_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg, vh)
-    if cnt_r > 0 and cnt_r >= min_coverage and cnt_r < T_cnt:
-        for k in range(V_g.shape[0]):
-            R_g[k] = V_g[k] - X_g[k]
-        for k in range(V_h.shape[0]):
-            R_h[k] = V_h[k] - X_h[k]
-        qr = variant_quality(R_g, R_h, full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg, vh)
+    if ok_x:
+        qx = variant_quality(A_g[x], A_h[x], full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2], vg, vh)
+    if ok_r:
+        _rest(A_g, A_h, x)
+        qr = variant_quality(A_g[_REST], A_h[_REST], full_hessian, head, params, l2, l1, chol, z, vi[0], vi[1], vi[2],
+                             vg, vh)
     return qx, -1, qr, -1
 
 
 @njit(cache=True, nogil=True)
-def _keep(X_g, X_h, V_g, V_h, complement, out_g, out_h):
-    """Remember the statistics of the best condition so far (X, or its complement V - X)."""
+def _keep(A_g, A_h, x, complement, out_g, out_h):
+    """Remember the statistics of the best condition so far (row ``x``, or its complement)."""
     if complement:
-        for k in range(X_g.shape[0]):
-            out_g[k] = V_g[k] - X_g[k]
-        for k in range(X_h.shape[0]):
-            out_h[k] = V_h[k] - X_h[k]
+        for k in range(A_g.shape[1]):
+            out_g[k] = A_g[_VALID, k] - A_g[x, k]
+        for k in range(A_h.shape[1]):
+            out_h[k] = A_h[_VALID, k] - A_h[x, k]
     else:
-        out_g[:] = X_g
-        out_h[:] = X_h
+        for k in range(A_g.shape[1]):
+            out_g[k] = A_g[x, k]
+        for k in range(A_h.shape[1]):
+            out_h[k] = A_h[x, k]
+
+
+# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (4 x K), A2 = A_h (4 x S);
+#    ctx = (cfg, chol, z, params, vi, vg, vh, best_g, best_h) with cfg = (T_cnt, full_hessian, head, l2, l1,
+#    min_coverage), its arrays taken out only where a rare branch needs them; best = (quality, operator,
+#    threshold, label, covered).
+@njit(cache=True, nogil=True, inline="always")
+def _drop(ctx, G, H, A_g, A_h, i, w):
+    for k in range(A_g.shape[1]):
+        A_g[_VALID, k] -= w * G[i, k]
+    for k in range(A_h.shape[1]):
+        A_h[_VALID, k] -= w * H[i, k]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _offer(X_g, X_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage, R_g, R_h, chol, z,
-           params, vi, vg, vh, best_g, best_h, op_side, op_rest, threshold, best_q, best_op, best_thr,
-           best_label, best_cnt):
-    """Offer the condition covering X (``op_side``) and its complement among the valid examples
-    (``op_rest``) at ``threshold``: returns the best (quality, operator, threshold, label, covered
-    count) so far, whose statistics are kept in ``best_g``, ``best_h``.  The zero block of a nominal
-    attribute ('!= 0' covers X) offers '== 0', the rest, first.  At most 30 parameters: a call with
-    more is compiled as ``f(*args)``, which Numba cannot inline."""
+def _reset(ctx, A_g, A_h, side):
+    for k in range(A_g.shape[1]):
+        A_g[side, k] = 0.0
+    for k in range(A_h.shape[1]):
+        A_h[side, k] = 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(ctx, G, H, A_g, A_h, side, i, w):
+    for k in range(A_g.shape[1]):
+        A_g[side, k] += w * G[i, k]
+    for k in range(A_h.shape[1]):
+        A_h[side, k] += w * H[i, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _merge(ctx, A_g, A_h):
+    for k in range(A_g.shape[1]):
+        A_g[1, k] += A_g[0, k]
+    for k in range(A_h.shape[1]):
+        A_h[1, k] += A_h[0, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _consider(ctx, A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best):
+    """Offer the condition covering row ``side`` (``op_side``) and its complement among the valid
+    examples (``op_rest``) at ``threshold``; the statistics of a new best go to ``best_g``,
+    ``best_h``.  The zero block of a nominal attribute ('!= 0' covers the row) offers '== 0' first."""
+    best_q, best_op, best_thr, best_label, best_cnt = best
+    cfg = ctx[0]
+    if _is_fast(cfg):  # the hot path: no array taken from ctx
+        qx, lx, qr, lr = _fast_quality(A_g, A_h, side, count, n_valid, cfg, best_q)
+    else:
+        qx, lx, qr, lr = _split_quality(A_g, A_h, side, count, n_valid, ctx, best_q)
     rest_first = op_side == OP_NEQ
-    qx, lx, qr, lr = _split_quality(X_g, X_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1,
-                                    min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
     if rest_first and qr < best_q:
-        best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, threshold, lr, n_valid - cnt
-        _keep(X_g, X_h, V_g, V_h, True, best_g, best_h)
+        best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, threshold, lr, n_valid - count
+        _keep(A_g, A_h, side, True, ctx[7], ctx[8])
     if qx < best_q:
-        best_q, best_op, best_thr, best_label, best_cnt = qx, op_side, threshold, lx, cnt
-        _keep(X_g, X_h, V_g, V_h, False, best_g, best_h)
+        best_q, best_op, best_thr, best_label, best_cnt = qx, op_side, threshold, lx, count
+        _keep(A_g, A_h, side, False, ctx[7], ctx[8])
     if not rest_first and qr < best_q:
-        best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, threshold, lr, n_valid - cnt
-        _keep(X_g, X_h, V_g, V_h, True, best_g, best_h)
+        best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, threshold, lr, n_valid - count
+        _keep(A_g, A_h, side, True, ctx[7], ctx[8])
     return best_q, best_op, best_thr, best_label, best_cnt
 
 
-_STEP = 1  # rebound per direction: 1 walks the negatives ascending, -1 the positives descending
-
-
-def _numeric_side(t, t_stop, use_cache, cache, rows, values, keys, cw, G, H, work_g, work_h, n_valid, cfg, chol, z,
-                  params, vi, vg, vh, best_g, best_h, best, cancel):
-    """One direction of the numeric sweep of :func:`_sweep_attribute` (Alg. 2): ascending over the
-    negatives from ``t`` (prefix sums in ``work[1]``, conditions ``x <= thr`` and their complements,
-    stopping at the first value >= 0 unless cached), or descending over the positives down to
-    ``t_stop`` (suffix sums in ``work[2]``, ``x > thr``).  Visits the covered entries cached for the
-    attribute (``use_cache``), else every entry, and compacts those still covered into ``cache`` (in
-    place: later steps of the rule visit only those).  ``cfg`` holds the scalar settings and ``best``
-    the best (quality, operator, threshold, label, covered count) so far, whose statistics are in
-    ``best_g``, ``best_h``.  Returns (not cancelled, examples accumulated, last value, next compaction
-    slot, where the walk stopped, best).  Compiled once per direction (``_STEP``, a constant)."""
-    T_cnt, full_hessian, head, l2, l1, min_coverage = cfg
-    best_q, best_op, best_thr, best_label, best_cnt = best
-    side = 1 if _STEP > 0 else 2
-    op_side = OP_LEQ if _STEP > 0 else OP_GT
-    op_rest = OP_GT if _STEP > 0 else OP_LEQ
-    X_g = work_g[side]
-    X_h = work_h[side]
-    V_g = work_g[0]
-    V_h = work_h[0]
-    R_g = work_g[3]
-    R_h = work_h[3]
-    cnt = 0
-    prev = 0.0
-    prev_key = np.float32(0.0)
-    w = t
-    while (t < t_stop) if _STEP > 0 else (t >= t_stop):
-        idx = cache[t] if use_cache else t
-        if _STEP > 0 and not use_cache and values[idx] >= 0.0:
-            break
-        if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return False, cnt, prev, w, t, (best_q, best_op, best_thr, best_label, best_cnt)
-        t += _STEP
-        i = rows[idx]
-        if cw[i] <= 0.0:
-            continue
-        cache[w] = idx
-        w += _STEP
-        v = values[idx]
-        key = keys[idx]
-        if cnt > 0 and key != prev_key:
-            if cancel[0] != 0:
-                return False, cnt, prev, w, t, (best_q, best_op, best_thr, best_label, best_cnt)
-            thr = 0.5 * (prev + v)
-            # the hot path, written out (as :func:`_offer`)
-            qx, lx, qr, lr = _split_quality(X_g, X_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2,
-                                            l1, min_coverage, R_g, R_h, chol, z, params, vi, vg, vh, best_q)
-            if qx < best_q:
-                best_q, best_op, best_thr, best_label, best_cnt = qx, op_side, thr, lx, cnt
-                _keep(X_g, X_h, V_g, V_h, False, best_g, best_h)
-            if qr < best_q:
-                best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, thr, lr, n_valid - cnt
-                _keep(X_g, X_h, V_g, V_h, True, best_g, best_h)
-        _accumulate(i, cw[i], G, H, X_g, X_h)
-        cnt += 1
-        prev = v
-        prev_key = key
-    return True, cnt, prev, w, t, (best_q, best_op, best_thr, best_label, best_cnt)
-
-
-_negatives_side = njit(cache=True, nogil=True)(rebound(_numeric_side, "_negatives_side", _STEP=1))
-_positives_side = njit(cache=True, nogil=True)(rebound(_numeric_side, "_positives_side", _STEP=-1))
+_walk = specialise("_walk_boomer", compact=True, _drop=_drop, _reset=_reset, _add=_add, _merge=_merge,
+                   _consider=_consider)
 
 
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
                      work_g, work_h, chol, z, params, vi, vg, vh, cancel):
-    """Best condition on attribute ``j``: returns (quality, operator, threshold, head label,
-    covered count); its statistics are written to ``best_g``, ``best_h``.  ``work_g`` (4 x K),
-    ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are scratch space.
-    When ``cancel[0]`` is set (polled every few examples) it returns at once with no condition.
-    Thresholds lie where the split ``keys`` change (the values themselves, or their bins:
-    ``binning``), at the midpoint of the adjacent raw values."""
-    K = G.shape[1]
-    S = H.shape[1]
-    V_g = work_g[0]  # statistics of the covered examples with a value for attribute j
-    V_h = work_h[0]
-    V_g[:] = T_g
-    V_h[:] = T_h
-    P_g = work_g[1]
-    P_h = work_h[1]
-    Q_g = work_g[2]
-    Q_h = work_h[2]
-    R_g = work_g[3]
-    R_h = work_h[3]
-    P_g[:] = 0.0
-    P_h[:] = 0.0
-    Q_g[:] = 0.0
-    Q_h[:] = 0.0
-    best_q = math.inf
-    best_op = -1
-    best_thr = 0.0
-    best_label = -1
-    best_cnt = 0
-
-    M_cnt = 0
-    for r in range(miss_ptr[j], miss_ptr[j + 1]):
-        i = miss_rows[r]
-        if cw[i] > 0.0:
-            _accumulate(i, -cw[i], G, H, V_g, V_h)
-            M_cnt += 1
-    n_valid = T_cnt - M_cnt
-    start = ptr[j]
-    end = ptr[j + 1]
-
-    if nominal[j]:
-        # Groups of equal values; '== v' covers the group, '!= v' the other non-missing examples.
-        NZ_cnt = 0
-        idx = start
-        while idx < end:
-            if cancel[0] != 0:
-                return math.inf, -1, 0.0, -1, 0
-            v = values[idx]
-            P_g[:] = 0.0
-            P_h[:] = 0.0
-            cnt = 0
-            while idx < end and values[idx] == v:
-                i = rows[idx]
-                if cw[i] > 0.0:
-                    _accumulate(i, cw[i], G, H, P_g, P_h)
-                    cnt += 1
-                idx += 1
-            if cnt == 0:
-                continue
-            for k in range(K):
-                Q_g[k] += P_g[k]
-            for k in range(S):
-                Q_h[k] += P_h[k]
-            NZ_cnt += cnt
-            best_q, best_op, best_thr, best_label, best_cnt = _offer(
-                P_g, P_h, cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage, R_g, R_h,
-                chol, z, params, vi, vg, vh, best_g, best_h, OP_EQ, OP_NEQ, v, best_q, best_op, best_thr,
-                best_label, best_cnt)
-        if n_valid - NZ_cnt > 0:
-            # the implicit zeros: '== 0' covers V - Q, '!= 0' covers Q
-            best_q, best_op, best_thr, best_label, best_cnt = _offer(
-                Q_g, Q_h, NZ_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage, R_g, R_h,
-                chol, z, params, vi, vg, vh, best_g, best_h, OP_NEQ, OP_EQ, 0.0, best_q, best_op, best_thr,
-                best_label, best_cnt)
-        return best_q, best_op, best_thr, best_label, best_cnt
-
-    # Numeric: negatives ascending (prefix sums P), positives descending (suffix sums Q),
-    # the implicit zeros in between (:func:`_numeric_side`).  ``cache[ptr[j]:seg[j, 1]]`` are the
-    # covered negatives, ``cache[seg[j, 2]:ptr[j+1]]`` the covered positives.
-    use_cache = seg[j, 0] != 0
-    seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
-    cfg = (T_cnt, full_hessian, head, l2, l1, min_coverage)
-    best = (best_q, best_op, best_thr, best_label, best_cnt)
-    ok, P_cnt, last_negative, negatives_end, negatives_stop, best = _negatives_side(
-        start, seg[j, 1] if use_cache else end, use_cache, cache, rows, values, keys, cw, G, H, work_g, work_h,
-        n_valid, cfg, chol, z, params, vi, vg, vh, best_g, best_h, best, cancel)
+    """Best condition on attribute ``j`` (Alg. 2, one attribute): returns (quality, operator,
+    threshold, head label, covered count); its statistics are written to ``best_g``, ``best_h``.
+    ``work_g`` (4 x K), ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
+    scratch space.  When ``cancel[0]`` is set (polled every few examples) it returns at once with
+    no condition.  The covered entries are compacted into ``cache`` as the walk passes, so later
+    steps of the rule visit only those (:mod:`.sweep`)."""
+    for k in range(G.shape[1]):
+        work_g[_VALID, k] = T_g[k]
+    for k in range(H.shape[1]):
+        work_h[_VALID, k] = T_h[k]
+    ctx = ((T_cnt, full_hessian, head, l2, l1, min_coverage), chol, z, params, vi, vg, vh, best_g, best_h)
+    ok, best = _walk(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, T_cnt, G, H, work_g,
+                     work_h, ctx, (math.inf, -1, 0.0, -1, 0), cancel)
     if not ok:
         return math.inf, -1, 0.0, -1, 0
-    ok, Q_cnt, first_positive, positives_start, _, best = _positives_side(
-        end - 1, seg[j, 2] if use_cache else negatives_stop, use_cache, cache, rows, values, keys, cw, G, H, work_g,
-        work_h, n_valid, cfg, chol, z, params, vi, vg, vh, best_g, best_h, best, cancel)
-    if not ok:
-        return math.inf, -1, 0.0, -1, 0
-    seg[j, 1] = negatives_end
-    seg[j, 2] = positives_start + 1
-    seg[j, 0] = 1
-    best_q, best_op, best_thr, best_label, best_cnt = best
-
-    Z_cnt = n_valid - P_cnt - Q_cnt
-    # Boundaries next to the zero block (or between negatives and positives without zeros).
-    if P_cnt > 0 and (Z_cnt > 0 or Q_cnt > 0):
-        thr = 0.5 * last_negative if Z_cnt > 0 else 0.5 * (last_negative + first_positive)
-        best_q, best_op, best_thr, best_label, best_cnt = _offer(
-            P_g, P_h, P_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage, R_g, R_h,
-            chol, z, params, vi, vg, vh, best_g, best_h, OP_LEQ, OP_GT, thr, best_q, best_op, best_thr,
-            best_label, best_cnt)
-    if Q_cnt > 0 and Z_cnt > 0:
-        thr = 0.5 * first_positive
-        best_q, best_op, best_thr, best_label, best_cnt = _offer(
-            Q_g, Q_h, Q_cnt, V_g, V_h, n_valid, T_cnt, full_hessian, head, l2, l1, min_coverage, R_g, R_h,
-            chol, z, params, vi, vg, vh, best_g, best_h, OP_GT, OP_LEQ, thr, best_q, best_op, best_thr,
-            best_label, best_cnt)
-    return best_q, best_op, best_thr, best_label, best_cnt
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -460,15 +380,12 @@ _best_conditions_serial = njit(cache=True, nogil=True)(_best_conditions.py_func)
 
 
 # The sweeps of partial heads and label binning: the same walk, with their quality function.
-_offer_variants = njit(cache=True, nogil=True, inline="always")(
-    rebound(_offer.py_func, "_offer_variants", _split_quality=_split_quality_variants))
-_negatives_side_variants = njit(cache=True, nogil=True)(
-    rebound(_numeric_side, "_negatives_side_variants", _STEP=1, _split_quality=_split_quality_variants))
-_positives_side_variants = njit(cache=True, nogil=True)(
-    rebound(_numeric_side, "_positives_side_variants", _STEP=-1, _split_quality=_split_quality_variants))
+_consider_variants = njit(cache=True, nogil=True, inline="always")(
+    rebound(_consider.py_func, "_consider_variants", _split_quality=_split_quality_variants))
+_walk_variants = specialise("_walk_boomer_variants", compact=True, _drop=_drop, _reset=_reset, _add=_add,
+                            _merge=_merge, _consider=_consider_variants)
 _sweep_attribute_variants = njit(cache=True, nogil=True)(
-    rebound(_sweep_attribute.py_func, "_sweep_attribute_variants", _offer=_offer_variants,
-            _negatives_side=_negatives_side_variants, _positives_side=_positives_side_variants))
+    rebound(_sweep_attribute.py_func, "_sweep_attribute_variants", _walk=_walk_variants))
 _best_conditions_variants = njit(cache=True, nogil=True, parallel=True)(
     rebound(_best_conditions.py_func, "_best_conditions_variants", _sweep_attribute=_sweep_attribute_variants))
 _best_conditions_variants_serial = njit(cache=True, nogil=True)(

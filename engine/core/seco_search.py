@@ -117,8 +117,6 @@ SIDE0, SIDE1, VALID, REST, TOTAL = 0, 1, 2, 3, 4  # the walk's two sides, the va
 N_ROWS = 5                                        # scratch for VALID - side, the training set's totals (U)
 # rows of the int scratch ``I`` (int64, 5 x K): eligible labels, single-label values, counts, head labels, head values
 _ELIG, _VALS, _COUNTS, HEAD_LABELS, HEAD_VALUES = 0, 1, 2, 3, 4
-# the float scratch ``F`` (K + 2): the single-label heuristic values, then the sweep's best (value, threshold)
-BEST_VALUE, BEST_THRESHOLD = 0, 1  # offsets after the first K entries
 
 
 @njit(cache=True, nogil=True)
@@ -148,24 +146,32 @@ def _and_count(a, G, l, out):
 
 
 @njit(cache=True, nogil=True)
+def count_matrices(row, c1, c0, U1, U0):
+    """The count matrices N1, N0 with ``c1``/``c0`` in ``row``, the totals ``U1``/``U0`` in ``TOTAL``
+    and zeros elsewhere."""
+    N1 = np.zeros((N_ROWS, c1.shape[0]), dtype=np.int64)
+    N0 = np.zeros((N_ROWS, c1.shape[0]), dtype=np.int64)
+    N1[row] = c1
+    N0[row] = c0
+    N1[TOTAL] = U1
+    N0[TOTAL] = U0
+    return N1, N0
+
+
+@njit(cache=True, nogil=True)
 def head_search(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V, comp, out_labels,
                 out_values):
     """:func:`head_search_into` for count vectors (body ``c1``/``c0``, totals ``U1``/``U0``) and
     bitsets (``P``; ``V`` minus ``P`` with ``comp``), with scratch space of its own (for calls
     outside the sweeps); the head is written to ``out_labels``, ``out_values``."""
     K = c1.shape[0]
-    N1 = np.zeros((N_ROWS, K), dtype=np.int64)
-    N0 = np.zeros((N_ROWS, K), dtype=np.int64)
-    N1[SIDE0] = c1
-    N0[SIDE0] = c0
-    N1[TOTAL] = U1
-    N0[TOTAL] = U0
+    N1, N0 = count_matrices(SIDE0, c1, c0, U1, U0)
     B = np.zeros((3, P.shape[0]), dtype=np.uint64)
     B[SIDE0] = P
     B[VALID] = V
     I = np.empty((5, K), dtype=np.int64)
     value, n_head, pairs, evals = head_search_into(heuristic, beta2, exhaustive, N1, N0, SIDE0, n_S, G1, G0, B,
-                                                   SIDE0, comp, I, np.empty(K + 2))
+                                                   SIDE0, comp, I, np.empty(K))
     for q in range(n_head):
         out_labels[q] = I[HEAD_LABELS, q]
         out_values[q] = I[HEAD_VALUES, q]
@@ -181,7 +187,7 @@ def head_search_into(heuristic, beta2, exhaustive, N1, N0, row, n_S, G1, G0, B, 
     only subset accuracy uses it.  Writes the head's labels (ascending) and values (1 present, 0
     absent) to ``I[HEAD_LABELS]`` and ``I[HEAD_VALUES]`` and returns (heuristic value, head size,
     covered countable pairs of the head labels, head evaluations); value -1 and size 0 when no label
-    is eligible.  ``I`` (5 x K int64) and ``F`` (K + 2) are scratch space: the sweeps call this at
+    is eligible.  ``I`` (5 x K int64) and ``F`` (K: single-label values) are scratch space: the sweeps call this at
     every threshold."""
     K = N1.shape[1]
     W = G1.shape[1]
@@ -387,8 +393,8 @@ def _better(v, p, best_v, best_p):
 
 
 # -- the walk's hooks (engine.core.sweep): S1 = C1, S2 = C0 (N x K); A1 = N1, A0 = N0 (the count matrices,
-#    rows SIDE0 .. TOTAL); ctx = (B, G1, G0, I, F, best_i (3: pairs, operator, head evaluations), n_T, heuristic,
-#    beta2, exhaustive, min_coverage, use_bits): five arrays, taken from the tuple only where used.
+#    rows SIDE0 .. TOTAL); ctx = (B, G1, G0, I, F, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits);
+#    best = (value, threshold, pairs, operator, head evaluations).
 @njit(cache=True, nogil=True, inline="always")
 def _drop(ctx, C1, C0, N1, N0, i, w):
     for k in range(N1.shape[1]):
@@ -403,7 +409,7 @@ def _reset(ctx, N1, N0, side):
     for k in range(N1.shape[1]):
         N1[side, k] = 0
         N0[side, k] = 0
-    if ctx[11]:
+    if ctx[10]:
         B = ctx[0]
         for q in range(B.shape[1]):
             B[side, q] = 0
@@ -414,7 +420,7 @@ def _add(ctx, C1, C0, N1, N0, side, i, w):
     for k in range(N1.shape[1]):
         N1[side, k] += C1[i, k]
         N0[side, k] += C0[i, k]
-    if ctx[11]:
+    if ctx[10]:
         B = ctx[0]
         B[side, i >> 6] |= _ONE << np.uint64(i & 63)
 
@@ -424,26 +430,23 @@ def _merge(ctx, N1, N0):
     for k in range(N1.shape[1]):
         N1[SIDE1, k] += N1[SIDE0, k]
         N0[SIDE1, k] += N0[SIDE0, k]
-    if ctx[11]:
+    if ctx[10]:
         B = ctx[0]
         for q in range(B.shape[1]):
             B[SIDE1, q] |= B[SIDE0, q]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _consider(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold):
+def _consider(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold, best):
+    best_v, best_thr, best_p, best_op, evals = best
     if count == 0:
-        return
-    B, G1, G0, I, F, best_i, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits = ctx
+        return best
+    B, G1, G0, I, F, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits = ctx
     val, p, op, e = _score_split(N1, N0, side, count, op_side, op_rest, n_valid, n_T, heuristic, beta2, exhaustive,
                                  min_coverage, G1, G0, B, I, F)
-    best_i[2] += e
-    K = N1.shape[1]
-    if op >= 0 and (best_i[1] < 0 or _better(val, p, F[K + BEST_VALUE], best_i[0])):
-        F[K + BEST_VALUE] = val
-        F[K + BEST_THRESHOLD] = threshold
-        best_i[0] = p
-        best_i[1] = op
+    if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
+        return val, threshold, p, op, evals + e
+    return best_v, best_thr, best_p, best_op, evals + e
 
 
 _walk = specialise("_walk_seco", _drop=_drop, _reset=_reset, _add=_add, _merge=_merge, _consider=_consider)
@@ -457,24 +460,16 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
     ``cancel[0]`` was set."""
     K = C1.shape[1]
     W = cov_bits.shape[0]
-    N1 = np.zeros((N_ROWS, K), dtype=np.int64)
-    N0 = np.zeros((N_ROWS, K), dtype=np.int64)
-    N1[VALID] = T1
-    N0[VALID] = T0
-    N1[TOTAL] = U1
-    N0[TOTAL] = U0
+    N1, N0 = count_matrices(VALID, T1, T0, U1, U0)
     B = np.zeros((3, W), dtype=np.uint64)
     B[VALID] = cov_bits
-    F = np.empty(K + 2)
-    F[K + BEST_VALUE] = -1.0
-    F[K + BEST_THRESHOLD] = 0.0
-    best_i = np.array([-1, -1, 0], dtype=np.int64)
-    ctx = (B, G1, G0, np.empty((5, K), dtype=np.int64), F, best_i, n_T, heuristic, beta2, exhaustive, min_coverage,
-           heuristic == H_SUBSET)
+    ctx = (B, G1, G0, np.empty((5, K), dtype=np.int64), np.empty(K), n_T, heuristic, beta2, exhaustive,
+           min_coverage, heuristic == H_SUBSET)
     no_cache = np.empty(0, dtype=np.int64)
-    ok = _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows, nominal, cov,
-               n_T, C1, C0, N1, N0, ctx, cancel)
-    return F[K + BEST_VALUE], best_i[0], best_i[1] if ok else -1, F[K + BEST_THRESHOLD], best_i[2]
+    ok, (value, threshold, pairs, op, evals) = _walk(
+        j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows, nominal, cov, n_T, C1, C0,
+        N1, N0, ctx, (-1.0, 0.0, -1, -1, 0), cancel)
+    return value, pairs, op if ok else -1, threshold, evals
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -51,11 +51,10 @@ def covered_totals(cov, A, d, S_out):
 
 
 # The accumulators are rows of ``S`` (3 x K: the two sides, then V, the valid covered examples) and
-# entries of ``W`` (the sides' and V's weights, then the best Z, its threshold and operator), indexed in
-# place and passed as plain arguments: a row taken as a view, or an array taken from a tuple, in the
-# inner loop would cost reference-count updates per candidate threshold.
+# entries of ``W`` (the sides' and V's weights), indexed in place and passed as plain arguments: a row
+# taken as a view, or an array taken from a tuple, in the inner loop would cost reference-count updates
+# per candidate threshold.  The best split so far is the walk's ``best``: (Z, threshold, operator).
 _V = 2  # the row of S and the entry of W that hold V's sums
-_BEST_Z, _BEST_THR, _BEST_OP = 3, 4, 5  # where W keeps the best split so far
 
 
 @njit(cache=True, nogil=True)
@@ -110,7 +109,7 @@ def _score_split(mode, S, side, W_a, n_a, a_op, c_op, W_V, n_V, n_T, W_all):
     return best_z, best_op
 
 
-# -- the walk's hooks (engine.core.sweep): S1 = A (N x K), S2 = d (N), A1 = S (3 x K), A2 = W (6);
+# -- the walk's hooks (engine.core.sweep): S1 = A (N x K), S2 = d (N), A1 = S (3 x K), A2 = W (3);
 #    ctx = (n_T, W_all, mode)
 @njit(cache=True, nogil=True, inline="always")
 def _drop(ctx, A, d, S, W, i, w):
@@ -141,15 +140,14 @@ def _merge(ctx, S, W):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _consider(ctx, S, W, side, count, n_valid, op_side, op_rest, threshold):
+def _consider(ctx, S, W, side, count, n_valid, op_side, op_rest, threshold, best):
     if not 0 < count < n_valid:
-        return
+        return best
     n_T, W_all, mode = ctx
     z, op = _score_split(mode, S, side, W[side], count, op_side, op_rest, W[_V], n_valid, n_T, W_all)
-    if op >= 0 and z < W[_BEST_Z]:
-        W[_BEST_Z] = z
-        W[_BEST_THR] = threshold
-        W[_BEST_OP] = op
+    if op >= 0 and z < best[0]:
+        return z, threshold, op
+    return best
 
 
 _walk = specialise("_walk_stumps", _drop=_drop, _reset=_reset, _add=_add, _merge=_merge, _consider=_consider)
@@ -163,12 +161,11 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, A, 
     K = A.shape[1]
     S = np.zeros((3, K))
     S[_V] = S_T
-    W = np.array([0.0, 0.0, W_T, math.inf, 0.0, -1.0])
+    W = np.array([0.0, 0.0, W_T])
     no_cache = np.empty(0, dtype=np.int64)  # no compaction: a stump is one condition
-    if not _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
-                 nominal, cov, n_T, A, d, S, W, (n_T, W_all, mode), cancel):
-        return W[_BEST_Z], -1, W[_BEST_THR]
-    return W[_BEST_Z], int(W[_BEST_OP]), W[_BEST_THR]
+    ok, (z, thr, op) = _walk(j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows,
+                             nominal, cov, n_T, A, d, S, W, (n_T, W_all, mode), (math.inf, 0.0, -1), cancel)
+    return z, op if ok else -1, thr
 
 
 @njit(cache=True, nogil=True, parallel=True)

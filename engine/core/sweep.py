@@ -1,6 +1,6 @@
-"""The sweep over one attribute's sorted values, shared by AdaBoost.MH's weak learners and SeCo's
-refinement (BOOMER's refinement, the hottest loop, writes the same walk out with its statistics as
-plain arguments: :mod:`engine.core.refinement`).
+"""The sweep over one attribute's sorted values, written once and shared by BOOMER's refinement
+(:mod:`engine.core.refinement`), AdaBoost.MH's weak learners (:mod:`engine.core.stumps`) and SeCo's
+refinement (:mod:`engine.core.seco_search`).
 
 Candidate conditions on attribute ``j`` (Alg. 2 of Rapp et al. 2020) come from one pass over the pre-sorted index
 (:mod:`engine.core.features`): negative values ascending (the prefix ``x <= t``), positive values
@@ -19,15 +19,18 @@ the walk per learner, with the hooks inlined as ordinary calls:
   suffix or all nominal groups);
 - ``_add(ctx, S1, S2, A1, A2, side, i, w)``: add example ``i`` to ``side``;
 - ``_merge(ctx, A1, A2)``: add side 0 to side 1 (a nominal group joins the non-zero codes);
-- ``_consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, threshold)``: score the split of
-  the valid examples into ``side`` (reached by ``op_side``) and the rest (``op_rest``) and keep the
-  best.
+- ``_consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, threshold, best)``: score the split
+  of the valid examples into ``side`` (reached by ``op_side``) and the rest (``op_rest``); returns
+  ``best`` or, when one of the two conditions is better, the new best.
 
 ``S1``, ``S2`` are the learner's per-example statistics and ``A1``, ``A2`` its accumulators (a row
 or entry per side, and whatever else the hooks update per entry or per threshold), passed as plain
-arguments: an array taken from a tuple inside the loop costs reference counting at every access,
-which made AdaBoost.MH's fits about 30 % slower.  ``ctx`` is whatever else the learner needs (a
-tuple); the walk itself touches only the index.
+arguments: an array taken from a tuple, or a row taken as a view, costs reference counting at every
+access, which made BOOMER's fits 2.5 times slower when the hot loop did it at every threshold.
+``best`` is the best condition so far, a tuple of scalars of the learner's choosing that the walk
+threads through ``_consider`` and returns.  ``ctx`` is whatever else the learner needs (a tuple;
+its arrays are best taken out only where a rare branch needs them); the walk itself touches only
+the index.
 With ``compact`` (fixed per specialisation), the covered entries of each attribute are compacted into ``cache`` as the walk
 passes (``seg[j]``: valid flag, end of the negatives, start of the positives), so later steps of the
 same rule visit only them; the caller clears ``seg[:, 0]`` when a new rule starts.
@@ -52,10 +55,11 @@ _COMPACT = False  # rebound by specialise(): compact the covered entries (see th
 
 
 def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, rows, values, keys, weight, n_valid,
-               op_side, op_rest, cancel):
+               op_side, op_rest, best, cancel):
     """One direction of the numeric walk: ascending over the negatives (``step`` 1, stopping at the
     first value >= 0 unless cached) or descending over the positives down to ``t_stop`` (``step`` -1).
-    Returns (not cancelled, examples added, last value, next compaction slot, where the walk stopped)."""
+    Returns (not cancelled, examples added, last value, next compaction slot, where the walk stopped,
+    best)."""
     count = 0
     prev = 0.0
     prev_key = keys[t] if 0 <= t < keys.shape[0] else np.float32(0.0)
@@ -65,7 +69,7 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         if step > 0 and not use_cache and values[idx] >= 0.0:
             break
         if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return False, count, prev, w, t
+            return False, count, prev, w, t, best
         t += step
         i = rows[idx]
         if weight[i] <= 0:
@@ -77,19 +81,20 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         key = keys[idx]
         if count > 0 and key != prev_key:
             if cancel[0] != 0:
-                return False, count, prev, w, t
-            _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, 0.5 * (prev + v))
+                return False, count, prev, w, t, best
+            best = _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, 0.5 * (prev + v), best)
         _add(ctx, S1, S2, A1, A2, side, i, weight[i])
         count += 1
         prev = v
         prev_key = key
-    return True, count, prev, w, t
+    return True, count, prev, w, t, best
 
 
 def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, S1, S2,
-                   A1, A2, ctx, cancel):
-    """Offer every candidate condition on attribute ``j`` to ``_consider``; the covered examples are
-    those with ``weight[i] > 0``, ``n_covered`` of them.  Returns False when ``cancel[0]`` was set."""
+                   A1, A2, ctx, best, cancel):
+    """Offer every candidate condition on attribute ``j`` to ``_consider``, starting from ``best``;
+    the covered examples are those with ``weight[i] > 0``, ``n_covered`` of them.  Returns (False,
+    best so far) when ``cancel[0]`` was set, else (True, best)."""
     n_missing = 0
     for r in range(miss_ptr[j], miss_ptr[j + 1]):
         i = miss_rows[r]
@@ -106,7 +111,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
         idx = start
         while idx < end:
             if cancel[0] != 0:
-                return False
+                return False, best
             v = values[idx]
             _reset(ctx, A1, A2, 0)
             count = 0
@@ -120,12 +125,12 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
                 continue
             _merge(ctx, A1, A2)
             n_nonzero += count
-            _consider(ctx, A1, A2, 0, count, n_valid, OP_EQ, OP_NEQ, float(v))
+            best = _consider(ctx, A1, A2, 0, count, n_valid, OP_EQ, OP_NEQ, float(v), best)
         if n_nonzero < n_valid:  # the implicit code 0: '!= 0' covers the groups, '== 0' the rest
             if cancel[0] != 0:
-                return False
-            _consider(ctx, A1, A2, 1, n_nonzero, n_valid, OP_NEQ, OP_EQ, 0.0)
-        return True
+                return False, best
+            best = _consider(ctx, A1, A2, 1, n_nonzero, n_valid, OP_NEQ, OP_EQ, 0.0, best)
+        return True, best
 
     _reset(ctx, A1, A2, 0)
     _reset(ctx, A1, A2, 1)
@@ -133,16 +138,16 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     if _COMPACT:
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
     # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t"
-    ok, n_prefix, last_negative, negatives_end, negatives_stop = _walk_side(
-        ctx, S1, S2, A1, A2, 0, start, seg[j, 1] if use_cache else end, 1, use_cache, cache, rows, values, keys, weight, n_valid,
-        OP_LEQ, OP_GT, cancel)
+    ok, n_prefix, last_negative, negatives_end, negatives_stop, best = _walk_side(
+        ctx, S1, S2, A1, A2, 0, start, seg[j, 1] if use_cache else end, 1, use_cache, cache, rows, values, keys, weight,
+        n_valid, OP_LEQ, OP_GT, best, cancel)
     if not ok:
-        return False
-    ok, n_suffix, first_positive, positives_start, _ = _walk_side(
-        ctx, S1, S2, A1, A2, 1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1, use_cache, cache, rows, values, keys,
-        weight, n_valid, OP_GT, OP_LEQ, cancel)
+        return False, best
+    ok, n_suffix, first_positive, positives_start, _, best = _walk_side(
+        ctx, S1, S2, A1, A2, 1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1, use_cache, cache, rows, values,
+        keys, weight, n_valid, OP_GT, OP_LEQ, best, cancel)
     if not ok:
-        return False
+        return False, best
     if _COMPACT:
         seg[j, 1] = negatives_end
         seg[j, 2] = positives_start + 1
@@ -152,14 +157,14 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     n_zero = n_valid - n_prefix - n_suffix
     if n_prefix > 0 and (n_zero > 0 or n_suffix > 0):
         if cancel[0] != 0:
-            return False
+            return False, best
         threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
-        _consider(ctx, A1, A2, 0, n_prefix, n_valid, OP_LEQ, OP_GT, threshold)
+        best = _consider(ctx, A1, A2, 0, n_prefix, n_valid, OP_LEQ, OP_GT, threshold, best)
     if n_suffix > 0 and n_zero > 0:
         if cancel[0] != 0:
-            return False
-        _consider(ctx, A1, A2, 1, n_suffix, n_valid, OP_GT, OP_LEQ, 0.5 * first_positive)
-    return True
+            return False, best
+        best = _consider(ctx, A1, A2, 1, n_suffix, n_valid, OP_GT, OP_LEQ, 0.5 * first_positive, best)
+    return True, best
 
 
 def specialise(name: str, compact: bool = False, **hooks):
