@@ -7,7 +7,6 @@ from typing import Iterator, Mapping
 
 import numpy as np
 import scipy.sparse as sp
-from numba import set_parallel_chunksize
 
 from .core.binning import METHOD_CODES, bin_keys, number_of_bins
 from .core.boosting import add_head_scores, apply_head, head_on_rows, refresh_example_losses
@@ -33,7 +32,6 @@ HOLDOUT = value_names("holdout")
 GLOBAL_PRUNING = value_names("global_pruning")
 STATISTIC_TYPES = ("64-bit", "32-bit")
 _MAX_CONDITIONS_CAP = 256
-PARALLEL_CHUNKSIZE = 1
 
 
 def sampled_feature_count(n_features: int) -> int:
@@ -281,19 +279,13 @@ class BoomerClassifier(RuleLearner):
             if stop:
                 break  # global pre-pruning
             rng_state[0] = seeds.next()
-            # Attributes are handed to the threads one at a time: their sweeps differ in cost,
-            # and a thread the OS preempts (e.g. for a GUI thread) then holds up no share.
-            previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
-            try:
-                n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
-                    index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows,
-                    index.nominal,
-                    loss, Ysign, F, G, H, H_refine, diagonal_columns,
-                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
-                    max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
-                    train.Y, train.errors, train.example_wise, *vector_index, data.cancel)
-            finally:
-                set_parallel_chunksize(previous_chunksize)
+            n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
+                index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows,
+                index.nominal,
+                loss, Ysign, F, G, H, H_refine, diagonal_columns,
+                single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
+                max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
+                train.Y, train.errors, train.example_wise, *vector_index, data.cancel)
             if n_cond == 0 or data.cancelled:
                 break  # no condition improves the objective (or training was cancelled)
             train.count(d_labels, d_examples)
