@@ -41,7 +41,7 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
     covered[:] = 1
     # Attributes are handed to the threads one at a time: their sweeps differ in cost, and a thread
     # the OS preempts (e.g. for a GUI thread) then holds up no share.  Set here, not by the caller:
-    # from Python the two calls cost about as much as a small rule's whole refinement.
+    # from Python the two calls cost about 20 us a rule.
     previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
     n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
                                          H_refine, full_refine, single, head_mode, head_params, weights, bagging, l2,

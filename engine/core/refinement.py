@@ -126,49 +126,47 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
             qr, lr = label_quality(gr, hr, l2, l1), head
         return qx, lx, qr, lr
     single = head == -1
-    if not full_hessian and l1 == 0.0 and l2 > 0.0:
-        # Fast path for diagonal Hessians (eq. 17): both sides in one branch-free pass.
-        K = A_g.shape[1]
-        if single:
-            # the best label by g^2 / (h + lambda), compared as fractions (a / b > c / d iff a d > c b,
-            # denominators positive): no division per label
-            bxn = 0.0
-            bxd = 1.0
-            brn = 0.0
-            brd = 1.0
-            for k in range(K):
-                gx = A_g[x, k]
-                gr = A_g[_VALID, k] - gx
-                nx = gx * gx
-                dx = A_h[x, k] + l2
-                nr = gr * gr
-                dr = A_h[_VALID, k] - A_h[x, k] + l2
-                if nx * bxd > bxn * dx:
-                    bxn = nx
-                    bxd = dx
-                    lx = k
-                if nr * brd > brn * dr:
-                    brn = nr
-                    brd = dr
-                    lr = k
-            limit = -2.0 * bound
-            if ok_x and lx >= 0 and bxn > limit * bxd:
-                qx = -0.5 * bxn / bxd
-            if ok_r and lr >= 0 and brn > limit * brd:
-                qr = -0.5 * brn / brd
-        else:
-            sx = 0.0
-            sr = 0.0
-            for k in range(K):
-                gx = A_g[x, k]
-                gr = A_g[_VALID, k] - gx
-                sx += gx * gx / (A_h[x, k] + l2)
-                sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
-            if ok_x:
-                qx = -0.5 * sx
-            if ok_r:
-                qr = -0.5 * sr
-        return qx, lx, qr, lr
+    # diagonal Hessians, L2 and no L1 (eq. 17): both sides in one branch-free pass
+    K = A_g.shape[1]
+    if single:
+        # the best label by g^2 / (h + lambda), compared as fractions (a / b > c / d iff a d > c b,
+        # denominators positive): no division per label
+        bxn = 0.0
+        bxd = 1.0
+        brn = 0.0
+        brd = 1.0
+        for k in range(K):
+            gx = A_g[x, k]
+            gr = A_g[_VALID, k] - gx
+            nx = gx * gx
+            dx = A_h[x, k] + l2
+            nr = gr * gr
+            dr = A_h[_VALID, k] - A_h[x, k] + l2
+            if nx * bxd > bxn * dx:
+                bxn = nx
+                bxd = dx
+                lx = k
+            if nr * brd > brn * dr:
+                brn = nr
+                brd = dr
+                lr = k
+        limit = -2.0 * bound
+        if ok_x and lx >= 0 and bxn > limit * bxd:
+            qx = -0.5 * bxn / bxd
+        if ok_r and lr >= 0 and brn > limit * brd:
+            qr = -0.5 * brn / brd
+    else:
+        sx = 0.0
+        sr = 0.0
+        for k in range(K):
+            gx = A_g[x, k]
+            gr = A_g[_VALID, k] - gx
+            sx += gx * gx / (A_h[x, k] + l2)
+            sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
+        if ok_x:
+            qx = -0.5 * sx
+        if ok_r:
+            qr = -0.5 * sr
     return qx, lx, qr, lr
 
 

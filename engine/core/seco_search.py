@@ -361,6 +361,12 @@ def _add_example(i, C1, C0, a1, a0):
 
 
 @njit(cache=True, nogil=True)
+def _better(v, p, best_v, best_p):
+    """Whether value ``v`` with ``p`` covered pairs beats the best so far (ties: more pairs)."""
+    return v > best_v + TOL or (v >= best_v - TOL and p > best_p)
+
+
+@njit(cache=True, nogil=True)
 def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exhaustive, min_coverage, G1, G0, B,
                  I, F):
     """Best of the two conditions splitting the valid covered examples (``N1[VALID]``, ``N0[VALID]``)
@@ -382,14 +388,9 @@ def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exha
             N0[REST, k] = N0[VALID, k] - N0[side, k]
         v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, REST, n_c, G1, G0, B, side, 1, I, F)
         evals += e
-        if nh > 0 and (best_op < 0 or v > best_v + TOL or (v >= best_v - TOL and p > best_p)):
+        if nh > 0 and (best_op < 0 or _better(v, p, best_v, best_p)):
             best_v, best_p, best_op = v, p, c_op
     return best_v, best_p, best_op, evals
-
-
-@njit(cache=True, nogil=True)
-def _better(v, p, best_v, best_p):
-    return v > best_v + TOL or (v >= best_v - TOL and p > best_p)
 
 
 # -- the walk's hooks (engine.core.sweep): S1 = C1, S2 = C0 (N x K); A1 = N1, A0 = N0 (the count matrices,
