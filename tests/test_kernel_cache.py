@@ -45,3 +45,36 @@ def test_a_cache_from_before_the_stamp_is_dropped(tmp_path):
     pkg = _package(tmp_path)
     cached = _cache(pkg)
     assert refresh_kernel_cache(pkg) is True and not any(f.exists() for f in cached)
+
+
+def test_every_compiled_kernel_can_be_cached():
+    """A kernel that embeds a ctypes pointer or a large global array is compiled again in every process
+    (Numba only warns): after a few fits, no compiled kernel of the engine may hold such globals."""
+    import sys
+
+    import numpy as np
+    from numba.core.caching import NullCache
+    from numba.core.registry import CPUDispatcher
+
+    from engine import AdaBoostMHClassifier, BoomerClassifier, SeCoClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 4))
+    Y = (X[:, :3] > 0).astype(np.uint8)
+    for estimator in (BoomerClassifier(max_rules=3), BoomerClassifier(max_rules=3, head_type="complete"),
+                      BoomerClassifier(max_rules=3, loss="logistic-non-decomposable"),
+                      AdaBoostMHClassifier(max_rules=3), SeCoClassifier(max_rules=3)):
+        estimator.fit(X, Y).predict(X)
+    checked, uncachable = 0, []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("engine"):
+            continue
+        for attribute, kernel in vars(module).items():
+            if not isinstance(kernel, CPUDispatcher) or isinstance(kernel._cache, NullCache):
+                continue
+            for compiled in kernel.overloads.values():
+                checked += 1
+                if compiled.library.has_dynamic_globals:
+                    uncachable.append(f"{name}.{attribute}")
+    assert checked > 10
+    assert not uncachable, f"kernels Numba cannot cache: {sorted(set(uncachable))}"

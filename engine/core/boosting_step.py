@@ -8,10 +8,11 @@ interpreter round trips between them, which dominate on data where a rule takes 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, set_parallel_chunksize
+from numba import njit
 
 from .boosting import (apply_head, covered_rows, covered_sums, example_wise_errors, head_on_rows,
                        label_wise_errors_after_head)
+from .chunksize import swap_parallel_chunksize
 from .head_variants import HEAD_PARTIAL_FIXED, variant_head
 from .refinement import refine_rule
 
@@ -42,12 +43,12 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
     # Attributes are handed to the threads one at a time: their sweeps differ in cost, and a thread
     # the OS preempts (e.g. for a GUI thread) then holds up no share.  Set here, not by the caller:
     # from Python the two calls cost about 20 us a rule.
-    previous_chunksize = set_parallel_chunksize(PARALLEL_CHUNKSIZE)
+    previous_chunksize = swap_parallel_chunksize(PARALLEL_CHUNKSIZE)
     n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
                                          H_refine, full_refine, single, head_mode, head_params, weights, bagging, l2,
                                          l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
                                          covered, out_attr, out_op, out_thr, cancel)
-    set_parallel_chunksize(previous_chunksize)
+    swap_parallel_chunksize(previous_chunksize)
     if n_cond == 0:
         return 0, quality, label, 0, 0, 0, 0
     n_rows = covered_rows(covered, rows)
