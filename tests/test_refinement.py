@@ -195,3 +195,60 @@ def test_both_dense_index_builds_agree(density):
     b = _index_by_nonzero_sort(X, np.zeros(40, np.uint8))
     for name in ("ptr", "rows", "values", "missing_ptr", "missing_rows", "constant"):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def _greedy_brute_force(X, w, G, H, l2, max_conditions):
+    """Alg. 2 by brute force, single-label heads of a decomposable loss: every threshold of every
+    attribute, by cumulative sums; the first condition chooses the label.  Returns (number of
+    conditions, quality, label, coverage)."""
+    active = w > 0
+    label, current, n_cond = -1, 0.0, 0
+    while n_cond < max_conditions:
+        best = (np.inf, None)
+        T_cnt = active.sum()
+        for j in range(X.shape[1]):
+            idx = np.flatnonzero(active)
+            order = idx[np.argsort(X[idx, j], kind="stable")]
+            xs = X[order, j].astype(np.float64)
+            cg = np.cumsum(w[order, None] * G[order], 0)
+            ch = np.cumsum(w[order, None] * H[order], 0)
+            cut = np.flatnonzero(xs[:-1] != xs[1:])
+            for g, h, count, op in ((cg[cut], ch[cut], cut + 1, OP_LEQ),
+                                    (cg[-1] - cg[cut], ch[-1] - ch[cut], T_cnt - cut - 1, OP_GT)):
+                q = -0.5 * g * g / (h + l2)
+                q = q[:, label:label + 1] if label >= 0 else q
+                r, k = np.unravel_index(np.argmin(q), q.shape)
+                if count[r] < T_cnt and q[r, k] < best[0]:
+                    t = 0.5 * (xs[cut[r]] + xs[cut[r] + 1])
+                    best = (q[r, k], (j, op, t, label if label >= 0 else k))
+        if not best[0] < current:
+            break
+        current, (j, op, t, label) = best
+        active &= (X[:, j] <= t) if op == OP_LEQ else (X[:, j] > t)
+        n_cond += 1
+    return n_cond, current, label, active
+
+
+def test_refine_rule_on_many_examples_matches_greedy_brute_force():
+    """From INTERLEAVE_MIN_EXAMPLES training examples on, a fixed label's sweep reads interleaved
+    (weighted gradient, Hessian) rows: the same rule as the brute-force greedy search, with weights."""
+    from engine.core.refinement import INTERLEAVE_MIN_EXAMPLES
+    rng = np.random.default_rng(5)
+    n, d, K = INTERLEAVE_MIN_EXAMPLES + 1000, 3, 3
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    Y = ((X[:, :K] + rng.normal(scale=1.5, size=(n, K))) > 0.8).astype(np.uint8)
+    G, H, full = _stats("logistic-decomposable", rng.normal(scale=0.2, size=(n, K)), Y)
+    weights = rng.integers(0, 3, size=n).astype(np.int64)
+    index = build_feature_index(X, np.zeros(d, np.uint8))
+    covered = np.ones(n, np.uint8)
+    attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
+    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
+                                         index.missing_ptr, index.missing_rows, index.nominal, G, H, full, True, -1,
+                                         np.zeros(4), weights.copy(), False, 1.0, 0.0, 0, 6, 1,
+                                         np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
+                                         thrs, np.zeros(1, np.uint8))
+    expected = _greedy_brute_force(X, weights.astype(np.float64), G, H, 1.0, 6)
+    assert n_cond == expected[0] >= 3
+    assert quality == pytest.approx(expected[1], rel=1e-9)
+    assert label == expected[2]
+    assert np.array_equal(covered.astype(bool) & (weights > 0), expected[3])
