@@ -478,13 +478,12 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
             T_cnt += 1
     # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
     # single-label rule's first condition has fixed its label, over that label alone: its
-    # statistics are then copied into contiguous columns (one pass), so later sweeps read 16
-    # bytes per example instead of two strided rows.
-    # Once the label is fixed, the walk reads each covered example's weighted gradient and Hessian
-    # from one row of ``WGH`` (one cache line, no multiplication), in the random order of an
-    # attribute's sorted values: two separate columns cost two cache misses per example at large N.
-    # Below INTERLEAVE_MIN_EXAMPLES the three columns stay in cache, and the generic sweep on two
-    # separate columns measured faster (yeast: 15 %).
+    # statistics are then copied once, so later sweeps do not read two strided rows per example.
+    # From INTERLEAVE_MIN_EXAMPLES on they go to one row of ``WGH`` per example, pre-multiplied by
+    # its weight: the walk visits examples in the random order of an attribute's values, and the
+    # weight, gradient and Hessian columns cost three cache misses per example at large N.  Below,
+    # the columns ``G_one``, ``H_one`` stay in cache and the generic sweep on them measured faster
+    # (yeast: up to 15 %).
     interleave = single and N >= INTERLEAVE_MIN_EXAMPLES
     n_one = N if single else 0
     sc_one = _scratch(m, 1, 1, 1, 0)
@@ -509,12 +508,13 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
             n_c = ptr[perm[c] + 1] - ptr[perm[c]]
             work += n_c if n_c < T_cnt else T_cnt
         work *= 2 if fixed else K + S
-        if fixed:  # the fixed label's sweep, on WGH (see above)
+        if fixed:  # the fixed label's sweep, on WGH or G_one, H_one (see above)
             sc = sc_one
-            args_one = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, WGH, WGH,
-                        sc.T_g, sc.T_h, T_cnt, False, 0, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
-                        sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
             if interleave:
+                args_one = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, WGH, WGH,
+                            sc.T_g, sc.T_h, T_cnt, False, 0, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
+                            sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh,
+                            cancel)
                 if work >= PARALLEL_MIN_WORK:
                     _best_conditions_one(*args_one)
                 else:
