@@ -5,7 +5,7 @@ import pytest
 from engine.core.features import build_feature_index
 from engine.core.heads import head_quality
 from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
-from engine.core.refinement import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute, apply_condition, refine_rule
+from engine.core.refinement import ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute, _sweep_attribute_fast, apply_condition, refine_rule
 
 
 def _stats(loss, F, Y):
@@ -33,7 +33,7 @@ def _scratch(G, H, params=None):
     K, S = G.shape[1], H.shape[1]
     params = np.zeros(4) if params is None else params
     n_variant = max(K, 2 * int(params[3]))
-    return (np.empty((4, K)), np.empty((4, S)), np.zeros((K, K)), np.zeros(K), params,
+    return (np.empty((ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, S)), np.zeros((K, K)), np.zeros(K), params,
             np.empty((3, n_variant), np.int64), np.empty(K), np.empty(S), np.zeros(1, np.uint8))
 
 
@@ -61,7 +61,12 @@ def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable", "squared-hinge-decomposable"])
 @pytest.mark.parametrize("single", [True, False])
 @pytest.mark.parametrize("seed", range(4))
-def test_sweep_matches_brute_force(loss, single, seed):
+@pytest.mark.parametrize("fast", [False, True], ids=["general", "fast"])
+def test_sweep_matches_brute_force(loss, single, seed, fast):
+    """Both sweeps, the general one and the one for diagonal Hessians, L2 and no L1."""
+    if fast and loss == "logistic-non-decomposable":
+        pytest.skip("full Hessians are not the fast sweep's")
+    sweep = _sweep_attribute_fast if fast else _sweep_attribute
     rng = np.random.default_rng(seed)
     n, d, K = 40, 5, 3
     X = rng.integers(-3, 4, size=(n, d)).astype(np.float32)  # negatives, zeros, positives, ties
@@ -82,7 +87,7 @@ def test_sweep_matches_brute_force(loss, single, seed):
     for min_cov in (1, 5):
         for j in range(d):
             best_g, best_h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
-            q, op, thr, lab, cnt = _sweep_attribute(j, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
+            q, op, thr, lab, cnt = sweep(j, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
                                                     index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
                                                     int(active.sum()), full, -1 if single else -2, 1.0, 0.0, min_cov, best_g,
                                                     best_h, *_scratch(G, H))
@@ -139,7 +144,8 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
 
 
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "squared-error-decomposable"])
-def test_sweep_with_a_fixed_label_optimises_that_label_only(loss):
+@pytest.mark.parametrize("sweep", [_sweep_attribute, _sweep_attribute_fast], ids=["general", "fast"])
+def test_sweep_with_a_fixed_label_optimises_that_label_only(loss, sweep):
     """After a rule's first condition its single label is fixed; later sweeps score only that label."""
     from engine.core.heads import label_quality
     rng = np.random.default_rng(21)
@@ -151,10 +157,9 @@ def test_sweep_with_a_fixed_label_optimises_that_label_only(loss):
     cw = np.ones(n)
     T_g, T_h = G.sum(0), H.sum(0)
     for label in range(K):
-        q, op, thr, lab, cnt = _sweep_attribute(0, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
-                                                index.missing_rows, index.nominal, cw, G, H, T_g, T_h, n, full,
-                                                label, 1.0, 0.0, 1, np.zeros(K), np.zeros(K),
-                                                *_scratch(G, H))
+        q, op, thr, lab, cnt = sweep(0, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
+                                     index.missing_rows, index.nominal, cw, G, H, T_g, T_h, n, full,
+                                     label, 1.0, 0.0, 1, np.zeros(K), np.zeros(K), *_scratch(G, H))
         x = X[:, 0]
         best = np.inf
         for t in 0.5 * (np.sort(x)[1:] + np.sort(x)[:-1]):

@@ -70,10 +70,12 @@ def _fixed_label_quality(g, h, l2, bound):
     return math.inf
 
 
-# Rows of the accumulators ``A_g`` (4 x K) and ``A_h`` (4 x S): the walk's two sides (0: the prefix
+# Rows of the accumulators ``A_g`` (5 x K) and ``A_h`` (5 x S): the walk's two sides (0: the prefix
 # "x <= t" or a nominal group, 1: the suffix "x > t" or all nominal groups), the valid covered examples,
-# and scratch for their difference.  Indexed in place: a row taken as a view costs reference counting.
-_VALID, _REST = 2, 3
+# scratch for their difference, and the statistics of the best condition so far.  Indexed in place: a
+# row taken as a view costs reference counting.
+_VALID, _REST, _BEST = 2, 3, 4
+ACCUMULATOR_ROWS = 5
 
 
 @njit(cache=True, nogil=True)
@@ -93,7 +95,7 @@ def _is_fast(cfg):
     return head >= 0 or (head >= HEAD_COMPLETE and not cfg[1] and cfg[4] == 0.0 and cfg[3] > 0.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
     """Eq. (14) qualities of the examples accumulated in row ``x`` and of their complement among the
     valid covered examples (row ``_VALID``), for the heads :func:`_is_fast` names; +inf where a
@@ -223,24 +225,27 @@ def _split_quality_variants(A_g, A_h, x, cnt_x, n_valid, ctx, bound):
 
 
 @njit(cache=True, nogil=True)
-def _keep(A_g, A_h, x, complement, out_g, out_h):
-    """Remember the statistics of the best condition so far (row ``x``, or its complement)."""
+def _keep(A_g, A_h, x, complement):
+    """Remember the statistics of the best condition so far (row ``x``, or its complement) in row
+    ``_BEST``."""
     if complement:
         for k in range(A_g.shape[1]):
-            out_g[k] = A_g[_VALID, k] - A_g[x, k]
+            A_g[_BEST, k] = A_g[_VALID, k] - A_g[x, k]
         for k in range(A_h.shape[1]):
-            out_h[k] = A_h[_VALID, k] - A_h[x, k]
+            A_h[_BEST, k] = A_h[_VALID, k] - A_h[x, k]
     else:
         for k in range(A_g.shape[1]):
-            out_g[k] = A_g[x, k]
+            A_g[_BEST, k] = A_g[x, k]
         for k in range(A_h.shape[1]):
-            out_h[k] = A_h[x, k]
+            A_h[_BEST, k] = A_h[x, k]
 
 
 # -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (4 x K), A2 = A_h (4 x S);
-#    ctx = (cfg, chol, z, params, vi, vg, vh, best_g, best_h) with cfg = (T_cnt, full_hessian, head, l2, l1,
-#    min_coverage), its arrays taken out only where a rare branch needs them; best = (quality, operator,
-#    threshold, label, covered).
+#    ctx = (cfg, chol, z, params, vi, vg, vh) with cfg = (T_cnt, full_hessian, head, l2, l1, min_coverage),
+#    its arrays taken out only where a rare branch needs them; best = (quality, operator, threshold, label,
+#    covered).  The statistics of the best condition are kept in the accumulators (row _BEST), not in
+#    arrays of ctx: taking them out of the tuple keeps Numba from pruning reference counting (see
+#    _consider_fast).
 @njit(cache=True, nogil=True, inline="always")
 def _drop(ctx, G, H, A_g, A_h, i, w):
     for k in range(A_g.shape[1]):
@@ -276,24 +281,42 @@ def _merge(ctx, A_g, A_h):
 @njit(cache=True, nogil=True, inline="always")
 def _consider(ctx, A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best):
     """Offer the condition covering row ``side`` (``op_side``) and its complement among the valid
-    examples (``op_rest``) at ``threshold``; the statistics of a new best go to ``best_g``,
-    ``best_h``.  The zero block of a nominal attribute ('!= 0' covers the row) offers '== 0' first."""
-    best_q, best_op, best_thr, best_label, best_cnt = best
+    examples (``op_rest``) at ``threshold``; the statistics of a new best go to row ``_BEST``."""
     cfg = ctx[0]
-    if _is_fast(cfg):  # the hot path: no array taken from ctx
-        qx, lx, qr, lr = _fast_quality(A_g, A_h, side, count, n_valid, cfg, best_q)
+    if _is_fast(cfg):
+        qx, lx, qr, lr = _fast_quality(A_g, A_h, side, count, n_valid, cfg, best[0])
     else:
-        qx, lx, qr, lr = _split_quality(A_g, A_h, side, count, n_valid, ctx, best_q)
+        qx, lx, qr, lr = _split_quality(A_g, A_h, side, count, n_valid, ctx, best[0])
+    return _offer(A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best, qx, lx, qr, lr)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _consider_fast(ctx, A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best):
+    """:func:`_consider` for the heads :func:`_is_fast` names.  Its own hook, so that its sweeps hold
+    no call that takes arrays: such a call (here the one to :func:`_split_quality`, even where it is
+    never reached) keeps Numba from pruning the reference counting of the arrays the inlined hooks
+    see, about 20 calls to NRT_incref and NRT_decref per threshold, which took half of the sweep's
+    time."""
+    qx, lx, qr, lr = _fast_quality(A_g, A_h, side, count, n_valid, ctx[0], best[0])
+    return _offer(A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best, qx, lx, qr, lr)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _offer(A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best, qx, lx, qr, lr):
+    """``best``, or the condition of quality ``qx`` (row ``side``, ``op_side``) or ``qr`` (its
+    complement, ``op_rest``) if better.  The zero block of a nominal attribute ('!= 0' covers the
+    row) offers '== 0' first."""
+    best_q, best_op, best_thr, best_label, best_cnt = best
     rest_first = op_side == OP_NEQ
     if rest_first and qr < best_q:
         best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, threshold, lr, n_valid - count
-        _keep(A_g, A_h, side, True, ctx[7], ctx[8])
+        _keep(A_g, A_h, side, True)
     if qx < best_q:
         best_q, best_op, best_thr, best_label, best_cnt = qx, op_side, threshold, lx, count
-        _keep(A_g, A_h, side, False, ctx[7], ctx[8])
+        _keep(A_g, A_h, side, False)
     if not rest_first and qr < best_q:
         best_q, best_op, best_thr, best_label, best_cnt = qr, op_rest, threshold, lr, n_valid - count
-        _keep(A_g, A_h, side, True, ctx[7], ctx[8])
+        _keep(A_g, A_h, side, True)
     return best_q, best_op, best_thr, best_label, best_cnt
 
 
@@ -307,7 +330,7 @@ def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows
                      work_g, work_h, chol, z, params, vi, vg, vh, cancel):
     """Best condition on attribute ``j`` (Alg. 2, one attribute): returns (quality, operator,
     threshold, head label, covered count); its statistics are written to ``best_g``, ``best_h``.
-    ``work_g`` (4 x K), ``work_h`` (4 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
+    ``work_g`` (5 x K), ``work_h`` (5 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
     scratch space.  When ``cancel[0]`` is set (polled every few examples) it returns at once with
     no condition.  The covered entries are compacted into ``cache`` as the walk passes, so later
     steps of the rule visit only those (:mod:`.sweep`)."""
@@ -315,11 +338,15 @@ def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows
         work_g[_VALID, k] = T_g[k]
     for k in range(work_h.shape[1]):
         work_h[_VALID, k] = T_h[k]
-    ctx = ((T_cnt, full_hessian, head, l2, l1, min_coverage), chol, z, params, vi, vg, vh, best_g, best_h)
+    ctx = ((T_cnt, full_hessian, head, l2, l1, min_coverage), chol, z, params, vi, vg, vh)
     ok, best = _walk(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, T_cnt, G, H, work_g,
                      work_h, ctx, (math.inf, -1, 0.0, -1, 0), cancel)
     if not ok:
         return math.inf, -1, 0.0, -1, 0
+    for k in range(work_g.shape[1]):
+        best_g[k] = work_g[_BEST, k]
+    for k in range(work_h.shape[1]):
+        best_h[k] = work_h[_BEST, k]
     return best
 
 
@@ -372,14 +399,12 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
         out_cnt[c] = cnt
 
 
-# The same sweep without threads, for steps too small to repay waking a second thread
-# (prange is a plain range outside parallel=True).
-_best_conditions_serial = njit(cache=True, nogil=True)(_best_conditions.py_func)
-
 
 def _step_kernels(name: str, **hooks):
     """The refinement step on the walk with BOOMER's hooks, some replaced by ``hooks``: (threaded,
-    serial), compiled and cached under names ending in ``name``."""
+    serial, the sweep of one attribute), compiled and cached under names ending in ``name``.  The
+    serial kernel is for steps too small to repay waking a second thread (prange is a plain range
+    outside parallel=True)."""
     walk = specialise("_walk_boomer_" + name, compact=True, **{"_drop": _drop, "_reset": _reset, "_add": _add,
                                                                "_merge": _merge, "_consider": _consider, **hooks})
     sweep = njit(cache=True, nogil=True)(rebound(_sweep_attribute.py_func, "_sweep_attribute_" + name, _walk=walk))
@@ -387,13 +412,19 @@ def _step_kernels(name: str, **hooks):
         rebound(_best_conditions.py_func, "_best_conditions_" + name, _sweep_attribute=sweep))
     serial = njit(cache=True, nogil=True)(
         rebound(_best_conditions.py_func, "_best_conditions_" + name + "_serial", _sweep_attribute=sweep))
-    return threaded, serial
+    return threaded, serial, sweep
 
 
-# The sweeps of partial heads and label binning: the same walk, with their quality function.
+# The sweeps of partial heads and label binning, and of the heads the fast sweep (below) does not serve
+# (full Hessians, L1): the same walk, with their quality function.
 _consider_variants = njit(cache=True, nogil=True, inline="always")(
     rebound(_consider.py_func, "_consider_variants", _split_quality=_split_quality_variants))
-_best_conditions_variants, _best_conditions_variants_serial = _step_kernels("variants", _consider=_consider_variants)
+_best_conditions_variants, _best_conditions_variants_serial, _ = _step_kernels("variants",
+                                                                               _consider=_consider_variants)
+# The sweeps of the heads _is_fast names (single-label and complete heads with diagonal Hessians, L2
+# and no L1): the same walk without the general quality's branch.
+_best_conditions_fast, _best_conditions_fast_serial, _sweep_attribute_fast = _step_kernels(
+    "fast", _consider=_consider_fast)
 
 
 # The sweep of a label fixed by a rule's first condition: the hooks read the weighted gradient and
@@ -411,7 +442,8 @@ def _add_one(ctx, WGH, _, A_g, A_h, side, i, w):
     A_h[side, 0] += WGH[i, 1]
 
 
-_best_conditions_one, _best_conditions_one_serial = _step_kernels("one", _drop=_drop_one, _add=_add_one)
+_best_conditions_one, _best_conditions_one_serial, _ = _step_kernels("one", _drop=_drop_one, _add=_add_one,
+                                                                     _consider=_consider_fast)
 # From this many training examples on, a fixed label's sweep reads interleaved rows (see refine_rule).
 INTERLEAVE_MIN_EXAMPLES = 8192
 # Below this much work a refinement step runs serially (waking the second thread costs more):
@@ -438,7 +470,7 @@ def _scratch(m, K, S, n_chol, n_variant):
     nv = m if n_variant > 0 else 0
     return _Scratch(np.zeros(K), np.zeros(S), np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                     np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, K)), np.empty((m, S)),
-                    np.empty((m, 4, K)), np.empty((m, 4, S)), np.zeros((m, n_chol, n_chol)), np.zeros((m, K)),
+                    np.empty((m, ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)), np.zeros((m, n_chol, n_chol)), np.zeros((m, K)),
                     np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, S)))
 
 
@@ -525,9 +557,9 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
                             sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi,
                             sc.vg, sc.vh, cancel)
                 if work >= PARALLEL_MIN_WORK:
-                    _best_conditions(*args_sep)
+                    _best_conditions_fast(*args_sep)
                 else:
-                    _best_conditions_serial(*args_sep)
+                    _best_conditions_fast_serial(*args_sep)
         else:
             sc = sc_all
             full_step = full_hessian
@@ -535,15 +567,16 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
                     sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
             threads = full_step or work >= PARALLEL_MIN_WORK
-            if head <= HEAD_PARTIAL_FIXED:
+            # the variants' sweep scores every head (its quality falls back to _split_quality's)
+            if head <= HEAD_PARTIAL_FIXED or not _is_fast((T_cnt, full_step, head, l2, l1, min_coverage)):
                 if threads:
                     _best_conditions_variants(*args)
                 else:
                     _best_conditions_variants_serial(*args)
             elif threads:
-                _best_conditions(*args)
+                _best_conditions_fast(*args)
             else:
-                _best_conditions_serial(*args)
+                _best_conditions_fast_serial(*args)
         if cancel[0] != 0:
             return 0, current, -1  # cancelled: no rule
         best = -1
