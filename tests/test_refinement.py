@@ -5,7 +5,8 @@ import pytest
 from engine.core.features import build_feature_index
 from engine.core.heads import head_quality
 from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
-from engine.core.refinement import ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute, _sweep_attribute_fast, apply_condition, refine_rule
+from engine.core.refinement import (ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute,
+                                    _sweep_attribute_fast, apply_condition, refine_rule)
 
 
 def _stats(loss, F, Y):

@@ -240,7 +240,7 @@ def _keep(A_g, A_h, x, complement):
             A_h[_BEST, k] = A_h[x, k]
 
 
-# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (4 x K), A2 = A_h (4 x S);
+# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (5 x K), A2 = A_h (5 x S);
 #    ctx = (cfg, chol, z, params, vi, vg, vh) with cfg = (T_cnt, full_hessian, head, l2, l1, min_coverage),
 #    its arrays taken out only where a rare branch needs them; best = (quality, operator, threshold, label,
 #    covered).  The statistics of the best condition are kept in the accumulators (row _BEST), not in
@@ -399,7 +399,6 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
         out_cnt[c] = cnt
 
 
-
 def _step_kernels(name: str, **hooks):
     """The refinement step on the walk with BOOMER's hooks, some replaced by ``hooks``: (threaded,
     serial, the sweep of one attribute), compiled and cached under names ending in ``name``.  The
@@ -470,7 +469,8 @@ def _scratch(m, K, S, n_chol, n_variant):
     nv = m if n_variant > 0 else 0
     return _Scratch(np.zeros(K), np.zeros(S), np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                     np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, K)), np.empty((m, S)),
-                    np.empty((m, ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)), np.zeros((m, n_chol, n_chol)), np.zeros((m, K)),
+                    np.empty((m, ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)),
+                    np.zeros((m, n_chol, n_chol)), np.zeros((m, K)),
                     np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, S)))
 
 
