@@ -65,7 +65,7 @@ import numpy as np
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
 from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, TOL, best_conditions,
-                        covered_counts, head_search, label_bitsets, mask_bitset)
+                        best_conditions_decomposable, covered_counts, head_search, label_bitsets, mask_bitset)
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .tracking import ErrorTotals
@@ -223,12 +223,17 @@ class SeCoClassifier(RuleLearner):
         out_op = np.empty(D, dtype=np.int64)
         out_thr = np.empty(D)
         out_evals = np.empty(D, dtype=np.int64)
+        outputs = (out_v, out_p, out_op, out_thr, out_evals)
         T1 = np.empty(K, np.int64)
         T0 = np.empty(K, np.int64)
         labels = np.empty(K, np.int64)
         values = np.empty(K, np.int64)
         cond_args = (index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows)
-        index_args = cond_args + (index.nominal,)
+        # the sweeps compact each attribute's covered entries as they pass (engine.core.sweep)
+        cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
+        seg = np.zeros((D, 3), dtype=np.int64)
+        index_args = (index.ptr, index.rows, index.values, cache, seg, index.missing_ptr, index.missing_rows,
+                      index.nominal)
 
         for t in range(self.max_rules - 1):  # the default rule is the last of max_rules
             n_active = int(active.sum())
@@ -244,9 +249,14 @@ class SeCoClassifier(RuleLearner):
             if size == 0:
                 break
             conditions = []
+            seg[:, 0] = 0  # a new rule: no compacted entries yet
             while len(conditions) < max_conditions and n_T > min_coverage:
-                best_conditions(D, *index_args, cov, bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2,
-                                exhaustive, min_coverage, out_v, out_p, out_op, out_thr, out_evals, data.cancel)
+                if heuristic == H_SUBSET:
+                    best_conditions(D, *index_args, cov, bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic,
+                                    beta2, exhaustive, min_coverage, *outputs, data.cancel)
+                else:  # the head depends on the counts alone: a sweep without bitsets
+                    best_conditions_decomposable(D, *index_args, cov, C1, C0, T1, T0, n_T, U1, U0, heuristic, beta2,
+                                                 min_coverage, *outputs, data.cancel)
                 if data.cancelled:
                     return  # the unfinished rule is dropped
                 rule_evals += int(out_evals.sum())

@@ -32,6 +32,12 @@ labels is better), then lexicographically (smaller sorted label tuple).
   superset unchanged too); a start already absorbed by an earlier start is skipped, so no head is
   evaluated twice.  ``exhaustive`` evaluates every subset of the eligible labels instead.
 
+Sweeps.  :func:`best_conditions` scores every condition with :func:`head_search_into` (any
+heuristic; subset accuracy needs the covered set as bitsets); :func:`best_conditions_decomposable`
+serves the decomposable heuristics from the counts alone, in one pass per head without scratch
+arrays or bitsets, and measured 3-4 times faster.  Both compact the covered entries of each
+attribute as they pass, so a rule's later conditions visit only those.
+
 Operators: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
 """
 from __future__ import annotations
@@ -393,23 +399,48 @@ def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exha
     return best_v, best_p, best_op, evals
 
 
+# -- the count matrices' updates, the hooks of both walks below share them
+@njit(cache=True, nogil=True, inline="always")
+def _drop_counts(ctx, C1, C0, N1, N0, i, w):
+    for k in range(N1.shape[1]):
+        N1[VALID, k] -= C1[i, k]
+        N0[VALID, k] -= C0[i, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reset_counts(ctx, N1, N0, side):
+    for k in range(N1.shape[1]):
+        N1[side, k] = 0
+        N0[side, k] = 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_counts(ctx, C1, C0, N1, N0, side, i, w):
+    for k in range(N1.shape[1]):
+        N1[side, k] += C1[i, k]
+        N0[side, k] += C0[i, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _merge_counts(ctx, N1, N0):
+    for k in range(N1.shape[1]):
+        N1[SIDE1, k] += N1[SIDE0, k]
+        N0[SIDE1, k] += N0[SIDE0, k]
+
+
 # -- the walk's hooks (engine.core.sweep): S1 = C1, S2 = C0 (N x K); A1 = N1, A0 = N0 (the count matrices,
 #    rows SIDE0 .. TOTAL); ctx = (B, G1, G0, I, F, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits);
 #    best = (value, threshold, pairs, operator, head evaluations).
 @njit(cache=True, nogil=True, inline="always")
 def _drop(ctx, C1, C0, N1, N0, i, w):
-    for k in range(N1.shape[1]):
-        N1[VALID, k] -= C1[i, k]
-        N0[VALID, k] -= C0[i, k]
+    _drop_counts(ctx, C1, C0, N1, N0, i, w)
     B = ctx[0]
     B[VALID, i >> 6] &= ~(_ONE << np.uint64(i & 63))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _reset(ctx, N1, N0, side):
-    for k in range(N1.shape[1]):
-        N1[side, k] = 0
-        N0[side, k] = 0
+    _reset_counts(ctx, N1, N0, side)
     if ctx[10]:
         B = ctx[0]
         for q in range(B.shape[1]):
@@ -418,9 +449,7 @@ def _reset(ctx, N1, N0, side):
 
 @njit(cache=True, nogil=True, inline="always")
 def _add(ctx, C1, C0, N1, N0, side, i, w):
-    for k in range(N1.shape[1]):
-        N1[side, k] += C1[i, k]
-        N0[side, k] += C0[i, k]
+    _add_counts(ctx, C1, C0, N1, N0, side, i, w)
     if ctx[10]:
         B = ctx[0]
         B[side, i >> 6] |= _ONE << np.uint64(i & 63)
@@ -428,9 +457,7 @@ def _add(ctx, C1, C0, N1, N0, side, i, w):
 
 @njit(cache=True, nogil=True, inline="always")
 def _merge(ctx, N1, N0):
-    for k in range(N1.shape[1]):
-        N1[SIDE1, k] += N1[SIDE0, k]
-        N0[SIDE1, k] += N0[SIDE0, k]
+    _merge_counts(ctx, N1, N0)
     if ctx[10]:
         B = ctx[0]
         for q in range(B.shape[1]):
@@ -450,15 +477,100 @@ def _consider(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold, be
     return best_v, best_thr, best_p, best_op, evals + e
 
 
-_walk = specialise("_walk_seco", _drop=_drop, _reset=_reset, _add=_add, _merge=_merge, _consider=_consider)
+_walk = specialise("_walk_seco", compact=True, _drop=_drop, _reset=_reset, _add=_add, _merge=_merge,
+                   _consider=_consider)
+
+
+# -- the decomposable heuristics' walk (precision, Hamming accuracy, recall, F-measure): their best head
+#    needs only the counts (module doc), so these hooks take no array from ctx (no reference counting per
+#    threshold) and keep no bitsets; ctx = (n_T, heuristic, beta2, min_coverage).
+@njit(cache=True, nogil=True, inline="always")
+def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
+    """:func:`head_search_into` for a decomposable heuristic, in one pass without scratch space: the
+    labels tied (within ``TOL``) with the best single-label value so far are summed as they come.
+    The covered counts are ``N1[side]``, ``N0[side]`` or, with ``comp``, the valid examples' counts
+    minus them.  Returns (value, head size, covered pairs of the head labels, head evaluations)."""
+    best_single = -1.0
+    n_head = 0
+    pairs = 0
+    evals = 0
+    tp = fp = fn = tn = 0.0
+    for l in range(N1.shape[1]):
+        if comp:
+            c1 = N1[VALID, l] - N1[side, l]
+            c0 = N0[VALID, l] - N0[side, l]
+        else:
+            c1 = N1[side, l]
+            c0 = N0[side, l]
+        if c1 + c0 == 0:
+            continue
+        evals += 2
+        u1 = N1[TOTAL, l]
+        u0 = N0[TOTAL, l]
+        a = micro_value(heuristic, beta2, c1, c0, u1 - c1, u0 - c0)
+        b = micro_value(heuristic, beta2, c0, c1, u0 - c0, u1 - c1)
+        f = a if a > b else b
+        if f > best_single + TOL:
+            best_single = f
+            n_head = 0
+            pairs = 0
+            tp = fp = fn = tn = 0.0
+        elif f < best_single - TOL:
+            continue
+        elif f > best_single:
+            best_single = f
+        n_head += 1
+        pairs += c1 + c0
+        if a > b:
+            tp += c1
+            fp += c0
+            fn += u1 - c1
+            tn += u0 - c0
+        else:
+            tp += c0
+            fp += c1
+            fn += u0 - c0
+            tn += u1 - c1
+    if n_head > 1:
+        return micro_value(heuristic, beta2, tp, fp, fn, tn), n_head, pairs, evals + 1
+    return best_single, n_head, pairs, evals
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _consider_decomposable(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold, best):
+    """:func:`_score_split` and :func:`_consider` for a decomposable heuristic: the condition reaching
+    ``side`` and then the one reaching the rest are each compared with the best so far; the rest's
+    counts are taken as the valid examples' minus the side's where they are read."""
+    best_v, best_thr, best_p, best_op, evals = best
+    if count == 0:
+        return best
+    n_T, heuristic, beta2, min_coverage = ctx
+    if min_coverage <= count < n_T:
+        v, nh, p, e = _decomposable_head(heuristic, beta2, N1, N0, side, False)
+        evals += e
+        if nh > 0 and (best_op < 0 or _better(v, p, best_v, best_p)):
+            best_v, best_thr, best_p, best_op = v, threshold, p, op_side
+    n_c = n_valid - count
+    if min_coverage <= n_c < n_T:
+        v, nh, p, e = _decomposable_head(heuristic, beta2, N1, N0, side, True)
+        evals += e
+        if nh > 0 and (best_op < 0 or _better(v, p, best_v, best_p)):
+            best_v, best_thr, best_p, best_op = v, threshold, p, op_rest
+    return best_v, best_thr, best_p, best_op, evals
+
+
+_walk_decomposable = specialise("_walk_seco_decomposable", compact=True, _drop=_drop_counts, _reset=_reset_counts,
+                                _add=_add_counts, _merge=_merge_counts, _consider=_consider_decomposable)
 
 
 @njit(cache=True, nogil=True)
-def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0, n_T,
-                    U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, cancel):
+def sweep_attribute(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0,
+                    n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, cancel):
     """Best condition on attribute ``j`` for the covered examples ``cov``: returns
     (value, pairs, operator, threshold, head evaluations); operator -1 if none qualifies or
-    ``cancel[0]`` was set."""
+    ``cancel[0]`` was set.  The covered entries are compacted into ``cache`` (``seg``: see
+    :mod:`engine.core.sweep`), so a rule's later conditions visit only them; clear ``seg[:, 0]``
+    when a rule starts."""
     K = C1.shape[1]
     W = cov_bits.shape[0]
     N1, N0 = count_matrices(VALID, T1, T0, U1, U0)
@@ -466,22 +578,21 @@ def sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov
     B[VALID] = cov_bits
     ctx = (B, G1, G0, np.empty((5, K), dtype=np.int64), np.empty(K), n_T, heuristic, beta2, exhaustive,
            min_coverage, heuristic == H_SUBSET)
-    no_cache = np.empty(0, dtype=np.int64)
     ok, (value, threshold, pairs, op, evals) = _walk(
-        j, ptr, rows, values, values, no_cache, no_cache.reshape(0, 3), miss_ptr, miss_rows, nominal, cov, n_T, C1, C0,
-        N1, N0, ctx, (-1.0, 0.0, -1, -1, 0), cancel)
+        j, ptr, rows, values, values, cache, seg, miss_ptr, miss_rows, nominal, cov, n_T, C1, C0, N1, N0, ctx,
+        (-1.0, 0.0, -1, -1, 0), cancel)
     return value, pairs, op if ok else -1, threshold, evals
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def best_conditions(n_features, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0,
-                    n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, out_v, out_p, out_op,
+def best_conditions(n_features, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0,
+                    T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, out_v, out_p, out_op,
                     out_thr, out_evals, cancel):
     """:func:`sweep_attribute` for every attribute, in parallel."""
     for j in prange(n_features):
-        v, p, op, thr, e = sweep_attribute(j, ptr, rows, values, miss_ptr, miss_rows, nominal, cov, cov_bits, C1,
-                                           C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive,
-                                           min_coverage, cancel)
+        v, p, op, thr, e = sweep_attribute(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov,
+                                           cov_bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2,
+                                           exhaustive, min_coverage, cancel)
         out_v[j] = v
         out_p[j] = p
         out_op[j] = op
@@ -502,3 +613,30 @@ def covered_counts(cov, C1, C0, T1, T0):
             _add_example(i, C1, C0, T1, T0)
             n += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def sweep_attribute_decomposable(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, C1, C0, T1,
+                                 T0, n_T, U1, U0, heuristic, beta2, min_coverage, cancel):
+    """:func:`sweep_attribute` for a decomposable heuristic (no bitsets)."""
+    N1, N0 = count_matrices(VALID, T1, T0, U1, U0)
+    ok, (value, threshold, pairs, op, evals) = _walk_decomposable(
+        j, ptr, rows, values, values, cache, seg, miss_ptr, miss_rows, nominal, cov, n_T, C1, C0, N1, N0,
+        (n_T, heuristic, beta2, min_coverage), (-1.0, 0.0, -1, -1, 0), cancel)
+    return value, pairs, op if ok else -1, threshold, evals
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def best_conditions_decomposable(n_features, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, C1,
+                                 C0, T1, T0, n_T, U1, U0, heuristic, beta2, min_coverage, out_v, out_p, out_op,
+                                 out_thr, out_evals, cancel):
+    """:func:`sweep_attribute_decomposable` for every attribute, in parallel."""
+    for j in prange(n_features):
+        v, p, op, thr, e = sweep_attribute_decomposable(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows,
+                                                        nominal, cov, C1, C0, T1, T0, n_T, U1, U0, heuristic, beta2,
+                                                        min_coverage, cancel)
+        out_v[j] = v
+        out_p[j] = p
+        out_op[j] = op
+        out_thr[j] = thr
+        out_evals[j] = e
