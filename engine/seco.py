@@ -250,7 +250,8 @@ class SeCoClassifier(RuleLearner):
                 break
             conditions = []
             seg[:, 0] = 0  # a new rule: no compacted entries yet
-            while len(conditions) < max_conditions and n_T > min_coverage:
+            # every heuristic is at most 1: a rule that reaches 1 cannot be improved, its sweep is skipped
+            while len(conditions) < max_conditions and n_T > min_coverage and value < 1.0 - TOL:
                 if heuristic == H_SUBSET:
                     best_conditions(D, *index_args, cov, bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic,
                                     beta2, exhaustive, min_coverage, *outputs, data.cancel)

@@ -203,6 +203,18 @@ def test_examples_leave_the_training_set_and_stopping_criteria():
     assert len(only_default.rules_) == 1 and only_default.rules_[0].is_default
 
 
+def test_a_rule_at_the_heuristics_maximum_is_not_refined():
+    """Every heuristic is at most 1: a body whose head reaches 1 is kept without a sweep, so only the
+    head search's evaluations are counted (2 per label: both values)."""
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    Y = np.column_stack([np.ones(40), rng.random(40) < 0.5]).astype(np.uint8)  # label 0 always present
+    est = SeCoClassifier(heuristic="precision", max_rules=2).fit(X, Y)
+    first = est.records_[0]
+    assert first.rule.conditions == () and list(first.rule.head_labels) == [0]
+    assert first.extra["heuristic"] == 1.0 and first.extra["head_evaluations"] == 4
+
+
 def test_max_rules_counts_the_default_rule_like_boomer():
     """max_rules=n gives n rules and n steps (rows), the default rule included."""
     X, Y = random_problem(6)
