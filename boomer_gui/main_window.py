@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
 from superqt.utils import qdebounced, qthrottled
 
 from engine.datasets import LabelsNotFoundError
+from engine.numba_cache import kernels_cached
 from engine.registry import get as get_learner
 from engine.registry import learners
 
@@ -79,6 +80,7 @@ class MainWindow(QMainWindow):
         self.step_spec = None  # the learner shown in the step view (steps that are not rules)
         self._steps_fitted = False
         self._run_title = ""
+        self._compiling = False  # the running learner is compiling its kernels (no step yet)
         self._message_boxes: list[QMessageBox] = []
         self._evaluation_windows: list = []
         self._closing = False
@@ -541,9 +543,23 @@ class MainWindow(QMainWindow):
             self.plot.set_budget(budget)
             self.plot.add_run(run, live=True)
         self._run_title = title
-        self.statusBar().showMessage(f"Training {title}…")
+        kernels = getattr(estimator, "first_kernels", lambda: ())()
+        self._compiling = bool(kernels) and not kernels_cached(kernels)
+        self.statusBar().showMessage(self._training_message())
+        if self._compiling:
+            self.run_controls.set_progress(0, 0.0, None, self.COMPILING_NOTE)
         self._update_enabled()
         return True
+
+    COMPILING_NOTE = "compiling kernels (first run only)"
+
+    def _training_message(self) -> str:
+        """The status bar's text while training; before the first step of a learner whose kernels are
+        not in Numba's cache yet, it says that they are being compiled (minutes, once)."""
+        if self._compiling:
+            return (f"Training {self._run_title}: compiling its kernels for first use. This takes a few minutes "
+                    "once; later runs start at once…")
+        return f"Training {self._run_title}…"
 
     def pause_training(self):
         if self.playback.rate is not None or self.training is None:  # at full speed the learned rules still show
@@ -581,6 +597,9 @@ class MainWindow(QMainWindow):
     def _on_batch(self, records: list) -> None:
         if self.training is None or self.sender() is not self.training:
             return
+        if self._compiling:  # the first step arrived: compiled
+            self._compiling = False
+            self.statusBar().showMessage(self._training_message(), 3000)
         if self.step_spec is not None:
             self.step_view.append(records)
             self._refresh_status_soon()
@@ -724,8 +743,12 @@ class MainWindow(QMainWindow):
                 run.status = state
             self.run_controls.set_state(state)
             t = self.training
-            self.run_controls.set_progress(t.received, t.meter.rate(), None, state if state == "paused" else "")
-            self.statusBar().showMessage("Paused" if state == "paused" else "Training…", 3000)
+            note = state if state == "paused" else self.COMPILING_NOTE if self._compiling else ""
+            self.run_controls.set_progress(t.received, t.meter.rate(), None, note)
+            if state == "paused":
+                self.statusBar().showMessage("Paused", 3000)
+            else:
+                self.statusBar().showMessage(self._training_message(), 0 if self._compiling else 3000)
             if state == "paused":
                 self._explain_so_far()
             elif self.explanation.model is not None:
@@ -733,6 +756,7 @@ class MainWindow(QMainWindow):
             self._update_enabled()
             return
         # finished | stopped | failed: the estimator now holds what was learned so far
+        self._compiling = False
         elapsed = time.perf_counter() - self._started_at
         self._refresh_status_soon.cancel()
         self.training = None

@@ -117,6 +117,9 @@ class BoomerClassifier(RuleLearner):
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
     )
 
+    def first_kernels(self) -> tuple:
+        return (boost_one_rule,)
+
     def __init__(self, loss="logistic-decomposable", head_type="auto", max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
                  instance_sampling="with-replacement", feature_sampling="without-replacement",

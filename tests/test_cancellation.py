@@ -63,10 +63,10 @@ def test_boomer_stops_inside_a_long_complete_head_rule():
 def test_seco_stops_inside_a_long_rule():
     X, Y = _data(4000, 40, 10)
 
-    def make(r):
-        return SeCoClassifier(max_rules=r, head_search="exhaustive", heuristic="f-measure")
+    def make(r):  # exhaustive subset accuracy: 2^10 heads per threshold (the F-measure is far quicker)
+        return SeCoClassifier(max_rules=r, head_search="exhaustive", heuristic="subset-accuracy")
 
-    waited, est, records = _cancel_during_step(make, X, Y, steps_before=0)  # its first rule takes ~20 s
+    waited, est, records = _cancel_during_step(make, X, Y, steps_before=0)  # its first rule takes minutes
     assert waited < STOP_WITHIN_S
     assert records == [] and all(r.is_default for r in est.rules_)
     assert est.predict(X[:5]).shape == (5, 10)
@@ -90,6 +90,38 @@ def test_cancel_flag_reaches_every_sweep_kernel():
     assert (out_op >= 0).any()
     best_splits(*args, np.ones(1, np.uint8))
     assert (out_op == -1).all()
+
+
+@pytest.mark.parametrize("heuristic", ["f-measure", "subset-accuracy"])
+def test_cancel_flag_reaches_both_seco_sweeps(heuristic):
+    from engine.core.features import build_feature_index
+    from engine.core.seco_search import (best_conditions, best_conditions_decomposable, covered_counts,
+                                         label_bitsets, mask_bitset)
+    from engine.seco import HEURISTIC_CODES
+
+    X, Y = _data(300, 5, 3)
+    index = build_feature_index(X, np.zeros(5, bool))
+    C1, C0 = np.ascontiguousarray(Y, dtype=np.uint8), np.ascontiguousarray(1 - Y, dtype=np.uint8)
+    U1, U0 = C1.sum(axis=0).astype(np.int64), C0.sum(axis=0).astype(np.int64)
+    cov = np.ones(300, np.uint8)
+    T1, T0 = np.empty(3, np.int64), np.empty(3, np.int64)
+    n_T = covered_counts(cov, C1, C0, T1, T0)
+    head = (index.ptr, index.rows, index.values, np.empty(len(index.rows), np.int32), np.zeros((5, 3), np.int64),
+            index.missing_ptr, index.missing_rows, index.nominal, cov)
+    outs = (np.empty(5), np.empty(5, np.int64), np.empty(5, np.int64), np.empty(5), np.empty(5, np.int64))
+    code = HEURISTIC_CODES[heuristic]
+
+    def sweep(flag):
+        if heuristic == "subset-accuracy":
+            best_conditions(5, *head, mask_bitset(cov, 5), C1, C0, T1, T0, n_T, U1, U0, label_bitsets(C1, 5),
+                            label_bitsets(C0, 5), code, 1.0, 0, 1, *outs, np.full(1, flag, np.uint8))
+        else:
+            best_conditions_decomposable(5, *head, C1, C0, T1, T0, n_T, U1, U0, code, 1.0, 1, *outs,
+                                         np.full(1, flag, np.uint8))
+        return outs[2].copy()
+
+    assert (sweep(0) >= 0).any()
+    assert (sweep(1) == -1).all()
 
 
 @pytest.mark.parametrize("make", [

@@ -190,6 +190,27 @@ def test_dense_and_sparse_feature_indices_agree():
         np.testing.assert_array_equal(dense.column(j), np.where(np.isnan(X[:, j]), np.nan, X[:, j]))
 
 
+def test_explicitly_stored_zeros_and_duplicates_of_sparse_input_are_summed_like_dense_values():
+    """A CSC matrix may store zeros and duplicate entries (summed, as SciPy does): the index is the
+    dense one's (a stored zero must not enter the sorted non-zeros, where the sweep would count it on
+    the positive side), and the caller's matrix is left as it was."""
+    import scipy.sparse as sp
+    X = np.array([[1, 0], [0, 2], [-1, 0], [0, 0], [np.nan, 3]], dtype=np.float32)
+    data = np.array([1, 0, -1, 0, np.nan, 0, 2, 1, 2], dtype=np.float32)
+    rows = np.array([0, 1, 2, 3, 4, 0, 1, 4, 4])
+    S = sp.csc_matrix((data, rows, np.array([0, 5, 9])), shape=(5, 2))
+    assert not S.has_canonical_format
+    before = (S.data.copy(), S.indices.copy())
+    np.testing.assert_array_equal(S.toarray(), X)
+    dense = build_feature_index(X, np.zeros(2, np.uint8))
+    sparse = build_feature_index(S, np.zeros(2, np.uint8))
+    for name in ("ptr", "rows", "values", "missing_ptr", "missing_rows", "constant"):
+        np.testing.assert_array_equal(getattr(dense, name), getattr(sparse, name), err_msg=name)
+    np.testing.assert_array_equal(sparse.values, [-1, 1, 2, 3])
+    np.testing.assert_array_equal(S.data, before[0])
+    np.testing.assert_array_equal(S.indices, before[1])
+
+
 @pytest.mark.parametrize("density", [0.05, 0.9])
 def test_both_dense_index_builds_agree(density):
     """Mostly-zero data sort only their non-zeros; mostly non-zero data sort whole columns."""

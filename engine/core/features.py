@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 
 @dataclass(frozen=True)
@@ -52,71 +53,138 @@ class FeatureIndex:
 
 
 def build_feature_index(X, nominal: np.ndarray) -> FeatureIndex:
-    """Sort every attribute once; accepts dense arrays and SciPy sparse matrices."""
-    n, d = X.shape
-    rows_parts, vals_parts, miss_parts = [], [], []
-    ptr = np.zeros(d + 1, dtype=np.int64)
-    missing_ptr = np.zeros(d + 1, dtype=np.int64)
+    """Sort every attribute once; accepts dense arrays and SciPy sparse matrices (explicitly stored
+    zeros are zeros like the implicit ones)."""
     if sp.issparse(X):
-        Xc = sp.csc_matrix(X)
+        Xc = sp.csc_matrix(X, dtype=np.float32, copy=True)  # sum_duplicates sorts in place
         Xc.sum_duplicates()
-        for j in range(d):
-            a, b = Xc.indptr[j], Xc.indptr[j + 1]
-            r = Xc.indices[a:b].astype(np.int32)
-            v = Xc.data[a:b].astype(np.float32)
-            _append_column(r, v, rows_parts, vals_parts, miss_parts, ptr, missing_ptr, j)
-    else:
-        return _dense_index(np.asarray(X, dtype=np.float32), nominal)
-    cat = lambda parts, dt: np.ascontiguousarray(np.concatenate(parts), dtype=dt) if parts else np.zeros(0, dt)
-    return FeatureIndex(
-        ptr=ptr, rows=cat(rows_parts, np.int32), values=cat(vals_parts, np.float32),
-        missing_ptr=missing_ptr, missing_rows=cat(miss_parts, np.int32),
-        nominal=np.ascontiguousarray(nominal, dtype=np.uint8), n_examples=n,
-    )
-
-
-def _append_column(r, v, rows_parts, vals_parts, miss_parts, ptr, missing_ptr, j):
-    missing = np.isnan(v)
-    miss_parts.append(r[missing])
-    r, v = r[~missing], v[~missing]
-    order = np.argsort(v, kind="stable")
-    rows_parts.append(r[order])
-    vals_parts.append(v[order])
-    ptr[j + 1] = ptr[j] + len(r)
-    missing_ptr[j + 1] = missing_ptr[j] + int(missing.sum())
-
-
-def _dense_index(X: np.ndarray, nominal: np.ndarray) -> FeatureIndex:
-    """Vectorised build for dense input, by whichever sort is cheaper for its share of zeros."""
-    if X.size and np.count_nonzero(X) < 0.5 * X.size:
-        return _index_by_nonzero_sort(X, nominal)
-    return _index_by_column_sort(X, nominal)
+        return _index_of(_csc_columns(Xc.indptr.astype(np.int64), Xc.indices.astype(np.int32), Xc.data,
+                                      X.shape[0]), nominal, X.shape[0])
+    X = np.asarray(X, dtype=np.float32)
+    if X.size and np.count_nonzero(X) >= 0.5 * X.size:
+        return _index_by_column_sort(X, nominal)
+    return _index_by_nonzero_sort(X, nominal)
 
 
 def _index_by_nonzero_sort(X: np.ndarray, nominal: np.ndarray) -> FeatureIndex:
-    """Dense build for mostly-zero data: only the non-zero values are sorted (one lexsort by
-    attribute, value and example)."""
+    """Dense build for mostly-zero data: only the non-zero values are sorted."""
+    return _index_of(_nonzero_columns(np.ascontiguousarray(X, dtype=np.float32)), nominal, X.shape[0])
+
+
+def _index_of(parts, nominal: np.ndarray, n: int) -> FeatureIndex:
+    ptr, rows, values, missing_ptr, missing_rows, distinct = parts
+    return FeatureIndex(ptr, rows, values, missing_ptr, missing_rows, np.ascontiguousarray(nominal, dtype=np.uint8),
+                        n, distinct <= 1)
+
+
+@njit(cache=True, nogil=True)
+def _nonzero_columns(X):
+    """The index of dense ``X`` (C-contiguous float32, mostly zeros) in two passes over it: per
+    attribute the non-missing non-zeros sorted by value (examples ascending among equal values) and
+    the missing examples; also the count of distinct non-missing values (zero included)."""
     n, d = X.shape
-    Xt = X.T
-    missing = np.isnan(Xt)
-    cols, rows = np.nonzero((Xt != 0) & ~missing)  # attribute-major, examples ascending
-    vals = Xt[cols, rows]
-    order = np.lexsort((rows, vals, cols))
-    cols, rows, vals = cols[order], rows[order], vals[order]
-    counts = np.bincount(cols, minlength=d)
+    counts = np.zeros((2, d), dtype=np.int64)  # values, missing values
+    for i in range(n):
+        for j in range(d):
+            kind = _entry_kind(X[i, j])
+            if kind >= 0:
+                counts[kind, j] += 1
+    ptr, rows, values, missing_ptr, missing_rows = _column_arrays(counts)
+    pos = np.stack((ptr[:d], missing_ptr[:d]))
+    for i in range(n):
+        for j in range(d):
+            v = X[i, j]
+            kind = _entry_kind(v)
+            if kind == _VALUE:
+                rows[pos[0, j]] = i
+                values[pos[0, j]] = v
+            elif kind == _MISSING:
+                missing_rows[pos[1, j]] = i
+            if kind >= 0:
+                pos[kind, j] += 1
+    distinct = _sort_columns(n, ptr, rows, values, missing_ptr)
+    return ptr, rows, values, missing_ptr, missing_rows, distinct
+
+
+@njit(cache=True, nogil=True)
+def _csc_columns(indptr, indices, data, n):
+    """:func:`_nonzero_columns` for a CSC matrix (row indices ascending within each column)."""
+    d = indptr.shape[0] - 1
+    counts = np.zeros((2, d), dtype=np.int64)
+    for j in range(d):
+        for q in range(indptr[j], indptr[j + 1]):
+            kind = _entry_kind(data[q])
+            if kind >= 0:
+                counts[kind, j] += 1
+    ptr, rows, values, missing_ptr, missing_rows = _column_arrays(counts)
+    for j in range(d):
+        p = ptr[j]
+        m = missing_ptr[j]
+        for q in range(indptr[j], indptr[j + 1]):
+            kind = _entry_kind(data[q])
+            if kind == _VALUE:
+                rows[p] = indices[q]
+                values[p] = data[q]
+                p += 1
+            elif kind == _MISSING:
+                missing_rows[m] = indices[q]
+                m += 1
+    distinct = _sort_columns(n, ptr, rows, values, missing_ptr)
+    return ptr, rows, values, missing_ptr, missing_rows, distinct
+
+
+_VALUE, _MISSING = 0, 1  # the kinds of an explicit entry (-1: a zero, which the index leaves implicit)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _entry_kind(v):
+    if v == 0:
+        return -1
+    return _MISSING if np.isnan(v) else _VALUE
+
+
+@njit(cache=True, nogil=True)
+def _column_arrays(counts):
+    """Offsets and (unfilled) arrays of the index for ``counts`` (row 0: values, row 1: missing values
+    per attribute)."""
+    d = counts.shape[1]
     ptr = np.zeros(d + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum(counts)
-    mcols, mrows = np.nonzero(missing)
     missing_ptr = np.zeros(d + 1, dtype=np.int64)
-    missing_ptr[1:] = np.cumsum(np.bincount(mcols, minlength=d))
-    # distinct non-missing values per attribute: starts of runs among the sorted non-zeros, plus zero
-    new_run = np.ones(len(vals), dtype=bool)
-    new_run[1:] = (vals[1:] != vals[:-1]) | (cols[1:] != cols[:-1])
-    distinct = np.bincount(cols[new_run], minlength=d)
-    distinct += (n - counts - (missing_ptr[1:] - missing_ptr[:-1])) > 0
-    return FeatureIndex(ptr, np.ascontiguousarray(rows, dtype=np.int32), np.ascontiguousarray(vals, dtype=np.float32),
-                        missing_ptr, np.ascontiguousarray(mrows, dtype=np.int32),
-                        np.ascontiguousarray(nominal, dtype=np.uint8), n, distinct <= 1)
+    for j in range(d):
+        ptr[j + 1] = ptr[j] + counts[_VALUE, j]
+        missing_ptr[j + 1] = missing_ptr[j] + counts[_MISSING, j]
+    return (ptr, np.empty(ptr[d], dtype=np.int32), np.empty(ptr[d], dtype=np.float32), missing_ptr,
+            np.empty(missing_ptr[d], dtype=np.int32))
+
+
+@njit(cache=True, nogil=True)
+def _sort_columns(n, ptr, rows, values, missing_ptr):
+    """Sort each attribute's entries by value in place (stable: the examples stay ascending among
+    equal values; columns already sorted, e.g. binary ones, are left as they are); returns the
+    number of distinct non-missing values per attribute, zero included."""
+    d = ptr.shape[0] - 1
+    distinct = np.zeros(d, dtype=np.int64)
+    for j in range(d):
+        a = ptr[j]
+        b = ptr[j + 1]
+        ordered = True
+        for q in range(a + 1, b):
+            if values[q] < values[q - 1]:
+                ordered = False
+                break
+        if not ordered:
+            order = np.argsort(values[a:b], kind="mergesort")
+            r = rows[a:b][order]
+            v = values[a:b][order]
+            rows[a:b] = r
+            values[a:b] = v
+        runs = 1 if b > a else 0
+        for q in range(a + 1, b):
+            if values[q] != values[q - 1]:
+                runs += 1
+        n_zero = n - (b - a) - (missing_ptr[j + 1] - missing_ptr[j])
+        distinct[j] = runs + (1 if n_zero > 0 else 0)
+    return distinct
 
 
 def _index_by_column_sort(X: np.ndarray, nominal: np.ndarray) -> FeatureIndex:
