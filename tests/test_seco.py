@@ -107,6 +107,41 @@ def test_a_pair_set_by_an_earlier_rule_never_counts_as_correct():
     assert head.pairs == 2
 
 
+@pytest.mark.parametrize("heuristic", [h for h in HEURISTICS if h != "subset-accuracy"])
+def test_the_decomposable_sweeps_one_pass_head_equals_the_head_search(heuristic):
+    """The sweep for decomposable heuristics scores a side, or its complement among the valid
+    examples, in one pass (ties summed as they come): the head search's value, size, covered pairs
+    and evaluations, on random counts with many ties."""
+    from engine.core.seco_search import (N_ROWS, REST, SIDE0, TOTAL, VALID, _decomposable_head, head_search_into)
+    from engine.seco import HEURISTIC_CODES
+
+    rng = np.random.default_rng(5)
+    code = HEURISTIC_CODES[heuristic]
+    for _ in range(300):
+        K = int(rng.integers(1, 9))
+        N1 = np.zeros((N_ROWS, K), np.int64)
+        N0 = np.zeros((N_ROWS, K), np.int64)
+        N1[TOTAL] = rng.integers(0, 12, K)
+        N0[TOTAL] = rng.integers(0, 12, K)
+        N1[VALID] = rng.integers(0, N1[TOTAL] + 1)
+        N0[VALID] = rng.integers(0, N0[TOTAL] + 1)
+        N1[SIDE0] = rng.integers(0, N1[VALID] + 1)
+        N0[SIDE0] = rng.integers(0, N0[VALID] + 1)
+        beta2 = float(rng.choice([1.0, 0.25, 4.0]))
+        I, F, B = np.empty((5, K), np.int64), np.empty(K), np.zeros((3, 1), np.uint64)
+        G = np.zeros((K, 1), np.uint64)
+        for comp in (False, True):
+            row = SIDE0
+            if comp:
+                N1[REST] = N1[VALID] - N1[SIDE0]
+                N0[REST] = N0[VALID] - N0[SIDE0]
+                row = REST
+            expected = head_search_into(code, beta2, False, N1, N0, row, 1, G, G, B, SIDE0, 0, I, F)
+            got = _decomposable_head(code, beta2, N1, N0, SIDE0, comp)
+            assert got[1:] == expected[1:]
+            assert got[0] == pytest.approx(expected[0], abs=1e-12)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_pruned_head_search_finds_the_exhaustive_head(seed):
     Y, covered, predicted, active = random_labels(seed)
