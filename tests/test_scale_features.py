@@ -406,4 +406,5 @@ def test_scale_benchmark_runs_each_fit_in_its_own_process(capsys):
     row = next(line for line in lines if line.split()[:3] == ["400", "4", "single"])
     fields = row.replace("|", " ").split()
     assert float(fields[3]) >= 0 and 0 <= float(fields[6]) <= 100 and float(fields[10]) > 50  # s, Ham %, MiB
+    assert not any(line.startswith("time ~ N^b") for line in lines)  # one size: no exponent (not "nan")
     assert bench_scale.exponent([1e4, 1e5], [1.0, 10.0]) == pytest.approx(1.0)

@@ -93,6 +93,8 @@ def run(args) -> int:
           "fitting process, data included)")
     for (K, variant), rows in times.items():
         rows = np.array(rows)
+        if len(rows) < 2:
+            continue  # one size: no exponent to fit
         print(f"time ~ N^b, K={K} {variant}: ours b = {exponent(rows[:, 0], rows[:, 1]):.2f}, "
               f"reference b = {exponent(rows[:, 0], rows[:, 2]):.2f}")
     return 0
