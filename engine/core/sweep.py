@@ -26,7 +26,9 @@ the walk per learner, with the hooks inlined as ordinary calls:
 ``S1``, ``S2`` are the learner's per-example statistics and ``A1``, ``A2`` its accumulators (a row
 or entry per side, and whatever else the hooks update per entry or per threshold), passed as plain
 arguments: an array taken from a tuple, or a row taken as a view, costs reference counting at every
-access, which made BOOMER's fits 2.5 times slower when the hot loop did it at every threshold.
+access, which made BOOMER's fits 2.5 times slower when the hot loop did it at every threshold.  The walk
+hands the hooks borrowed views of every array (:mod:`.borrowed`), so the reference counting Numba still
+emits around an inlined hook costs a null check, not an atomic update of a counter the threads share.
 ``best`` is the best condition so far, a tuple of scalars of the learner's choosing that the walk
 threads through ``_consider`` and returns.  ``ctx`` is whatever else the learner needs (a tuple;
 its arrays are best taken out only where a rare branch needs them); the walk itself touches only
@@ -41,6 +43,8 @@ import types
 
 import numpy as np
 from numba import njit
+
+from .borrowed import borrowed
 
 OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3  # condition operators: <=, >, ==, != (engine.rules.OPERATORS)
 CANCEL_POLL_MASK = 1023  # the cancel flag is read every 1024 entries and before every candidate
@@ -95,6 +99,10 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     """Offer every candidate condition on attribute ``j`` to ``_consider``, starting from ``best``;
     the covered examples are those with ``weight[i] > 0``, ``n_covered`` of them.  Returns (False,
     best so far) when ``cancel[0]`` was set, else (True, best)."""
+    # the hooks, inlined into the loops below, see borrowed views (no reference counting; see .borrowed)
+    ptr, rows, values, keys, cache, seg = borrowed((ptr, rows, values, keys, cache, seg))
+    miss_ptr, miss_rows, nominal, weight, cancel = borrowed((miss_ptr, miss_rows, nominal, weight, cancel))
+    S1, S2, A1, A2, ctx = borrowed((S1, S2, A1, A2, ctx))
     n_missing = 0
     for r in range(miss_ptr[j], miss_ptr[j + 1]):
         i = miss_rows[r]
