@@ -11,7 +11,9 @@ The engine is free of any GUI toolkit.  Public entry points:
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
 """
 from .numba_cache import ensure_cache_dir, refresh_kernel_cache
+from .threads import limit_thread_spinning
 
+limit_thread_spinning()  # before OpenMP loads (engine.threads)
 ensure_cache_dir()  # before any kernel is compiled
 refresh_kernel_cache()  # no kernel cached from older sources of the modules it inlines
 

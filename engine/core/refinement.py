@@ -445,9 +445,13 @@ _best_conditions_one, _best_conditions_one_serial, _ = _step_kernels("one", _dro
                                                                      _consider=_consider_fast)
 # From this many training examples on, a fixed label's sweep reads interleaved rows (see refine_rule).
 INTERLEAVE_MIN_EXAMPLES = 8192
-# Below this much work a refinement step runs serially (waking the second thread costs more):
-# covered entries of the sampled attributes times the statistics accumulated per entry.
-PARALLEL_MIN_WORK = 24_000
+# Below this much work a refinement step runs serially: covered entries of the sampled attributes
+# times the statistics accumulated per entry.  Waking the second thread and waiting for it costs
+# more than it saves below about this much: enron's first steps (10 sparse attributes, 53 labels:
+# about 100,000) took the same time threaded when the machine was idle (fits 0.17-0.19 s either
+# way) and far longer when another process kept a core busy (0.64-0.87 s threaded against
+# 0.24-0.31 s serial); yeast's (7 dense attributes, 14 labels: about 200,000) are faster threaded.
+PARALLEL_MIN_WORK = 150_000
 
 
 @njit(cache=True, nogil=True)
