@@ -14,5 +14,5 @@ def test_the_default_is_set_when_absent_and_the_users_value_kept():
     assert environ == {"GOMP_SPINCOUNT": "300000"}
 
 
-def test_importing_the_engine_sets_it_before_openmp_loads():
+def test_importing_the_engine_sets_it():
     assert os.environ.get("GOMP_SPINCOUNT")  # the default, or what the environment gave
