@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from engine.core.features import build_feature_index
+from engine.core.head_variants import HEAD_COMPLETE, HEAD_SINGLE
 from engine.core.heads import head_quality
 from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
 from engine.core.refinement import (ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute,
@@ -90,7 +91,7 @@ def test_sweep_matches_brute_force(loss, single, seed, fast):
             best_g, best_h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
             q, op, thr, lab, cnt = sweep(j, index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr,
                                                     index.missing_rows, index.nominal, cw, G, H, T_g, T_h,
-                                                    int(active.sum()), full, -1 if single else -2, 1.0, 0.0, min_cov, best_g,
+                                                    int(active.sum()), full, HEAD_SINGLE if single else HEAD_COMPLETE, 1.0, 0.0, min_cov, best_g,
                                                     best_h, *_scratch(G, H))
             expected = _brute_force(X[:, j], nominal[j], active, w, G, H, full, single, 1.0, min_cov)
             if np.isinf(expected):
@@ -224,10 +225,15 @@ def test_both_dense_index_builds_agree(density):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
-def _greedy_brute_force(X, w, G, H, l2, max_conditions):
+def _soft(g, l1):
+    return np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
+
+
+def _greedy_brute_force(X, w, G, H, l2, max_conditions, choice="objective", l1=0.0):
     """Alg. 2 by brute force, single-label heads of a decomposable loss: every threshold of every
-    attribute, by cumulative sums; the first condition chooses the label.  Returns (number of
-    conditions, quality, label, coverage)."""
+    attribute, by cumulative sums; the first condition chooses the label, by the lowest quality
+    (``choice='objective'``) or by the largest absolute score (``'largest-score'``).  Returns
+    (number of conditions, quality, label, coverage)."""
     active = w > 0
     label, current, n_cond = -1, 0.0, 0
     while n_cond < max_conditions:
@@ -242,9 +248,18 @@ def _greedy_brute_force(X, w, G, H, l2, max_conditions):
             cut = np.flatnonzero(xs[:-1] != xs[1:])
             for g, h, count, op in ((cg[cut], ch[cut], cut + 1, OP_LEQ),
                                     (cg[-1] - cg[cut], ch[-1] - ch[cut], T_cnt - cut - 1, OP_GT)):
-                q = -0.5 * g * g / (h + l2)
-                q = q[:, label:label + 1] if label >= 0 else q
-                r, k = np.unravel_index(np.argmin(q), q.shape)
+                q = -0.5 * _soft(g, l1) ** 2 / (h + l2)
+                if label >= 0:
+                    q = q[:, label:label + 1]
+                    r, k = np.unravel_index(np.argmin(q), q.shape)
+                elif choice == "objective":
+                    r, k = np.unravel_index(np.argmin(q), q.shape)
+                else:
+                    top = np.argmax(np.abs(_soft(g, l1)) / (h + l2), axis=1)  # first label of largest |score|
+                    q_top = np.where(np.abs(_soft(g, l1))[np.arange(len(top)), top] > 0,
+                                     q[np.arange(len(top)), top], np.inf)
+                    r = int(np.argmin(q_top))
+                    k = int(top[r])
                 if count[r] < T_cnt and q[r, k] < best[0]:
                     t = 0.5 * (xs[cut[r]] + xs[cut[r] + 1])
                     best = (q[r, k], (j, op, t, label if label >= 0 else k))
@@ -279,3 +294,36 @@ def test_refine_rule_on_many_examples_matches_greedy_brute_force():
     assert quality == pytest.approx(expected[1], rel=1e-9)
     assert label == expected[2]
     assert np.array_equal(covered.astype(bool) & (weights > 0), expected[3])
+
+
+@pytest.mark.parametrize("n, l1, seed", [(300, 0.0, 8), (300, 0.5, 8), (9000, 0.0, 10)])
+def test_largest_score_label_choice_matches_greedy_brute_force(n, l1, seed):
+    """``single_label_choice='largest-score'`` (mlrl-boomer 0.15's choice): the first condition's
+    label is the one with the largest |score| at each candidate, conditions ranked by its quality;
+    the same rule as the brute-force greedy search with that choice, on the fast sweep, the one
+    with L1 (the generic quality) and the interleaved rows of many examples.  A rare label whose
+    predictions are saturated has the largest score but not the best objective, so the two choices
+    give different rules here."""
+    from engine.core.head_variants import HEAD_SINGLE_LARGEST_SCORE
+    rng = np.random.default_rng(seed)
+    d, K = 4, 5
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    Y = ((X[:, [0, 1, 2, 3, 0]] + rng.normal(size=(n, K))) > np.array([0.5, 3.0, 1.0, 0.0, 1.2])).astype(np.uint8)
+    F = rng.normal(scale=0.2, size=(n, K)) + np.array([0.0, -6.0, -1.0, 0.0, -2.0])
+    G, H, full = _stats("logistic-decomposable", F, Y)
+    weights = rng.integers(0, 3, size=n).astype(np.int64)
+    index = build_feature_index(X, np.zeros(d, np.uint8))
+    covered = np.ones(n, np.uint8)
+    attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
+    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
+                                         index.missing_ptr, index.missing_rows, index.nominal, G, H, full, True,
+                                         HEAD_SINGLE_LARGEST_SCORE, np.zeros(4), weights.copy(), False, 1.0, l1, 0, 6,
+                                         1, np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs,
+                                         ops, thrs, np.zeros(1, np.uint8))
+    expected = _greedy_brute_force(X, weights.astype(np.float64), G, H, 1.0, 6, "largest-score", l1)
+    objective = _greedy_brute_force(X, weights.astype(np.float64), G, H, 1.0, 6, "objective", l1)
+    assert n_cond == expected[0] >= 2
+    assert quality == pytest.approx(expected[1], rel=1e-9)
+    assert label == expected[2]
+    assert np.array_equal(covered.astype(bool) & (weights > 0), expected[3])
+    assert expected[1] != pytest.approx(objective[1], rel=1e-6)  # the two choices differ here

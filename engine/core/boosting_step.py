@@ -33,8 +33,9 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
     copy of its diagonal whose columns ``diagonal`` gives; it is refreshed for the covered
     examples.  The body goes to ``out_attr``/``out_op``/``out_thr``, the head scores to
     ``out_labels``/``out_head`` (their first ``head size`` entries), the covered examples to
-    ``rows``.  ``head_mode`` is -1 (single-label heads), -2 (complete heads) or a mode of
-    :mod:`.head_variants` with its ``head_params``.  Returns (conditions, quality, head label,
+    ``rows``.  ``head_mode`` is a code of :mod:`.head_variants` (single-label heads
+    by objective or by largest score, complete heads, partial heads, label binning) with its
+    ``head_params``.  Returns (conditions, quality, head label,
     covered count, change of wrong labels, change of wrong examples, head size); no conditions
     means nothing more to learn, or that ``cancel[0]`` was set during the refinement (nothing
     is applied then)."""

@@ -1,6 +1,8 @@
 """Partial heads and gradient-based label binning: heads between single-label and complete.
 
-Modes (the ``head`` code of the refinement kernels; >= 0 is a fixed single label):
+Modes (the ``head`` code of the refinement kernels; >= 0 is a fixed single label, ``HEAD_SINGLE`` and
+``HEAD_SINGLE_LARGEST_SCORE`` the two ways of choosing a single label, ``HEAD_COMPLETE`` all labels;
+the codes below ``HEAD_COMPLETE`` are this module's):
 
 - ``HEAD_PARTIAL_FIXED``: the ``n`` labels whose eq. (17) qualities are best (most negative);
 - ``HEAD_PARTIAL_DYNAMIC``: every label k with ``(q_k / q_best) ** exponent >= threshold``, where
@@ -26,7 +28,8 @@ from numba import njit
 from .heads import complete_quality, complete_scores, diagonal_position, label_quality
 from .losses import packed_index
 
-HEAD_SINGLE, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_PARTIAL_DYNAMIC, HEAD_BINNED = -1, -2, -3, -4, -5
+(HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_PARTIAL_DYNAMIC,
+ HEAD_BINNED) = -1, -2, -3, -4, -5, -6
 
 
 @njit(cache=True, nogil=True)

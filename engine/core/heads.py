@@ -9,7 +9,9 @@ eq. 15 and an optional L1 term).  Lower is better; an empty head scores 0.
 - full ``H`` (non-decomposable losses, complete heads, eq. 16): (H + lambda I) p = -g', with
   g' the soft-thresholded gradient, solved by a Cholesky factorisation; if the matrix is not
   positive definite the diagonal solution (eq. 17) is used instead.
-- single-label heads take the label with the lowest eq. (17) quality, for every loss.
+- single-label heads take the label with the lowest eq. (17) quality, for every loss (Alg. 2
+  line 5: the best single-label prediction w.r.t. eq. 13), or, as mlrl-boomer 0.15 does, the label
+  with the largest absolute eq. (17) score, ranked by that label's quality.
 """
 from __future__ import annotations
 
@@ -66,6 +68,23 @@ def single_quality(g, h, full_hessian, l2, l1):
             best = q
             best_k = k
     return best, best_k
+
+
+@njit(cache=True, nogil=True)
+def largest_score_quality(g, h, full_hessian, l2, l1):
+    """Single-label head on the label whose eq. (17) score is largest in absolute value (the first
+    such label), as mlrl-boomer 0.15.6 chooses it: returns (that label's quality, label)."""
+    K = g.shape[0]
+    best = 0.0
+    best_k = -1
+    for k in range(K):
+        s = abs(label_score(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1))
+        if s > best:
+            best = s
+            best_k = k
+    if best_k < 0:
+        return 0.0, -1
+    return label_quality(g[best_k], h[diagonal_position(best_k, K, full_hessian)], l2, l1), best_k
 
 
 @njit(cache=True, nogil=True)

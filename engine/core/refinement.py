@@ -23,8 +23,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from .head_variants import HEAD_COMPLETE, HEAD_PARTIAL_FIXED, variant_quality
-from .heads import diagonal_position, head_quality, label_quality
+from .head_variants import HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, variant_quality
+from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 
 from .sweep import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, rebound, specialise  # noqa: F401 - the operator codes
 
@@ -127,12 +127,14 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
         if ok_r:
             qr, lr = label_quality(gr, hr, l2, l1), head
         return qx, lx, qr, lr
-    single = head == -1
     # diagonal Hessians, L2 and no L1 (eq. 17): both sides in one branch-free pass
     K = A_g.shape[1]
-    if single:
-        # the best label by g^2 / (h + lambda), compared as fractions (a / b > c / d iff a d > c b,
-        # denominators positive): no division per label
+    limit = -2.0 * bound
+    if head == HEAD_SINGLE or head == HEAD_SINGLE_LARGEST_SCORE:
+        # the best label by g^2 / (h + lambda) (eq. 17), or with the largest |score| = |g| / (h + lambda)
+        # (mlrl-boomer's choice, ranked by its quality), compared as fractions (a / b > c / d iff
+        # a d > c b, denominators positive): no division per label
+        by_score = head == HEAD_SINGLE_LARGEST_SCORE
         bxn = 0.0
         bxd = 1.0
         brn = 0.0
@@ -140,9 +142,9 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
         for k in range(K):
             gx = A_g[x, k]
             gr = A_g[_VALID, k] - gx
-            nx = gx * gx
+            nx = abs(gx) if by_score else gx * gx
             dx = A_h[x, k] + l2
-            nr = gr * gr
+            nr = abs(gr) if by_score else gr * gr
             dr = A_h[_VALID, k] - A_h[x, k] + l2
             if nx * bxd > bxn * dx:
                 bxn = nx
@@ -152,7 +154,9 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
                 brn = nr
                 brd = dr
                 lr = k
-        limit = -2.0 * bound
+        if by_score:  # the numerators are |g|: the quality's is g^2
+            bxn *= bxn
+            brn *= brn
         if ok_x and lx >= 0 and bxn > limit * bxd:
             qx = -0.5 * bxn / bxd
         if ok_r and lr >= 0 and brn > limit * brd:
@@ -183,9 +187,16 @@ def _split_quality(A_g, A_h, x, cnt_x, n_valid, ctx, bound):
     T_cnt, full_hessian, head, l2, l1, min_coverage = cfg
     chol = ctx[1]
     z = ctx[2]
-    single = head == -1
+    single = head == HEAD_SINGLE
     ok_x, ok_r = _allowed(cnt_x, n_valid, T_cnt, min_coverage)
     qx, lx, qr, lr = math.inf, -1, math.inf, -1
+    if head == HEAD_SINGLE_LARGEST_SCORE:
+        if ok_x:
+            qx, lx = largest_score_quality(A_g[x], A_h[x], full_hessian, l2, l1)
+        if ok_r:
+            _rest(A_g, A_h, x)
+            qr, lr = largest_score_quality(A_g[_REST], A_h[_REST], full_hessian, l2, l1)
+        return qx, lx, qr, lr
     if ok_x:
         qx, lx = head_quality(A_g[x], A_h[x], full_hessian, single, l2, l1, chol, z)
     if ok_r:
@@ -530,7 +541,9 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
         seg[j, 0] = 0  # no attribute's covered entries are cached yet for this rule
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
-    head = -1 if single else head_mode  # -1 best single label, else complete or a head_variants mode
+    # the single label's choice (HEAD_SINGLE or HEAD_SINGLE_LARGEST_SCORE), else complete or a
+    # head_variants mode; a label >= 0 once a single-label rule's first condition has fixed it
+    head = (head_mode if head_mode == HEAD_SINGLE_LARGEST_SCORE else HEAD_SINGLE) if single else head_mode
     n_conditions = 0
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
     while n_conditions < limit:
