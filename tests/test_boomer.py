@@ -193,6 +193,7 @@ def test_max_conditions_and_min_coverage_are_respected():
     ({"instance_sampling": "bagging"}, "instance_sampling"),
     ({"feature_sampling": "all"}, "feature_sampling"),
     ({"min_coverage": 0}, "min_coverage"),
+    ({"single_label_choice": "best"}, "single_label_choice='best' is not supported"),
     ({"random_state": -3}, "random_state"),
 ])
 def test_unknown_parameter_values_are_rejected_before_work(params, message):
@@ -255,3 +256,45 @@ def test_rule_bodies_read_as_one_interval_or_set_per_attribute():
     X[:, 2] = np.random.default_rng(1).integers(0, 3, size=500)
     lo_hi = (X[:, 0] > -0.8274) & (X[:, 0] <= -0.709) & (X[:, 1] > 0.7) & (X[:, 2] == 0)
     assert np.array_equal(rule.covers(X), lo_hi)
+
+
+@pytest.mark.parametrize("choice", ["objective", "largest-score"])
+def test_single_label_choice_picks_the_condition_brute_force_picks(choice):
+    """A rule's condition (sampling off, one condition) by brute force over every threshold, side and
+    label, from the statistics after the default rule and the first rule: the lowest eq. (17)
+    objective over (condition, label) with 'objective'; with 'largest-score' (mlrl-boomer's choice)
+    each candidate takes the label of largest |score| and candidates are ranked by that label's
+    objective.  On these data (the scale benchmark's generator) the two choices pick different
+    second rules."""
+    from engine.bench.scale import make_data
+
+    X, Y, _, _ = make_data(1000, 20)
+    X = X[:, :10].astype(np.float64)
+    n, d = X.shape
+    K = Y.shape[1]
+    est = BoomerClassifier(loss="logistic-decomposable", head_type="single", single_label_choice=choice, max_rules=3,
+                           instance_sampling="none", feature_sampling="none", max_conditions=1).fit(X, Y)
+    default, first, second = est.rules_
+    F = np.tile(default.dense_head(K), (n, 1))
+    F[first.covers(X)] += first.dense_head(K)
+    s = np.where(Y > 0, 1.0, -1.0)
+    p = 1.0 / (1.0 + np.exp(s * F))
+    g, h = -s * p, p * (1.0 - p)
+    best = (np.inf, None)
+    for j in range(d):
+        order = np.argsort(X[:, j], kind="stable")
+        xs = X[order, j]
+        cut = np.flatnonzero(xs[:-1] != xs[1:])
+        cg, ch = np.cumsum(g[order], 0)[cut], np.cumsum(h[order], 0)[cut]
+        for op, G, H in (("<=", cg, ch), (">", g.sum(0) - cg, h.sum(0) - ch)):
+            q = -0.5 * G ** 2 / (H + 1.0)
+            k = np.argmin(q, axis=1) if choice == "objective" else np.argmax(np.abs(G) / (H + 1.0), axis=1)
+            qk = q[np.arange(len(k)), k]
+            r = int(np.argmin(qk))
+            if qk[r] < best[0]:
+                best = (qk[r], (j, op, int(k[r])))
+    (condition,) = second.conditions
+    assert (condition.attribute, condition.operator, int(second.head_labels[0])) == best[1]
+    other = "largest-score" if choice == "objective" else "objective"
+    est_other = clone(est).set_params(single_label_choice=other).fit(X, Y)
+    assert est_other.rules_[2].head_labels[0] != second.head_labels[0]  # the choices differ on these data
