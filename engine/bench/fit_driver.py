@@ -4,10 +4,12 @@
 Usage: ``PY fit_driver.py {ours,reference} DATA.npz SETTINGS.json``.  DATA holds ``X_train``,
 ``Y_train``, ``X_test`` (dense, or CSR parts ``*_data``/``*_indices``/``*_indptr``/``*_shape``);
 SETTINGS is the estimator's keyword arguments, mlrl-boomer's names (ours takes the same), plus
-``"__learner__": "seco"`` for mlrl-seco's ``SeCo`` instead of ``Boomer`` and ``"__warm_up__": true``
-to fit 3 rules on 300 examples first (loading compiled code is not part of fitting).  Prints one JSON
-line: the fit time measured here, the process's peak resident memory (MiB, data included), the test
-predictions (packed bits, with their shape) and the learner's version.  ``reference`` imports
+``"__learner__": "seco"`` for mlrl-seco's ``SeCo`` instead of ``Boomer``, ``"__warm_up__": true``
+to fit 3 rules on 300 examples first (loading compiled code is not part of fitting) and
+``"__rules__": true`` to add the reference's rules (numeric conditions and heads; see
+:func:`reference_rules`).  Prints one JSON line: the fit time measured here, the process's peak
+resident memory (MiB, data included), the test predictions (packed bits, with their shape) and the
+learner's version.  ``reference`` imports
 nothing of this project: it runs in mlrl-boomer's interpreter (Python >= 3.12)."""
 import json
 import resource
@@ -40,7 +42,28 @@ def _estimator(which, learner, settings):
     else:
         import mlrl.boosting as package
         from mlrl.boosting import Boomer as Estimator
-    return Estimator(**settings), getattr(package, "__version__", None)
+    from importlib import metadata
+
+    name = "mlrl-seco" if learner == "seco" else "mlrl-boomer"
+    return Estimator(**settings), getattr(package, "__version__", None) or metadata.version(name)
+
+
+def reference_rules(model) -> list:
+    """mlrl-boomer's rules as plain data: [{"conditions": [[attribute, "<=" or ">", threshold], ...],
+    "labels": [...] or None (all), "scores": [...]}, ...], through its documented model API."""
+    rules = []
+    for rule in model:
+        body, head = rule.body, rule.head
+        conditions = []
+        for name, operator in (("numerical_leq", "<="), ("numerical_gr", ">")):
+            indices = getattr(body, f"{name}_indices", None)
+            thresholds = getattr(body, f"{name}_thresholds", None)
+            if indices is not None:
+                conditions += [[int(j), operator, float(t)] for j, t in zip(indices, thresholds)]
+        labels = getattr(head, "indices", None)
+        rules.append({"conditions": conditions, "labels": None if labels is None else [int(k) for k in labels],
+                      "scores": [float(v) for v in head.scores]})
+    return rules
 
 
 def main():
@@ -49,6 +72,7 @@ def main():
     settings = json.loads(open(settings_path).read())
     learner = settings.pop("__learner__", "boomer")
     warm_up = settings.pop("__warm_up__", False)
+    with_rules = settings.pop("__rules__", False)
     X_train, X_test, Y_train = _matrix(data, "X_train"), _matrix(data, "X_test"), data["Y_train"]
     if warm_up:
         _estimator(which, learner, {**settings, "max_rules": 3})[0].fit(X_train[:300], Y_train[:300])
@@ -59,8 +83,11 @@ def main():
     predictions = estimator.predict(X_test)
     predictions = predictions.toarray() if sp.issparse(predictions) else np.asarray(predictions)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-    print(json.dumps({"fit_seconds": seconds, "peak_mib": peak_mib, "shape": list(predictions.shape),
-                      "predictions": np.packbits(predictions > 0, axis=1).tolist(), "version": version}))
+    answer = {"fit_seconds": seconds, "peak_mib": peak_mib, "shape": list(predictions.shape),
+              "predictions": np.packbits(predictions > 0, axis=1).tolist(), "version": version}
+    if with_rules and which == "reference":
+        answer["rules"] = reference_rules(estimator.model_)
+    print(json.dumps(answer))
 
 
 if __name__ == "__main__":
