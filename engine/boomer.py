@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -58,21 +58,21 @@ def label_binning_applies(loss: str, head_type: str) -> bool:
     return not is_decomposable(loss) and head_kind(loss, head_type) == "complete"
 
 
-def _label_binning_applies(params: Mapping) -> bool:
-    try:
-        return label_binning_applies(str(params.get("loss", "")), str(params.get("head_type", "auto")))
-    except ValueError:  # a head type still being typed: the learner reports it when a run starts
-        return True
+def _applies_while_typing(predicate) -> Callable[[Mapping], bool]:
+    """A panel's ``applies`` test from its loss and head type: ``predicate(loss, head_type)``, and
+    True while a head type is still being typed (the learner reports it when a run starts)."""
+    def applies(params: Mapping) -> bool:
+        try:
+            return predicate(str(params.get("loss", "")), str(params.get("head_type", "auto")))
+        except ValueError:
+            return True
+    return applies
 
+
+_label_binning_applies = _applies_while_typing(label_binning_applies)
+_single_heads = _applies_while_typing(lambda loss, head_type: head_kind(loss, head_type) == "single")
 
 SINGLE_LABEL_CHOICES = ("objective", "largest-score")
-
-
-def _single_heads(params: Mapping) -> bool:
-    try:
-        return head_kind(str(params.get("loss", "")), str(params.get("head_type", "auto"))) == "single"
-    except ValueError:  # a head type still being typed: the learner reports it when a run starts
-        return True
 
 
 class BoomerClassifier(RuleLearner):

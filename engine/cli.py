@@ -9,6 +9,7 @@ import warnings
 
 from . import metrics
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
+from .boomer import SINGLE_LABEL_CHOICES
 from .fileio import atomic_open, check_output_path
 
 MAX_RULES = 10_000_000
@@ -254,7 +255,7 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
                    help="runs per row with random_state 1..n (default 3)")
     p.add_argument("--reference-python", metavar="PY",
                    help="a Python interpreter with mlrl-boomer installed (e.g. 3.12 for 0.15.6); default: this one")
-    p.add_argument("--single-label-choice", choices=("largest-score", "objective"), default="largest-score",
+    p.add_argument("--single-label-choice", choices=SINGLE_LABEL_CHOICES, default="largest-score",
                    help="our single-label heads' label: largest-score (default; mlrl-boomer 0.15's choice, so both "
                         "learners run the same search) or objective (the paper's, our estimator's default)")
     p.add_argument("--scale", action="store_true",

@@ -5,8 +5,8 @@ bagging with replacement, log2 attribute sampling, shrinkage 0.3, L2 weight 1.0,
 feature binning, no holdout or pruning, and the same number of rules, every setting passed
 explicitly.  Our single-label heads choose their label as mlrl-boomer 0.15 does
 (``single_label_choice='largest-score'``) unless ``--single-label-choice objective`` asks for the
-paper's choice (our estimator's default).  mlrl-boomer is used as a black box: ``--reference-python PY`` runs it in another
-interpreter (the newest releases need Python >= 3.12), else the one installed here (0.12.3 with
+paper's choice (our estimator's default).  mlrl-boomer is used as a black box:
+``--reference-python PY`` runs it in another interpreter (the newest releases need Python >= 3.12), else the one installed here (0.12.3 with
 ``pip install .[bench]``); without either only our figures are printed.  Ours and the reference
 alternate seed by seed; fit times are medians over the seeds.
 """

@@ -8,7 +8,8 @@ bagging, log2 attribute samples, shrinkage 0.3, L2 weight 1, label-wise logistic
 ``label_binning='equal-width'``; our single-label heads choose their label as mlrl-boomer does
 (``single_label_choice='largest-score'``) unless ``--single-label-choice objective``.  Each fit
 runs in a fresh process (``fit_driver.py``), ours in this interpreter and mlrl-boomer in
-``--reference-python``, so fit time and peak resident memory are each learner's own.  The exponent is the slope of log(time) against log(N).
+``--reference-python``, so fit time and peak resident memory are each learner's own.  The exponent
+is the slope of log(time) against log(N).
 """
 from __future__ import annotations
 

@@ -187,22 +187,22 @@ def _split_quality(A_g, A_h, x, cnt_x, n_valid, ctx, bound):
     T_cnt, full_hessian, head, l2, l1, min_coverage = cfg
     chol = ctx[1]
     z = ctx[2]
-    single = head == HEAD_SINGLE
     ok_x, ok_r = _allowed(cnt_x, n_valid, T_cnt, min_coverage)
     qx, lx, qr, lr = math.inf, -1, math.inf, -1
-    if head == HEAD_SINGLE_LARGEST_SCORE:
-        if ok_x:
-            qx, lx = largest_score_quality(A_g[x], A_h[x], full_hessian, l2, l1)
-        if ok_r:
-            _rest(A_g, A_h, x)
-            qr, lr = largest_score_quality(A_g[_REST], A_h[_REST], full_hessian, l2, l1)
-        return qx, lx, qr, lr
     if ok_x:
-        qx, lx = head_quality(A_g[x], A_h[x], full_hessian, single, l2, l1, chol, z)
+        qx, lx = _side_quality(A_g[x], A_h[x], full_hessian, head, l2, l1, chol, z)
     if ok_r:
         _rest(A_g, A_h, x)
-        qr, lr = head_quality(A_g[_REST], A_h[_REST], full_hessian, single, l2, l1, chol, z)
+        qr, lr = _side_quality(A_g[_REST], A_h[_REST], full_hessian, head, l2, l1, chol, z)
     return qx, lx, qr, lr
+
+
+@njit(cache=True, nogil=True)
+def _side_quality(g, h, full_hessian, head, l2, l1, chol, z):
+    """(quality, label or -1) of one side's optimal head: single-label by either choice, or complete."""
+    if head == HEAD_SINGLE_LARGEST_SCORE:
+        return largest_score_quality(g, h, full_hessian, l2, l1)
+    return head_quality(g, h, full_hessian, head == HEAD_SINGLE, l2, l1, chol, z)
 
 
 @njit(cache=True, nogil=True)
