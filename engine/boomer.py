@@ -119,8 +119,9 @@ class BoomerClassifier(RuleLearner):
                       low_open=True),
             Parameter("l2_regularization_weight", "float", FROM_INIT, "L2 weight λ", "eq. 15", minimum=0.0),
             Parameter("l1_regularization_weight", "float", FROM_INIT, "L1 weight", "", minimum=0.0),
-            Parameter("instance_sampling", "choice", FROM_INIT, "Instance sampling", "bagging per rule",
-                      choices=INSTANCE_SAMPLING),
+            Parameter("instance_sampling", "option", FROM_INIT, "Instance sampling", "bagging per rule: "
+                      "sample_size x N examples drawn with replacement (the paper: N; mlrl-boomer's default: "
+                      "0.66 N)" + option_help("instance_sampling"), choices=INSTANCE_SAMPLING),
             Parameter("feature_sampling", "choice", FROM_INIT, "Feature sampling",
                       "log2 attributes per refinement step", choices=FEATURE_SAMPLING),
             Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit", minimum=1, optional=True),
@@ -292,7 +293,9 @@ class BoomerClassifier(RuleLearner):
         thrs = np.empty(max_conditions, dtype=np.float64)
         head = np.empty(K)
         weights = np.ones(n, dtype=np.int64)
-        bagging = self.instance_sampling == "with-replacement"
+        sampling, sampling_options = parse_option("instance_sampling", self.instance_sampling)
+        # draws per rule (0: no bagging)
+        bagging = max(1, int(round(sampling_options["sample_size"] * n))) if sampling == "with-replacement" else 0
         diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
         vector_index = train.kernel_vectors()
         head_labels = np.empty(K, dtype=np.int64)

@@ -61,6 +61,9 @@ _HOLDOUT = {"holdout_set_size": OptionSpec("float", 0.33, 0.0, 1.0, low_open=Tru
 
 # parameter -> value name -> option name -> spec.  Values without options take no braces.
 OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
+    # sample_size: draws per rule as a fraction of N (1.0: N draws, Alg. 1 line 5; mlrl-boomer's default is 0.66)
+    "instance_sampling": {"with-replacement": {"sample_size": OptionSpec("float", 1.0, 0.0, 1.0, low_open=True)},
+                          "none": {}},
     "feature_binning": {"none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2)},
     "label_binning": {"none": {}, "equal-width": _bins(0.04, 1)},
     "head_type": {

@@ -298,3 +298,34 @@ def test_single_label_choice_picks_the_condition_brute_force_picks(choice):
     other = "largest-score" if choice == "objective" else "objective"
     est_other = clone(est).set_params(single_label_choice=other).fit(X, Y)
     assert est_other.rules_[2].head_labels[0] != second.head_labels[0]  # the choices differ on these data
+
+
+def test_bagging_draws_sample_size_times_n_with_replacement():
+    """Alg. 1 line 5 draws N examples with replacement; mlrl-boomer's ``sample_size`` draws a fraction
+    of N: the weights count exactly that many draws, and the share of distinct examples drawn is
+    1 - exp(-sample_size) (with-replacement sampling's expectation), here within 1 point."""
+    from engine.core.refinement import bagging_weights
+
+    n = 20_000
+    state = np.array([12345], dtype=np.uint64)
+    weights = np.empty(n, dtype=np.int64)
+    for fraction in (1.0, 0.66, 0.1):
+        draws = int(round(fraction * n))
+        bagging_weights(weights, draws, state)
+        assert weights.sum() == draws and weights.min() >= 0
+        assert abs((weights > 0).mean() - (1 - math.exp(-fraction))) < 0.01
+
+
+def test_instance_sampling_sample_size():
+    """``'with-replacement'`` is the paper's N draws (``sample_size=1.0``); a smaller sample gives other
+    rules; bad sizes are refused before any work, naming the option."""
+    X, Y = _data()
+    default = BoomerClassifier(max_rules=15).fit(X, Y)
+    full = BoomerClassifier(max_rules=15, instance_sampling="with-replacement{sample_size=1.0}").fit(X, Y)
+    small = BoomerClassifier(max_rules=15, instance_sampling="with-replacement{sample_size=0.3}").fit(X, Y)
+    assert default.rules_ == full.rules_
+    assert small.rules_ != default.rules_
+    for bad in ("with-replacement{sample_size=0}", "with-replacement{sample_size=1.5}",
+                "with-replacement{size=0.5}"):
+        with pytest.raises(ValueError, match="instance_sampling"):
+            BoomerClassifier(instance_sampling=bad).fit(X, Y)

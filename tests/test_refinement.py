@@ -136,7 +136,7 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr, index.missing_rows,
-                                         index.nominal, G, H, full, True, -1, np.zeros(4), np.ones(n, np.int64), False, 1.0, 0.0, 0, 2, 10,
+                                         index.nominal, G, H, full, True, -1, np.zeros(4), np.ones(n, np.int64), 0, 1.0, 0.0, 0, 2, 10,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
                                          thrs, np.zeros(1, np.uint8))
     assert 1 <= n_cond <= 2 and quality < 0 and 0 <= label < K
@@ -286,7 +286,7 @@ def test_refine_rule_on_many_examples_matches_greedy_brute_force():
     attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
                                          index.missing_ptr, index.missing_rows, index.nominal, G, H, full, True, -1,
-                                         np.zeros(4), weights.copy(), False, 1.0, 0.0, 0, 6, 1,
+                                         np.zeros(4), weights.copy(), 0, 1.0, 0.0, 0, 6, 1,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
                                          thrs, np.zeros(1, np.uint8))
     expected = _greedy_brute_force(X, weights.astype(np.float64), G, H, 1.0, 6)
@@ -317,7 +317,7 @@ def test_largest_score_label_choice_matches_greedy_brute_force(n, l1, seed):
     attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
                                          index.missing_ptr, index.missing_rows, index.nominal, G, H, full, True,
-                                         HEAD_SINGLE_LARGEST_SCORE, np.zeros(4), weights.copy(), False, 1.0, l1, 0, 6,
+                                         HEAD_SINGLE_LARGEST_SCORE, np.zeros(4), weights.copy(), 0, 1.0, l1, 0, 6,
                                          1, np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs,
                                          ops, thrs, np.zeros(1, np.uint8))
     expected = _greedy_brute_force(X, weights.astype(np.float64), G, H, 1.0, 6, "largest-score", l1)

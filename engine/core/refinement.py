@@ -466,11 +466,12 @@ PARALLEL_MIN_WORK = 150_000
 
 
 @njit(cache=True, nogil=True)
-def bagging_weights(weights, state):
-    """Alg. 1 line 5: how often each example is drawn in N draws with replacement."""
+def bagging_weights(weights, n_draws, state):
+    """Alg. 1 line 5: how often each example is drawn in ``n_draws`` draws with replacement (the
+    paper draws N; mlrl-boomer's ``sample_size`` draws a fraction of N)."""
     n = weights.shape[0]
     weights[:] = 0
-    for _ in range(n):
+    for _ in range(n_draws):
         weights[rng_below(state, n)] += 1
 
 
@@ -495,7 +496,7 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
                 rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
     """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
     final coverage over all training examples.  Returns (number of conditions, quality,
-    head label for single heads).  With ``bagging`` the ``weights`` are drawn first.
+    head label for single heads).  With ``bagging`` > 0 the ``weights`` are drawn first (that many draws).
 
     The covered statistics are summed once; after each refinement they are the chosen
     condition's statistics from the sweep, so later steps never re-scan the examples."""
@@ -504,8 +505,8 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
     S = H.shape[1]
     D = perm.shape[0]
     m = D if n_sampled_features <= 0 or n_sampled_features > D else n_sampled_features
-    if bagging:
-        bagging_weights(weights, rng_state)
+    if bagging > 0:
+        bagging_weights(weights, bagging, rng_state)
     n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
     n_variant = max(K, 2 * int(head_params[3])) if head_mode <= HEAD_PARTIAL_FIXED else 0
     sc_all = _scratch(m, K, S, n_chol, n_variant)
