@@ -91,16 +91,18 @@ def example_statistics(loss, y, f, g, h):
             total += math.exp(-y[k] * f[k] - m)
         log_s = m + math.log(total)
         for k in range(K):
-            g[k] = -y[k] * math.exp(-y[k] * f[k] - log_s)  # temporarily -y_k * p_k
+            g[k] = -y[k] * math.exp(-y[k] * f[k] - log_s)  # g_k = -y_k p_k
+        # H_kk = p_k (1 - p_k), H_kl = -y_k y_l p_k p_l = -g_k g_l: the packed rows in order, the
+        # off-diagonal part of each row one contiguous (vectorised) product
+        idx = 0
         for k in range(K):
-            pk = -y[k] * g[k]
-            for l in range(k, K):
-                idx = packed_index(k, l, K)
-                if l == k:
-                    h[idx] = pk - pk * pk
-                else:
-                    pl = -y[l] * g[l]
-                    h[idx] = -y[k] * y[l] * pk * pl
+            gk = g[k]
+            pk = abs(gk)
+            h[idx] = pk - pk * pk
+            idx += 1
+            for l in range(k + 1, K):
+                h[idx] = -gk * g[l]
+                idx += 1
     else:
         # Euclidean norm of residuals v: squared error v = f - y, squared hinge v = max(0, 1 - y f).
         hinge = loss == SQHINGE_NONDEC
