@@ -25,7 +25,7 @@ from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
 
 HEAD_TYPES = value_names("head_type")
-INSTANCE_SAMPLING = ("with-replacement", "none")
+INSTANCE_SAMPLING = value_names("instance_sampling")
 FEATURE_SAMPLING = ("without-replacement", "none")
 FEATURE_BINNING = value_names("feature_binning")
 LABEL_BINNING = value_names("label_binning")

@@ -1,14 +1,14 @@
 """``python -m engine bench``: fit time and test quality against mlrl-boomer, same settings.
 
-Each data set from ``../shared/data`` is split 2/3 : 1/3 (seed 0).  Both learners use
-bagging with replacement (0.66 N draws per rule, mlrl-boomer's default sample size), log2 attribute sampling, shrinkage 0.3, L2 weight 1.0, no label or
-feature binning, no holdout or pruning, and the same number of rules, every setting passed
-explicitly.  Our single-label heads choose their label as mlrl-boomer 0.15 does
-(``single_label_choice='largest-score'``) unless ``--single-label-choice objective`` asks for the
-paper's choice (our estimator's default).  mlrl-boomer is used as a black box:
-``--reference-python PY`` runs it in another interpreter (the newest releases need Python >= 3.12), else the one installed here (0.12.3 with
-``pip install .[bench]``); without either only our figures are printed.  Ours and the reference
-alternate seed by seed; fit times are medians over the seeds.
+Each data set from ``../shared/data`` is split 2/3 : 1/3 (seed 0).  Both learners use bagging with
+replacement (0.66 N draws per rule, mlrl-boomer's default sample size), log2 attribute sampling,
+shrinkage 0.3, L2 weight 1.0, no label or feature binning, no holdout or pruning, and the same number
+of rules, every setting passed explicitly.  Our single-label heads choose their label as mlrl-boomer
+0.15 does (``single_label_choice='largest-score'``) unless ``--single-label-choice objective`` asks
+for the paper's choice (our estimator's default).  mlrl-boomer is used as a black box:
+``--reference-python PY`` runs it in another interpreter (the newest releases need Python >= 3.12),
+else the one installed here (0.12.3 with ``pip install .[bench]``); without either only our figures
+are printed.  Ours and the reference alternate seed by seed; fit times are medians over the seeds.
 """
 from __future__ import annotations
 
