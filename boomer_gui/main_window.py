@@ -7,6 +7,7 @@ the inspector only computes rule coverage, which is single-threaded."""
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import replace
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from PySide6.QtWidgets import (QApplication, QComboBox, QDockWidget, QFileDialog
 from superqt.utils import qdebounced, qthrottled
 
 from engine.datasets import LabelsNotFoundError
-from engine.numba_cache import kernels_cached
+from engine.prepare import is_prepared, kernel_setting
 from engine.registry import get as get_learner
 from engine.registry import learners
 
@@ -33,7 +34,8 @@ from boomer_gui.rules.inspector import RuleInspector
 from boomer_gui.panels.learner_panel import LearnerPanel
 from boomer_gui.rules.rule_table import COL_BODY, COL_ON, RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
 from boomer_gui.playback import Playback
-from boomer_gui.panels.run_controls import RunControls
+from boomer_gui.panels.run_controls import RunControls, format_eta, preparation_text
+from boomer_gui.preparation import KernelPreparation
 from boomer_gui.panels.run_table import RunTable, RunTableModel
 from boomer_gui.controller import Controller, check_model_fits, step_of
 from boomer_gui.files.session import Session, load_session, save_session
@@ -80,7 +82,9 @@ class MainWindow(QMainWindow):
         self.step_spec = None  # the learner shown in the step view (steps that are not rules)
         self._steps_fitted = False
         self._run_title = ""
-        self._compiling = False  # the running learner is compiling its kernels (no step yet)
+        self._budget: tuple = (None, "rule")  # the run's step budget and the noun of a step
+        self.background: KernelPreparation | None = None  # BOOMER's kernels compiled in the background
+        self._background_checked = False
         self._message_boxes: list[QMessageBox] = []
         self._evaluation_windows: list = []
         self._closing = False
@@ -199,6 +203,11 @@ class MainWindow(QMainWindow):
         self.load_progress.setFormat("loading %p%")
         self.load_progress.hide()
         self.statusBar().addPermanentWidget(self.load_progress)
+        # a normal status bar widget (temporary messages cover it), empty when nothing is prepared
+        self.background_label = QLabel("")
+        self.background_label.setToolTip("The kernels of BOOMER's usual settings are compiled once, after "
+                                         "installation, in a low-priority process; Start stops it.")
+        self.statusBar().addWidget(self.background_label, 1)
         # the progress, rate and losses: a few times a second, not per batch (each label change repaints)
         self._refresh_status_soon = qthrottled(self._refresh_status, timeout=STATUS_INTERVAL_MS, leading=False,
                                                parent=self)
@@ -465,6 +474,47 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_TITLE} – {loaded.full.name}")
         self.statusBar().showMessage(f"Loaded {loaded.full.summary()}", 8000)
         self._update_enabled()
+        if not self._background_checked:
+            self._background_checked = True
+            self.prepare_in_background()
+
+    # ---------------------------------------------------------------------------- kernels
+    BACKGROUND_LEARNER = "boomer"
+
+    def prepare_in_background(self) -> bool:
+        """Compile BOOMER's usual kernels (defaults and presets) in a low-priority child process,
+        unless its defaults are prepared for the data shown or ``BOOMER_NO_BACKGROUND_PREPARE`` is set."""
+        if os.environ.get("BOOMER_NO_BACKGROUND_PREPARE") or self.data is None or self.background is not None:
+            return False
+        try:
+            estimator = get_learner(self.BACKGROUND_LEARNER).make()
+            if is_prepared(kernel_setting(estimator, self.data.train.X, self.data.train.Y)):
+                return False
+        except Exception:  # noqa: BLE001 - no learner or no key: nothing to prepare
+            return False
+        self.background = KernelPreparation(["--learners", self.BACKGROUND_LEARNER], self, low_priority=True)
+        self.background.progress.connect(self._on_background_progress)
+        self.background.finished.connect(self._on_background_finished)
+        self.background.start()
+        return True
+
+    def _on_background_progress(self, progress: dict) -> None:
+        n = progress.get("compiled", 0)
+        self.background_label.setText(f"preparing BOOMER's kernels in the background: {n} compiled, "
+                                      f"{format_eta(progress.get('elapsed', 0))}")
+
+    def _on_background_finished(self, ok: bool, message: str) -> None:
+        self.stop_background()
+        self.statusBar().showMessage("BOOMER's kernels are ready: its runs start at once" if ok else
+                                     f"BOOMER's kernels could not be prepared in advance: {message}", 8000)
+
+    def stop_background(self) -> None:
+        """Kill the background preparation (the kernels compiled so far stay in the cache)."""
+        if self.background is not None:
+            self.background.kill()
+            self.background.deleteLater()
+            self.background = None
+        self.background_label.setText("")
 
     def _fill_filters(self, ds) -> None:
         for combo, names, everything in ((self.label_filter, ds.label_names, "all labels"),
@@ -516,12 +566,14 @@ class MainWindow(QMainWindow):
         rules = spec.component.kind == "rule"
         run = self.app.new_run(title, spec.key, params) if rules else None
         self._show_steps_of(None if rules else spec)
-        training = TrainingRun(estimator, self.data.train, self.data.test, parent=self)
+        training = TrainingRun(estimator, self.data.train, self.data.test, parent=self, setting=(spec.key, params))
         training.batch.connect(self._on_batch)
         training.stateChanged.connect(self._on_state)
+        training.preparing.connect(self._on_preparing)
         training.failed.connect(self._on_failed)
         training.warned.connect(lambda msg: self.statusBar().showMessage(f"Warning: {msg}", 10000))
         budget = spec.budget_of(params)
+        self.stop_background()  # the run's own preparation, if any, comes first
         try:
             training.start()
         except (ValueError, TypeError, MemoryError) as exc:
@@ -536,30 +588,37 @@ class MainWindow(QMainWindow):
         self.run = run
         self._started_at = time.perf_counter()
         self.unsaved = True
-        self.run_controls.set_budget(budget, spec.component.noun)
+        self._budget = (budget, spec.component.noun)
+        self.run_controls.set_budget(*self._budget)
         if run is not None:
             self.run_model.run_added(run)
             self.run_table.select(run)
             self.plot.set_budget(budget)
             self.plot.add_run(run, live=True)
         self._run_title = title
-        kernels = getattr(estimator, "first_kernels", lambda: ())()
-        self._compiling = bool(kernels) and not kernels_cached(kernels)
-        self.statusBar().showMessage(self._training_message())
-        if self._compiling:
-            self.run_controls.set_progress(0, 0.0, None, self.COMPILING_NOTE)
+        if training.state == "preparing":  # its state signal came before the window knew the run
+            self._enter_preparing()
+        else:
+            self.statusBar().showMessage(f"Training {title}…")
         self._update_enabled()
         return True
 
-    COMPILING_NOTE = "compiling kernels (first run only)"
+    def _enter_preparing(self) -> None:
+        if self.run is not None:
+            self.run.status = "preparing"
+            self.run_model.run_changed(self.run)
+        self._show_preparation({})
+        self._update_enabled()
 
-    def _training_message(self) -> str:
-        """The status bar's text while training; before the first step of a learner whose kernels are
-        not in Numba's cache yet, it says that they are being compiled (minutes, once)."""
-        if self._compiling:
-            return (f"Training {self._run_title}: compiling its kernels for first use. This takes a few minutes "
-                    "once; later runs start at once…")
-        return f"Training {self._run_title}…"
+    def _on_preparing(self, progress: dict) -> None:
+        if self.training is not None and self.sender() is self.training:
+            self._show_preparation(progress)
+
+    def _show_preparation(self, progress: dict) -> None:
+        """The run's kernels are compiled in a child process: what, how many, how long (no rate)."""
+        text = preparation_text(progress)
+        self.run_controls.show_preparing(text)
+        self.statusBar().showMessage(f"Preparing {self._run_title} (first use only): {text}")
 
     def pause_training(self):
         if self.playback.rate is not None or self.training is None:  # at full speed the learned rules still show
@@ -597,9 +656,6 @@ class MainWindow(QMainWindow):
     def _on_batch(self, records: list) -> None:
         if self.training is None or self.sender() is not self.training:
             return
-        if self._compiling:  # the first step arrived: compiled
-            self._compiling = False
-            self.statusBar().showMessage(self._training_message(), 3000)
         if self.step_spec is not None:
             self.step_view.append(records)
             self._refresh_status_soon()
@@ -719,7 +775,7 @@ class MainWindow(QMainWindow):
         """Progress, rate, ETA and losses: a few times a second, not per batch (each label
         change repaints)."""
         t, run, spec = self.training, self.run, self.learner_panel.spec
-        if t is None or (run is None and self.step_spec is None):
+        if t is None or t.state == "preparing" or (run is None and self.step_spec is None):
             return
         budget = spec.budget_of(self.learner_panel.params()) if spec else None
         self.run_controls.set_progress(t.received, t.meter.rate(), t.meter.eta(t.received, budget),
@@ -738,17 +794,22 @@ class MainWindow(QMainWindow):
         if self.training is None or self.sender() is not self.training:
             return
         run = self.run
+        if state == "preparing":
+            self._enter_preparing()
+            return
         if state in ("running", "paused"):
             if run is not None:
                 run.status = state
+            if self.run_controls.state == "preparing":  # prepared: the run itself starts now
+                self.run_controls.set_budget(*self._budget)
+                self._started_at = time.perf_counter()
             self.run_controls.set_state(state)
             t = self.training
-            note = state if state == "paused" else self.COMPILING_NOTE if self._compiling else ""
-            self.run_controls.set_progress(t.received, t.meter.rate(), None, note)
+            self.run_controls.set_progress(t.received, t.meter.rate(), None, "paused" if state == "paused" else "")
             if state == "paused":
                 self.statusBar().showMessage("Paused", 3000)
             else:
-                self.statusBar().showMessage(self._training_message(), 0 if self._compiling else 3000)
+                self.statusBar().showMessage(f"Training {self._run_title}…", 3000)
             if state == "paused":
                 self._explain_so_far()
             elif self.explanation.model is not None:
@@ -756,7 +817,6 @@ class MainWindow(QMainWindow):
             self._update_enabled()
             return
         # finished | stopped | failed: the estimator now holds what was learned so far
-        self._compiling = False
         elapsed = time.perf_counter() - self._started_at
         self._refresh_status_soon.cancel()
         self.training = None
@@ -955,13 +1015,14 @@ class MainWindow(QMainWindow):
             if self.playing else "idle"
         can_start = self.data is not None and self.learner_panel.spec is not None and self._loading is None
         self.run_controls.set_state(state, can_start)
+        learning = (active and state != "preparing") or self.playing  # steps arrive: pause and step apply
         self.act_start.setEnabled(not active and can_start)
-        self.act_pause.setEnabled(active or self.playing)
+        self.act_pause.setEnabled(learning)
         self.act_stop.setEnabled(active or self.playing)
         replayable = not active and not self.playing and self.run is not None and self.step_spec is None and \
             len(self.run) > 0
-        self.run_controls.set_watchable(step=active or self.playing, replay=replayable)
-        self.act_step.setEnabled(active or self.playing)
+        self.run_controls.set_watchable(step=learning, replay=replayable)
+        self.act_step.setEnabled(learning)
         self.act_replay.setEnabled(replayable)
         self.learner_panel.set_editable(not active)
         self.data_panel.set_editable(not busy)
@@ -1190,12 +1251,14 @@ class MainWindow(QMainWindow):
         self._apply_filters_soon.cancel()
         self._refresh_status_soon.cancel()
         self.table.shutdown()
-        if self.training is not None and self.training.active:
-            self.training.stop()
-            if not self.training.wait(CLOSE_WAIT_MS):
+        self.stop_background()
+        training = self.training  # a run stopped while preparing ends (and leaves self.training) at once
+        if training is not None and training.active:
+            training.stop()
+            if not training.wait(CLOSE_WAIT_MS):
                 self.statusBar().showMessage("Waiting for the training thread to stop…")
-        if self.training is not None:
-            self.training.batcher.stop()
+        if training is not None:
+            training.batcher.stop()
         for box in list(self._message_boxes):
             box.close()
         self.plot.shutdown()

@@ -9,12 +9,19 @@ table does one insertion per batch however fast the engine is.
 
 Closing the generator (on stop, on error or at its end) happens in the worker thread before
 ``finished`` is emitted, so the estimator's ``model_`` holds the learned rules by then.
+
+A run whose kernels are not in Numba's cache yet is first *prepared*: a child process compiles
+them (:mod:`boomer_gui.preparation`), which Stop and Quit can kill at once; the worker starts
+when the child is done and loads the kernels from the cache.
 """
 from __future__ import annotations
 
 import contextlib
 import gc
+import json
+import os
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -22,6 +29,10 @@ from collections import deque
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from superqt.utils import GeneratorWorker
+
+from engine.prepare import is_prepared, kernel_setting, save_data
+
+from boomer_gui.preparation import KernelPreparation
 
 BATCH_INTERVAL_MS = 100
 # While a run streams, threads hand the GIL over after at most 1 ms (Python's default: 5 ms), so
@@ -159,6 +170,11 @@ class TrainingWorker(GeneratorWorker):
         return self.count
 
 
+def _plain(value):
+    """NumPy scalars (and anything else) in parameters, for JSON."""
+    return value.item() if hasattr(value, "item") else str(value)
+
+
 class _Wrapped(Exception):
     """Carries a RuntimeError of the engine through superqt's error path unchanged."""
 
@@ -213,12 +229,14 @@ class RecordBatcher(QObject):
 
 
 class RateMeter:
-    """Rules per second over a sliding window, and the time left for a given budget."""
+    """Rules per second over a sliding window, and the time left for a given budget.
+
+    The rate is measured between arrivals only (unknown before the second one), so the time a
+    run spent before its first step (compiling, say) never enters it."""
 
     def __init__(self, window_s: float = 3.0):
         self.window = window_s
         self._samples: deque = deque()
-        self.start = time.perf_counter()
 
     def add(self, total: int, now: float | None = None) -> None:
         now = time.perf_counter() if now is None else now
@@ -228,9 +246,6 @@ class RateMeter:
 
     def rate(self) -> float:
         if len(self._samples) < 2:
-            if self._samples:
-                t, n = self._samples[-1]
-                return n / max(t - self.start, 1e-6)
             return 0.0
         (t0, n0), (t1, n1) = self._samples[0], self._samples[-1]
         return (n1 - n0) / max(t1 - t0, 1e-6)
@@ -246,20 +261,27 @@ class TrainingRun(QObject):
     """One training run: the estimator, its worker, the batching and its state.
 
     ``start`` calls ``fit_iter`` in the calling (GUI) thread: invalid parameters or data raise
-    there, before any thread is started."""
+    there, before any thread is started.  ``setting`` (the learner's registry key and parameters)
+    lets a run whose kernels are not prepared yet compile them in a child process first (state
+    ``preparing``, progress through ``preparing``)."""
 
     batch = Signal(list)
-    stateChanged = Signal(str)  # running | paused | finished | stopped | failed
+    stateChanged = Signal(str)  # preparing | running | paused | finished | stopped | failed
+    preparing = Signal(dict)  # KernelPreparation.progress while the kernels compile
     failed = Signal(object)
     warned = Signal(str)
     done = Signal(str)
 
-    def __init__(self, estimator, train, test=None, parent=None):
+    def __init__(self, estimator, train, test=None, parent=None, setting: tuple[str, dict] | None = None):
         super().__init__(parent)
         self.estimator = estimator
         self.train = train
         self.test = test
+        self.setting = setting
         self.worker: TrainingWorker | None = None
+        self.preparation: KernelPreparation | None = None
+        self._gen = None  # the validated generator, while the kernels are prepared
+        self._data_file: str | None = None
         self.state = "idle"
         self.received = 0
         self.meter = RateMeter()
@@ -277,6 +299,60 @@ class TrainingRun(QObject):
             kw = {"X_test": self.test.X, "Y_test": self.test.Y}
         gen = self.estimator.fit_iter(self.train.X, self.train.Y, nominal_attributes=self.train.nominal_mask,
                                       schema=self.train.schema, cancel=self.cancel, **kw)
+        if self.needs_preparation():
+            self._prepare(gen)
+        else:
+            self._start_worker(gen)
+
+    def needs_preparation(self) -> bool:
+        """Whether the run's kernels must be compiled first (a setting is known and not prepared)."""
+        if self.setting is None:
+            return False
+        try:
+            return not is_prepared(kernel_setting(self.estimator, self.train.X, self.train.Y))
+        except Exception:  # noqa: BLE001 - no key: the run compiles what it needs itself
+            return False
+
+    def _prepare(self, gen) -> None:
+        """Save the data for the child, start it; the worker follows when it is done."""
+        self._gen = gen
+        fd, self._data_file = tempfile.mkstemp(prefix="boomer-prepare-", suffix=".npz")
+        os.close(fd)
+        test = self.test
+        try:
+            save_data(self._data_file, self.train.X, self.train.Y, None if test is None else test.X,
+                      None if test is None else test.Y, self.train.nominal_mask)
+        except (OSError, ValueError, MemoryError):  # no room for the copy: compile in the run
+            self._end_preparation()
+            self._start_worker(gen)
+            return
+        learner, params = self.setting
+        self.preparation = KernelPreparation(["--learner", learner, "--params", json.dumps(params, default=_plain),
+                                              "--data", self._data_file], parent=self)
+        self.preparation.progress.connect(self.preparing)
+        self.preparation.finished.connect(self._on_prepared)
+        self._set_state("preparing")
+        self.preparation.start()
+
+    def _on_prepared(self, ok: bool, message: str) -> None:
+        self._end_preparation()
+        gen, self._gen = self._gen, None
+        if not ok:
+            self.warned.emit(f"the kernels could not be compiled in advance ({message}); the run compiles them")
+        self._start_worker(gen)
+
+    def _end_preparation(self) -> None:
+        """Kill the child (if still running) and delete the data file."""
+        if self.preparation is not None:
+            self.preparation.kill()
+            self.preparation.deleteLater()
+            self.preparation = None
+        if self._data_file is not None:
+            with contextlib.suppress(OSError):
+                os.remove(self._data_file)
+            self._data_file = None
+
+    def _start_worker(self, gen) -> None:
         self.worker = TrainingWorker(gen)
         w = self.worker
         w.yielded.connect(self.batcher.push, Qt.QueuedConnection)
@@ -297,7 +373,7 @@ class TrainingRun(QObject):
     # -- control ---------------------------------------------------------------------------
     @property
     def active(self) -> bool:
-        return self.state in ("running", "paused")
+        return self.state in ("preparing", "running", "paused")
 
     def pause(self) -> None:
         if self.worker is not None and self.state == "running":
@@ -309,15 +385,23 @@ class TrainingRun(QObject):
 
     def stop(self) -> None:
         """Stop within a fraction of a second, even in the middle of a long rule (which is dropped);
-        the rules learned before are kept."""
-        if self.worker is not None and self.active:
+        the rules learned before are kept.  While the kernels are prepared the child is killed
+        and the run ends at once, without rules."""
+        if self.state == "preparing":
+            self._stop_requested = True
+            self._end_preparation()
+            gen, self._gen = self._gen, None
+            gen.close()
+            self._set_state("stopped")
+            self.done.emit("stopped")
+        elif self.worker is not None and self.active:
             self._stop_requested = True
             self.cancel.set()
             self.worker.quit()
 
     def wait(self, timeout_ms: int = 3000) -> bool:
         """Process events until the worker has finished (at most ``timeout_ms``)."""
-        if self.worker is None or self.worker.done and not self.active:
+        if not self.active and (self.worker is None or self.worker.done):
             return True
         loop = QEventLoop()
         self.done.connect(loop.quit)

@@ -1,4 +1,5 @@
-"""Start, Pause/Resume and Stop, with a progress bar: rules learned, rules per second, time left.
+"""Start, Pause/Resume and Stop, with a progress bar: rules learned, rules per second, time left;
+while a run's kernels are prepared, what is compiled and for how long.
 
 One row, made for the main window's always-visible toolbar."""
 from __future__ import annotations
@@ -16,6 +17,17 @@ def format_eta(seconds: float | None) -> str:
     if seconds >= 3600:
         return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+PREPARING_TIP = ("The kernels of this setting are compiled once, after installation (a few minutes), in a "
+                 "separate process; later runs start at once. Stop works at any moment.")
+
+
+def preparation_text(progress: dict) -> str:
+    """'compiling NAME · 12 kernels compiled · 0:42' from a KernelPreparation's progress."""
+    kernel, n = progress.get("kernel"), int(progress.get("compiled", 0))
+    return " · ".join([f"compiling {kernel}" if kernel else "starting the compiler",
+                       f"{n} kernel{'' if n == 1 else 's'} compiled", format_eta(progress.get("elapsed", 0.0))])
 
 
 class RunControls(QWidget):
@@ -72,19 +84,19 @@ class RunControls(QWidget):
         self.state = "idle"
         self.set_state("idle")
 
-    def _pause_clicked(self):
+    def _pause_clicked(self):  # nothing to pause while the kernels are prepared
         if self.state == "paused":
             self.resumeRequested.emit()
         elif self.state == "running":
             self.pauseRequested.emit()
 
     def set_state(self, state: str, can_start: bool = True) -> None:
-        """idle | running | paused (| finished | stopped | failed, shown as idle)."""
-        self.state = state if state in ("running", "paused") else "idle"
-        running = self.state in ("running", "paused")
-        self.start_button.setEnabled(not running and can_start)
-        self.pause_button.setEnabled(running)
-        self.stop_button.setEnabled(running)
+        """idle | preparing | running | paused (| finished | stopped | failed, shown as idle)."""
+        self.state = state if state in ("preparing", "running", "paused") else "idle"
+        active = self.state != "idle"
+        self.start_button.setEnabled(not active and can_start)
+        self.pause_button.setEnabled(self.state in ("running", "paused"))
+        self.stop_button.setEnabled(active)
         style = self.style()
         if self.state == "paused":
             self.pause_button.setText("Resume")
@@ -110,6 +122,7 @@ class RunControls(QWidget):
     def set_budget(self, budget: int | None, noun: str = "rule") -> None:
         """The run's step budget; ``noun`` names a step ("rule", "iteration", "expert")."""
         self.noun = noun
+        self.info.setToolTip("")
         if budget:
             self.progress.setRange(0, int(budget))
             self.progress.setFormat(f"%v / %m {noun}s")
@@ -118,11 +131,21 @@ class RunControls(QWidget):
             self.progress.setFormat(f"%v {noun}s")
         self.progress.setValue(0)
 
+    def show_preparing(self, text: str) -> None:
+        """The run's kernels are being compiled: a busy bar and ``text`` (no rate, no ETA)."""
+        self.progress.setRange(0, 0)
+        self.progress.setFormat("preparing…")
+        self.info.setText(f"preparing: {text}")
+        self.info.setToolTip(PREPARING_TIP)
+
     def set_progress(self, n: int, rate: float, eta: float | None, state: str = "") -> None:
+        """Steps so far, the rate (once known: two arrivals), the time left and a note."""
         if self.progress.maximum() > 0:
             self.progress.setValue(min(n, self.progress.maximum()))
         noun = self.noun
-        parts = [f"{n} {noun}s", f"{rate:,.0f} {noun}s/s" if rate >= 10 else f"{rate:.1f} {noun}s/s"]
+        parts = [f"{n} {noun}s"]
+        if rate > 0:
+            parts.append(f"{rate:,.0f} {noun}s/s" if rate >= 10 else f"{rate:.1f} {noun}s/s")
         if eta is not None:
             parts.append(f"ETA {format_eta(eta)}")
         if state:
@@ -134,3 +157,4 @@ class RunControls(QWidget):
             self.progress.setRange(0, max(n, 1))
         self.progress.setValue(min(n, self.progress.maximum()))
         self.info.setText(f"{n} {self.noun}s · {state} after {elapsed:.1f} s")
+        self.info.setToolTip("")

@@ -160,6 +160,7 @@ def main(argv=None) -> int:
     p.add_argument("--data", type=Path, default=None, help=f"svmlight/arff file [{YEAST}]")
     args = p.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("BOOMER_NO_BACKGROUND_PREPARE", "1")  # no compile in the background meanwhile
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

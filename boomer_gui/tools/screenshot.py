@@ -4,7 +4,8 @@ Opens the window exactly as ``boomer-gui`` does (the built-in synthetic data set
 training with the paper's example-wise complete variant, waits until ``--rules`` rules have
 reached the table, selects one so the inspector is filled, and grabs the window while the
 run is still going.  Runs offscreen unless ``QT_QPA_PLATFORM`` says otherwise.  The README's
-screenshot, ``resources/screenshot.png``, is made by this command.
+screenshot, ``resources/screenshot.png``, is made by this command.  ``--show preparing`` pictures
+a first run whose kernels are being compiled (a fake child process reports the compile).
 """
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ import sys
 from pathlib import Path
 
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "resources" / "screenshot.png"
+# --show preparing: a child that reports compiling a few of BOOMER's kernels, then waits to be killed
+FAKE_COMPILE = r"""
+import json, time
+for i, name in enumerate(["sample_features", "_fixed_label_quality", "_fast_quality", "_split_quality",
+                          "_side_quality", "find_refinement"]):
+    print(json.dumps({"event": "compiling", "kernel": name, "compiled": 11 + i, "elapsed": 0}), flush=True)
+time.sleep(600)
+"""
+FAKE_ELAPSED_S = 83.0  # the picture shows a compile this long under way
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -23,12 +33,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--select", type=int, default=7, help="the rule shown in the inspector [7]")
     p.add_argument("--size", default="1500x940", help="window size WIDTHxHEIGHT [1500x940]")
     p.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds [120]")
-    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs"), default="inspector",
+    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs", "preparing"), default="inspector",
                    help="what the window shows: the rule inspector, why-this-head, the explanation of a test "
-                        "example or the run table (the last three after the run finished) [inspector]")
+                        "example or the run table (these three after the run finished), or a first run "
+                        "whose kernels are compiled [inspector]")
     p.add_argument("--runs", type=int, default=1, help="finished runs before the shown one (presets in turn) [1]")
     p.add_argument("--presentation", action="store_true", help="in presentation mode (F11)")
     args = p.parse_args(argv)
+    if args.show == "preparing":
+        args.runs = 0
     if args.select >= args.rules:
         p.error("--select must be smaller than --rules")
     return args
@@ -54,6 +67,25 @@ def _wait(condition, timeout: float) -> bool:
     return bool(condition())
 
 
+def _start_fake_preparation(window, timeout: float) -> None:
+    """Start the paper's example-wise variant as if its kernels were not compiled yet; the child
+    is :data:`FAKE_COMPILE`, and the clock is set back by :data:`FAKE_ELAPSED_S`."""
+    import time
+
+    from boomer_gui import training
+    from boomer_gui.preparation import KernelPreparation
+
+    sys_command = [sys.executable, "-c", FAKE_COMPILE]
+    training.is_prepared, KernelPreparation.command = (lambda key: False), sys_command
+    window.learner_panel.apply_preset("Example-wise, multi-label heads")
+    if not window.start_training():
+        raise SystemExit("training could not start")
+    preparation = window.training.preparation
+    preparation._started = time.perf_counter() - FAKE_ELAPSED_S
+    if not _wait(lambda: "find_refinement" in window.run_controls.info.text(), timeout):
+        raise SystemExit("the fake preparation reported nothing")
+
+
 def take(args) -> Path:
     from PySide6.QtWidgets import QApplication
 
@@ -73,7 +105,7 @@ def take(args) -> Path:
     if args.presentation:
         window.set_presentation(True)
     presets = list(window.learner_panel.spec.presets)
-    n_runs = args.runs - 1 if args.show == "inspector" else args.runs
+    n_runs = max(args.runs - 1, 0) if args.show == "inspector" else args.runs
     for k in range(n_runs):  # the last n presets, so that one run is the paper's example-wise complete heads
         window.learner_panel.apply_preset(presets[(len(presets) - n_runs + k) % len(presets)])
         window.learner_panel.set_params({"max_rules": 1000})
@@ -94,7 +126,10 @@ def take(args) -> Path:
             if training is not None:
                 training.wait()
             raise SystemExit(f"only {window.table_model.rowCount()} rules after {args.timeout:g} s")
-    window.select_rule(args.select)
+    if args.show == "preparing":
+        _start_fake_preparation(window, args.timeout)
+    else:
+        window.select_rule(args.select)
     if args.show == "head":
         window.details.setCurrentWidget(window.head_view)
     elif args.show == "explanation":
@@ -122,6 +157,7 @@ def take(args) -> Path:
 def main(argv=None) -> int:
     args = parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    os.environ.setdefault("BOOMER_NO_BACKGROUND_PREPARE", "1")  # no compile in the background meanwhile
     out = take(args)
     print(f"wrote {out}")
     return 0

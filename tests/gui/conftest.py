@@ -1,11 +1,15 @@
 """Qt test setup: offscreen platform, a main window on a small synthetic data set, and a check
-that no test leaves a training worker, a pool thread or a visible window behind."""
+that no test leaves a training worker, a pool thread, a preparation child or a visible window behind.
+
+Every run's kernels count as prepared (runs compile in their worker as before, no child process)
+and no window prepares BOOMER's kernels in the background; tests of the preparation say otherwise."""
 from __future__ import annotations
 
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ["BOOMER_NO_BACKGROUND_PREPARE"] = "1"
 
 import pytest  # noqa: E402
 
@@ -19,10 +23,16 @@ def no_leftover_threads(qapp):
     from PySide6.QtWidgets import QApplication
     from superqt.utils import WorkerBase
 
+    from boomer_gui.preparation import running_preparations
     from boomer_gui.training import running_workers
 
     yield
     problems = []
+    children = running_preparations()
+    if children:
+        problems.append(f"{len(children)} preparation child process(es) still running")
+        for p in children:
+            p.kill()
     open_windows = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
     if open_windows:
         problems.append(f"windows left open: {[type(w).__name__ for w in open_windows]}")
@@ -39,6 +49,14 @@ def no_leftover_threads(qapp):
         problems.append("the thread pool did not become idle")
     if problems:
         pytest.fail("; ".join(problems))
+
+
+@pytest.fixture(autouse=True)
+def kernels_prepared(monkeypatch):
+    """Every setting counts as prepared: runs start their worker at once, as before preparations."""
+    import boomer_gui.training as training
+
+    monkeypatch.setattr(training, "is_prepared", lambda key: True)
 
 
 @pytest.fixture

@@ -165,33 +165,3 @@ def test_process_wide_tweaks_are_restored_after_every_run(qtbot, make_window, tr
     except RuntimeError:
         pass
     assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen
-
-
-def test_a_first_run_says_it_is_compiling_until_its_first_rule(qtbot, window, monkeypatch):
-    """On a fresh install the first run compiles for minutes before its first rule: the status bar
-    and the run controls say so, and the usual progress follows once rules arrive."""
-    import boomer_gui.main_window as main_window
-
-    asked, notes = [], []
-    monkeypatch.setattr(main_window, "kernels_cached", lambda kernels: asked.append(kernels) or False)
-    set_progress = window.run_controls.set_progress
-    monkeypatch.setattr(window.run_controls, "set_progress",
-                        lambda n, rate, eta, state="": notes.append(state) or set_progress(n, rate, eta, state))
-    assert window.start_training()
-    assert asked and asked[0]  # the learner named the kernels its run starts with
-    assert "compiling its kernels for first use" in window.statusBar().currentMessage()
-    with qtbot.waitSignal(window.training.done, timeout=60000):
-        pass
-    assert window.COMPILING_NOTE in notes  # shown while no rule had arrived
-    assert window.COMPILING_NOTE not in window.run_controls.info.text() and window.table_model.rowCount() == 40
-    assert "compiling" not in window.statusBar().currentMessage()
-    assert not window._compiling
-
-
-def test_a_run_with_cached_kernels_says_nothing_of_compiling(qtbot, window, train):
-    assert train(window) == "finished"  # the session fixture compiled the kernels
-    assert not window._compiling
-    assert window.start_training()
-    assert "compiling" not in window.statusBar().currentMessage()
-    with qtbot.waitSignal(window.training.done, timeout=60000):
-        pass

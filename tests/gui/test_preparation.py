@@ -1,0 +1,268 @@
+"""A run whose kernels are not compiled yet is prepared in a child process: the window says what is
+compiled and for how long (no rate, no ETA), Stop and closing the window kill the child at once,
+and a prepared setting starts its worker directly.  The children here are fakes that speak the
+``python -m engine prepare --json`` protocol (a real compile takes minutes), except one that runs
+``engine.prepare`` itself on a tiny toy learner."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+import boomer_gui.main_window as main_window
+import boomer_gui.training as training
+from boomer_gui.preparation import KernelPreparation, running_preparations
+
+FAKE_CHILD = r"""
+import json, sys, time
+def emit(**event):
+    print(json.dumps(event), flush=True)
+args = sys.argv[1:]
+label = args[args.index("--learner") + 1] if "--learner" in args else "boomer: defaults"
+if "--data" in args:
+    from engine.prepare import load_data
+    label += " " + str(load_data(args[args.index("--data") + 1])["X"].shape)
+emit(event="setting", index=0, of=1, label=label, elapsed=0.0)
+print("a stray line that is not JSON", flush=True)
+emit(event="compiling", kernel="find_refinement", compiled=1, elapsed=0.1)
+emit(event="compiling", kernel="update_statistics", compiled=2, elapsed=0.2)
+time.sleep(SLEEP)
+if FAIL:
+    emit(event="error", label=label, message="ValueError: no such kernel")
+emit(event="prepared", index=0, label=label, seconds=0.2, compiled=2)
+emit(event="done", settings=1, failed=int(FAIL), compiled=2, elapsed=0.3)
+sys.exit(1 if FAIL else 0)
+"""
+
+# engine.prepare itself, on a toy learner whose one step calls a tiny Numba kernel (compiled in a second)
+REAL_CHILD = r"""
+import argparse, sys
+import numba
+from engine import prepare, registry
+
+@numba.njit
+def toy_kernel(x):
+    return x + 1
+
+class Toy:
+    def __init__(self, max_rules=5):
+        self.max_rules = max_rules
+    def get_params(self, deep=True):
+        return {"max_rules": self.max_rules}
+    def fit_iter(self, X, Y, X_test=None, Y_test=None, nominal_attributes=None):
+        return (toy_kernel(i) for i in range(self.max_rules))
+
+registry.register(registry.LearnerSpec("toy", "Toy", Toy, budget="max_rules",
+                                       parameters=(registry.Parameter("max_rules", "int", 5, "Rules"),)))
+parser = argparse.ArgumentParser()
+prepare.add_parser(parser.add_subparsers())
+args = parser.parse_args(["prepare", *sys.argv[1:]])
+sys.exit(args.func(args))
+"""
+
+KILL_WITHIN_S = 0.5
+
+
+def fake_child(sleep: float = 60.0, fail: bool = False) -> list[str]:
+    return [sys.executable, "-c", FAKE_CHILD.replace("SLEEP", repr(sleep)).replace("FAIL", repr(fail))]
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@pytest.fixture
+def unprepared(monkeypatch):
+    """No run's kernels are prepared; ``use(command)`` picks the child every preparation runs."""
+    monkeypatch.setattr(training, "is_prepared", lambda key: False)
+
+    def use(command):
+        monkeypatch.setattr(KernelPreparation, "command", command)
+
+    return use
+
+
+def start_preparing(window, qtbot):
+    """Start a run on the slow fake child; returns (training run, child pid, data file) once the
+    child reported its first kernel."""
+    assert window.start_training()
+    t = window.training
+    assert t.state == "preparing" and window.run.status == "preparing"
+    qtbot.waitUntil(lambda: "update_statistics" in window.run_controls.info.text(), timeout=20000)
+    pid = t.preparation.pid
+    assert alive(pid) and os.path.exists(t._data_file)
+    return t, pid, t._data_file
+
+
+def test_a_run_is_prepared_with_progress_and_stop_kills_the_child_at_once(qtbot, window, unprepared):
+    unprepared(fake_child())
+    t, pid, data_file = start_preparing(window, qtbot)
+    info = window.run_controls.info
+    assert "preparing" in info.text() and "2 kernels compiled" in info.text()
+    assert "ETA" not in info.text() and "rules/s" not in info.text()
+    status = window.statusBar().currentMessage()
+    assert "Preparing boomer" in status and "update_statistics" in status and "ETA" not in status
+    assert window.run_controls.progress.maximum() == 0  # a busy bar, no fraction of the budget
+    controls = window.run_controls
+    assert controls.stop_button.isEnabled() and not controls.pause_button.isEnabled()
+    assert not controls.start_button.isEnabled() and not window.act_step.isEnabled()
+    before = info.text()
+    qtbot.waitUntil(lambda: info.text() != before, timeout=3000)  # the elapsed time runs on between lines
+    assert "update_statistics" in info.text() and "update_statistics" in window.statusBar().currentMessage()
+
+    begin = time.perf_counter()
+    with qtbot.waitSignal(t.done, timeout=int(KILL_WITHIN_S * 1000)) as done:
+        qtbot.mouseClick(controls.stop_button, main_window.Qt.LeftButton)
+    qtbot.waitUntil(lambda: not alive(pid), timeout=int(KILL_WITHIN_S * 1000))
+    assert time.perf_counter() - begin < KILL_WITHIN_S
+    assert done.args == ["stopped"] and window.training is None and not running_preparations()
+    assert not os.path.exists(data_file) and t.worker is None  # no worker was ever started
+    run = window.history.runs[-1]
+    assert run.status == "stopped" and len(run) == 0 and window.table_model.rowCount() == 0
+    assert "stopped" in info.text() and "preparing" not in info.text()
+    assert controls.start_button.isEnabled() and not controls.stop_button.isEnabled()
+
+
+def test_closing_the_window_while_preparing_asks_then_kills_the_child(qtbot, window, unprepared, monkeypatch):
+    unprepared(fake_child())
+    t, pid, data_file = start_preparing(window, qtbot)
+    del window.confirm_close  # the real prompt, answered 'discard'
+    asked = []
+    monkeypatch.setattr(main_window.QMessageBox, "exec",
+                        lambda box: asked.append(box.text()) or QMessageBox.Discard)
+    begin = time.perf_counter()
+    window.close()
+    qtbot.waitUntil(lambda: not alive(pid), timeout=int(KILL_WITHIN_S * 1000))
+    assert time.perf_counter() - begin < KILL_WITHIN_S
+    assert asked and "still training" in asked[0]
+    assert not window.isVisible() and t.state == "stopped" and not running_preparations()
+    assert not os.path.exists(data_file)
+
+
+def test_a_prepared_run_streams_rules_after_the_child_with_a_rate_from_its_steps(qtbot, window, unprepared):
+    unprepared(fake_child(sleep=0.0))
+    states, progress = [], []
+    assert window.start_training()
+    t = window.training
+    data_file = t._data_file
+    states.append(t.state)
+    t.stateChanged.connect(states.append)
+    t.preparing.connect(progress.append)
+    with qtbot.waitSignal(t.done, timeout=60000) as done:
+        pass
+    assert done.args == ["finished"] and states[:3] == ["preparing", "running", "finished"]
+    assert any(p["setting"] == "boomer (300, 2)" for p in progress)  # the child read the run's own data
+    assert progress[-1]["compiled"] == 2 and progress[-1]["kernel"] == "update_statistics"
+    assert not os.path.exists(data_file) and not running_preparations()
+    assert window.table_model.rowCount() == 40 and window.history.runs[-1].status == "finished"
+    assert "preparing" not in window.run_controls.info.text()
+
+
+def test_a_failed_preparation_still_runs_the_learner(qtbot, window, unprepared):
+    unprepared(fake_child(sleep=0.0, fail=True))
+    warnings = []
+    assert window.start_training()
+    window.training.warned.connect(warnings.append)
+    with qtbot.waitSignal(window.training.done, timeout=60000) as done:
+        pass
+    assert done.args == ["finished"] and window.table_model.rowCount() == 40
+    assert warnings and "no such kernel" in warnings[0]
+
+
+def test_a_prepared_setting_starts_its_worker_without_a_child(qtbot, window, monkeypatch):
+    started = []
+    monkeypatch.setattr(KernelPreparation, "start", lambda self: started.append(self))
+    keys = []
+    monkeypatch.setattr(training, "is_prepared", lambda key: keys.append(key) or True)
+    assert window.start_training()
+    t = window.training
+    assert keys and keys[0].startswith("boomer|")  # the setting's kernel key was asked for
+    assert t.state == "running" and t.worker is not None and t.preparation is None and not started
+    with qtbot.waitSignal(t.done, timeout=60000) as done:
+        pass
+    assert done.args == ["finished"] and not started
+
+
+def test_the_rate_is_measured_from_the_first_step_on():
+    meter = training.RateMeter(window_s=10)
+    meter.add(1, now=300.0)  # the first step, after 300 s of compiling
+    assert meter.rate() == 0.0 and meter.eta(1, 1000) is None
+    meter.add(11, now=301.0)
+    assert meter.rate() == pytest.approx(10.0) and meter.eta(11, 1000) == pytest.approx(98.9)
+
+
+def test_kernel_preparation_reads_engine_prepare_on_a_toy_learner(qtbot, tmp_path, monkeypatch):
+    from engine.prepare import is_prepared, save_data
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # the child's stamps go here
+    data = tmp_path / "data.npz"
+    import numpy as np
+    save_data(data, np.zeros((4, 2)), np.zeros((4, 3), dtype=np.uint8))
+    prep = KernelPreparation(["--learner", "toy", "--params", '{"max_rules": 7}', "--data", str(data)],
+                             command=[sys.executable, "-c", REAL_CHILD])
+    progress = []
+    prep.progress.connect(progress.append)
+    with qtbot.waitSignal(prep.finished, timeout=120000) as finished:
+        prep.start()
+    assert finished.args == [True, ""], prep._stderr
+    assert any(p["kernel"] == "toy_kernel" and p["compiled"] >= 1 for p in progress)
+    assert progress[-1]["setting"] == "toy" and not prep.running
+    assert is_prepared('["Toy", {}, false]')  # the stamp of the setting (its budget is not part of it)
+
+
+def test_a_child_that_cannot_start_reports_failure(qtbot):
+    prep = KernelPreparation([], command=["/nonexistent/python"])
+    with qtbot.waitSignal(prep.finished, timeout=5000) as finished:
+        prep.start()
+    assert finished.args[0] is False and "could not start" in finished.args[1]
+
+
+def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot, make_window, unprepared,
+                                                                           monkeypatch):
+    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
+    monkeypatch.setattr(main_window, "is_prepared", lambda key: False)
+    unprepared(fake_child())
+    window = make_window()
+    background = window.background
+    assert background is not None and background.args == ["--learners", "boomer"]
+    line = background.command_line()
+    assert line[:3] == [line[0], "-n", "10"] and line[0].endswith("nice")  # low priority
+    qtbot.waitUntil(lambda: "2 compiled" in window.background_label.text(), timeout=10000)
+    assert "preparing BOOMER's kernels in the background" in window.background_label.text()
+    pid = background.pid
+    assert alive(pid)
+    assert window.start_training()  # the run's own preparation replaces the background one
+    qtbot.waitUntil(lambda: not alive(pid), timeout=int(KILL_WITHIN_S * 1000))
+    assert window.background is None and window.background_label.text() == ""
+    assert window.training.state == "preparing" and window.training.preparation.running
+    run_pid = window.training.preparation.pid
+    window.stop_training()
+    qtbot.waitUntil(lambda: not alive(run_pid), timeout=int(KILL_WITHIN_S * 1000))
+
+
+def test_closing_the_window_kills_the_background_preparation(qtbot, make_window, unprepared, monkeypatch):
+    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
+    monkeypatch.setattr(main_window, "is_prepared", lambda key: False)
+    unprepared(fake_child())
+    window = make_window()
+    qtbot.waitUntil(lambda: window.background is not None and window.background.pid > 0, timeout=5000)
+    pid = window.background.pid
+    window.close()
+    qtbot.waitUntil(lambda: not alive(pid), timeout=int(KILL_WITHIN_S * 1000))
+    assert not running_preparations()
+
+
+def test_no_background_preparation_when_boomer_is_prepared(make_window, monkeypatch):
+    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
+    keys = []
+    monkeypatch.setattr(main_window, "is_prepared", lambda key: keys.append(key) or True)
+    window = make_window()
+    assert window.background is None and keys and keys[0].startswith("boomer|")
