@@ -10,8 +10,9 @@ import scipy.sparse as sp
 
 from .core.binning import METHOD_CODES, bin_keys, number_of_bins
 from .core.boosting import add_head_scores, apply_head, head_on_rows, refresh_example_losses
-from .core.boosting_step import boost_one_rule
+from .core.boosting_step import boosting_kernel
 from .core.features import build_feature_index
+from .core.refinement import first_step_family, fixed_label_family, may_thread
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
@@ -141,8 +142,31 @@ class BoomerClassifier(RuleLearner):
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
     )
 
-    def first_kernels(self) -> tuple:
-        return (boost_one_rule,)
+    def _kernel_family(self, n_examples: int, n_features: int, n_labels: int) -> tuple:
+        """The arguments of :func:`boosting_kernel` (first step's sweep, fixed label's sweep, threaded,
+        partial or binned heads, example-wise) for a fit on data of this size: only that family's
+        kernels are compiled."""
+        self._check_params()
+        full = not is_decomposable(self.loss)
+        single = self.single_head
+        head_mode = self._head_mode(np.zeros((1, n_labels)))[0]
+        full_refine = full and not single  # single-label heads refine on the Hessian's diagonal
+        n_sample = sampled_feature_count(n_features) if self.feature_sampling != "none" else n_features
+        first = first_step_family(head_mode, full_refine, float(self.l2_regularization_weight),
+                                  float(self.l1_regularization_weight))
+        threaded = may_thread(n_examples, n_sample, n_labels, n_hessian_entries(n_labels, not full_refine),
+                              full_refine)
+        return (first, fixed_label_family(single, n_examples), threaded, head_mode <= HEAD_PARTIAL_FIXED,
+                self.prediction == "example-wise")
+
+    def kernel_setting(self, profile: Mapping) -> str:
+        """The key of the kernels a fit on data of ``profile`` (:func:`engine.prepare.data_profile`)
+        compiles: the refinement family, the loss, the statistics' type and the optional parts."""
+        family = self._kernel_family(profile["n_examples"], profile["n_features"], profile["n_labels"])
+        optional = [parse_option(name, getattr(self, name))[0] != "none"
+                    for name in ("feature_binning", "holdout", "global_pruning")]
+        return "boomer|" + "|".join(str(v) for v in (*family, self.loss, self.statistic_type, self.prediction,
+                                                     profile["sparse"], *optional))
 
     def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="objective",
                  max_rules=1000, shrinkage=0.3,
@@ -306,6 +330,7 @@ class BoomerClassifier(RuleLearner):
         seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)
         min_coverage = int(self.min_coverage)
+        boost_one_rule = boosting_kernel(*self._kernel_family(n, index.n_features, K))
         for t in range(1, self.max_rules):
             if stop:
                 break  # global pre-pruning

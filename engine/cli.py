@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {fit,predict,demo,bench,figure1}``."""
+"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,prepare}``."""
 from __future__ import annotations
 
 import argparse
@@ -291,6 +291,10 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     from .evaluation.command import add_parser as add_evaluate
 
     add_evaluate(sub, _bounded_int)
+
+    from .prepare import add_parser as add_prepare
+
+    add_prepare(sub)
 
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")

@@ -14,20 +14,20 @@ from .boosting import (apply_head, covered_rows, covered_sums, example_wise_erro
                        label_wise_errors_after_head)
 from .chunksize import swap_parallel_chunksize
 from .head_variants import HEAD_PARTIAL_FIXED, variant_head
-from .refinement import refine_rule
+from .refinement import rule_refinement
+from .sweep import rebound
 
 
 PARALLEL_CHUNKSIZE = 1  # attributes per task of a threaded refinement step (see boost_one_rule)
 
 
-@njit(cache=True, nogil=True)
-def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
+def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features,
                    max_conditions, min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr,
                    out_labels, out_head, track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys,
                    vec_hashes, vec_table, cancel):
-    """Learn and apply one rule.
+    """Learn and apply one rule (compiled per kernel family: :func:`boosting_kernel`).
 
     ``H_refine`` is ``H`` itself, or (single-label heads of a non-decomposable loss) a compact
     copy of its diagonal whose columns ``diagonal`` gives; it is refreshed for the covered
@@ -45,7 +45,7 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
     # the OS preempts (e.g. for a GUI thread) then holds up no share.  Set here, not by the caller:
     # from Python the two calls cost about 20 us a rule.
     previous_chunksize = swap_parallel_chunksize(PARALLEL_CHUNKSIZE)
-    n_cond, quality, label = refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
+    n_cond, quality, label = _refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
                                          H_refine, full_refine, single, head_mode, head_params, weights, bagging, l2,
                                          l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
                                          covered, out_attr, out_op, out_thr, cancel)
@@ -57,7 +57,7 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
         n_head = 1
         out_labels[0] = label
         head_on_rows(G, H_refine, rows, n_rows, full_refine, label, l2, l1, eta, out_head)
-    elif head_mode <= HEAD_PARTIAL_FIXED:
+    elif _VARIANT_HEADS and head_mode <= HEAD_PARTIAL_FIXED:  # a compile-time constant: pruned when False
         n_head = head_variant_on_rows(G, H_refine, rows, n_rows, full_refine, head_mode, head_params, l2, l1, eta,
                                       out_labels, out_head)
     else:
@@ -73,7 +73,7 @@ def boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows,
             i = rows[r]
             for k in range(diagonal.shape[0]):
                 H_refine[i, k] = H[i, diagonal[k]]
-    if example_wise:
+    if _EXAMPLE_WISE:  # a compile-time constant (``example_wise``): one kind of error tracking is compiled
         d_labels, d_examples = example_wise_errors(loss, F, track_Y, rows, n_rows, vectors, vec_ptr, vec_idx,
                                                    vec_keys, vec_hashes, vec_table, errors)
     else:
@@ -91,3 +91,21 @@ def head_variant_on_rows(G, H, rows, n_rows, full_hessian, mode, params, l2, l1,
     scratch = np.empty((3, n_scratch), dtype=np.int64)
     return variant_head(g, h, full_hessian, mode, params, l2, l1, scale, np.zeros((K, K)), scratch[0], scratch[1],
                         scratch[2], np.empty(K), np.empty(S), out_labels, out_scores)
+
+
+_KERNELS: dict = {}
+_VARIANT_HEADS = _EXAMPLE_WISE = True  # rebound per kernel family
+
+
+def boosting_kernel(first: str, fixed: str, threaded: bool, variant_heads: bool, example_wise: bool):
+    """One boosting iteration compiled for one kernel family: the refinement of
+    :func:`engine.core.refinement.rule_refinement`, partial or binned heads (``variant_heads``) or not,
+    example-wise error tracking or label-wise.  A fit compiles only the family it uses."""
+    key = (first, fixed, bool(threaded), bool(variant_heads), bool(example_wise))
+    if key not in _KERNELS:
+        name = (f"boost_one_rule_{first}_{fixed}" + ("_threaded" if threaded else "")
+                + ("_partial" if variant_heads else "") + ("_example_wise" if example_wise else ""))
+        _KERNELS[key] = njit(cache=True, nogil=True)(rebound(
+            _boost_one_rule, name, _refine_rule=rule_refinement(first, fixed, threaded),
+            _VARIANT_HEADS=bool(variant_heads), _EXAMPLE_WISE=bool(example_wise)))
+    return _KERNELS[key]

@@ -490,11 +490,10 @@ def _scratch(m, K, S, n_chol, n_variant):
                     np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, S)))
 
 
-@njit(cache=True, nogil=True)
-def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage,
                 rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
-    """Alg. 2: grow one rule greedily.  ``covered`` (uint8, all ones on entry) holds the
+    """Alg. 2: grow one rule greedily (compiled per kernel family, see :func:`rule_refinement`).  ``covered`` (uint8, all ones on entry) holds the
     final coverage over all training examples.  Returns (number of conditions, quality,
     head label for single heads).  With ``bagging`` > 0 the ``weights`` are drawn first (that many draws).
 
@@ -513,7 +512,7 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
     T_g = sc_all.T_g
     T_h = sc_all.T_h
     cw = np.zeros(N)
-    T_cnt = 0
+    T_cnt = np.int64(0)  # never a literal: a literal 0 would compile every sweep a second time
     for i in range(N):
         wi = weights[i]
         if covered[i] and wi > 0:
@@ -532,7 +531,7 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
     # weight, gradient and Hessian columns cost three cache misses per example at large N.  Below,
     # the columns ``G_one``, ``H_one`` stay in cache and the generic sweep on them measured faster
     # (yeast: up to 15 %).
-    interleave = single and N >= INTERLEAVE_MIN_EXAMPLES
+    interleave = _INTERLEAVE and single and N >= INTERLEAVE_MIN_EXAMPLES
     n_one = N if single else 0
     sc_one = _scratch(m, 1, 1, 1, 0)
     WGH = np.empty((n_one if interleave else 0, 2), dtype=G.dtype)
@@ -542,6 +541,10 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
         seg[j, 0] = 0  # no attribute's covered entries are cached yet for this rule
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
+    # the fixed label's sweeps see one label (column 0) and its diagonal; typed like the first step's
+    # arguments (bool, int64), not as the literals False and 0, which would compile each sweep again
+    no_full = full_hessian and not full_hessian
+    column = np.int64(0)
     # the single label's choice (HEAD_SINGLE or HEAD_SINGLE_LARGEST_SCORE), else complete or a
     # head_variants mode; a label >= 0 once a single-label rule's first condition has fixed it
     head = (head_mode if head_mode == HEAD_SINGLE_LARGEST_SCORE else HEAD_SINGLE) if single else head_mode
@@ -562,39 +565,34 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
             sc = sc_one
             if interleave:
                 args_one = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, WGH, WGH,
-                            sc.T_g, sc.T_h, T_cnt, False, 0, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
+                            sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh,
                             cancel)
                 if work >= PARALLEL_MIN_WORK:
-                    _best_conditions_one(*args_one)
+                    _fixed_threaded(*args_one)
                 else:
-                    _best_conditions_one_serial(*args_one)
+                    _fixed_serial(*args_one)
             else:
                 args_sep = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G_one,
-                            H_one, sc.T_g, sc.T_h, T_cnt, False, 0, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
+                            H_one, sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
                             sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi,
                             sc.vg, sc.vh, cancel)
                 if work >= PARALLEL_MIN_WORK:
-                    _best_conditions_fast(*args_sep)
+                    _column_threaded(*args_sep)
                 else:
-                    _best_conditions_fast_serial(*args_sep)
+                    _column_serial(*args_sep)
         else:
             sc = sc_all
             full_step = full_hessian
             args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H, sc.T_g,
                     sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
-            threads = full_step or work >= PARALLEL_MIN_WORK
-            # the variants' sweep scores every head (its quality falls back to _split_quality's)
-            if head <= HEAD_PARTIAL_FIXED or not _is_fast((T_cnt, full_step, head, l2, l1, min_coverage)):
-                if threads:
-                    _best_conditions_variants(*args)
-                else:
-                    _best_conditions_variants_serial(*args)
-            elif threads:
-                _best_conditions_fast(*args)
+            if full_step:  # a K x K solve per threshold: threads pay off K times sooner
+                work *= K
+            if work >= PARALLEL_MIN_WORK:
+                _first_threaded(*args)
             else:
-                _best_conditions_fast_serial(*args)
+                _first_serial(*args)
         if cancel[0] != 0:
             return 0, current, -1  # cancelled: no rule
         best = -1
@@ -634,3 +632,71 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
             sc_one.T_h[0] = sc.T_h[d]
             head = label
     return n_conditions, current, label
+
+
+# -- kernel families: each setting compiles only the refinement step kernels it calls -------------
+FIRST_STEP = {"fast": (_best_conditions_fast, _best_conditions_fast_serial),
+              "variants": (_best_conditions_variants, _best_conditions_variants_serial)}
+FIXED_LABEL = ("one", "columns", "none")
+
+
+def first_step_family(head_mode: int, full_hessian: bool, l2: float, l1: float) -> str:
+    """The sweep of a rule's first refinement step (all labels): 'fast' for single-label and complete
+    heads with diagonal Hessians, L2 and no L1 (:func:`_is_fast`), else 'variants' (partial heads,
+    label binning, full Hessians, L1)."""
+    simple = head_mode in (HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, HEAD_COMPLETE)
+    return "fast" if simple and not full_hessian and l1 == 0.0 and l2 > 0.0 else "variants"
+
+
+def fixed_label_family(single: bool, n_examples: int) -> str:
+    """How a single-label rule's later steps sweep its label: 'one' (the interleaved rows of
+    :data:`INTERLEAVE_MIN_EXAMPLES` or more examples), 'columns' (the fast sweep on one column), or
+    'none' (not a single-label head)."""
+    if not single:
+        return "none"
+    return "one" if n_examples >= INTERLEAVE_MIN_EXAMPLES else "columns"
+
+
+def may_thread(n_examples: int, n_sampled: int, n_labels: int, n_hessian: int, full_hessian: bool) -> bool:
+    """Whether any refinement step of a fit can reach :data:`PARALLEL_MIN_WORK` (an upper bound of
+    :func:`_refine_rule`'s work estimate); if not, the fit needs no threaded kernel at all."""
+    work = n_sampled * n_examples * (n_labels + n_hessian)
+    return work * (n_labels if full_hessian else 1) >= PARALLEL_MIN_WORK
+
+
+_FAMILIES: dict = {}
+
+
+def rule_refinement(first: str, fixed: str, threaded: bool):
+    """Alg. 2 compiled with only the step kernels of one family: the first step's sweep ``first``
+    (:func:`first_step_family`), the fixed label's sweep ``fixed`` (:func:`fixed_label_family`) and,
+    with ``threaded``, the threaded kernels besides the serial ones.  Compiling every variant into one
+    kernel took minutes on a fresh install; a family compiles a fraction of that
+    (``python -m engine.bench.cold_start``).  Sweeps a family never calls are bound to ones it
+    compiles anyway, with the same argument types, so they add nothing to the compile."""
+    if first not in FIRST_STEP or fixed not in FIXED_LABEL:
+        raise ValueError(f"unknown kernel family {first!r}, {fixed!r}")
+    key = (first, fixed, bool(threaded))
+    if key not in _FAMILIES:
+        first_kernels = FIRST_STEP[first]
+        column_kernels = FIRST_STEP["fast"] if fixed != "none" else first_kernels
+        one_kernels = (_best_conditions_one, _best_conditions_one_serial) if fixed == "one" else column_kernels
+        if not threaded:  # the serial kernel in both places
+            first_kernels, column_kernels, one_kernels = ((k[1], k[1]) for k in (first_kernels, column_kernels,
+                                                                                 one_kernels))
+        name = f"refine_rule_{first}_{fixed}" + ("_threaded" if threaded else "")
+        _FAMILIES[key] = njit(cache=True, nogil=True)(rebound(
+            _refine_rule, name, _INTERLEAVE=fixed == "one",
+            _first_threaded=first_kernels[0], _first_serial=first_kernels[1],
+            _column_threaded=column_kernels[0], _column_serial=column_kernels[1],
+            _fixed_threaded=one_kernels[0], _fixed_serial=one_kernels[1]))
+    return _FAMILIES[key]
+
+
+def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+                head_mode, head_params, weights, bagging, l2, l1, *rest):
+    """:func:`_refine_rule` with the kernel family its arguments call (for callers in Python)."""
+    kernel = rule_refinement(first_step_family(head_mode, full_hessian, l2, l1),
+                             fixed_label_family(single, G.shape[0]), True)
+    return kernel(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+                  head_mode, head_params, weights, bagging, l2, l1, *rest)

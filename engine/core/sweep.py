@@ -114,30 +114,37 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     end = ptr[j + 1]
 
     if nominal[j]:
+        # each group of equal codes ('== v' / '!= v'), then the implicit code 0 ('!= 0' covers the
+        # groups, '== 0' the rest), offered from one call site
         _reset(ctx, A1, A2, 1)
         n_nonzero = 0
         idx = start
-        while idx < end:
+        while True:
             if cancel[0] != 0:
                 return False, best
-            v = values[idx]
-            _reset(ctx, A1, A2, 0)
-            count = 0
-            while idx < end and values[idx] == v:
-                i = rows[idx]
-                if weight[i] > 0:
-                    _add(ctx, S1, S2, A1, A2, 0, i, weight[i])
-                    count += 1
-                idx += 1
-            if count == 0:
-                continue
-            _merge(ctx, A1, A2)
-            n_nonzero += count
-            best = _consider(ctx, A1, A2, 0, count, n_valid, OP_EQ, OP_NEQ, float(v), best)
-        if n_nonzero < n_valid:  # the implicit code 0: '!= 0' covers the groups, '== 0' the rest
-            if cancel[0] != 0:
-                return False, best
-            best = _consider(ctx, A1, A2, 1, n_nonzero, n_valid, OP_NEQ, OP_EQ, 0.0, best)
+            last = idx >= end
+            if not last:
+                v = values[idx]
+                _reset(ctx, A1, A2, 0)
+                count = 0
+                while idx < end and values[idx] == v:
+                    i = rows[idx]
+                    if weight[i] > 0:
+                        _add(ctx, S1, S2, A1, A2, 0, i, weight[i])
+                        count += 1
+                    idx += 1
+                if count == 0:
+                    continue
+                _merge(ctx, A1, A2)
+                n_nonzero += count
+                side, count, op_side, op_rest, threshold = 0, count, OP_EQ, OP_NEQ, float(v)
+            elif n_nonzero < n_valid:
+                side, count, op_side, op_rest, threshold = 1, n_nonzero, OP_NEQ, OP_EQ, 0.0
+            else:
+                break
+            best = _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, threshold, best)
+            if last:
+                break
         return True, best
 
     _reset(ctx, A1, A2, 0)
@@ -145,17 +152,28 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     use_cache = _COMPACT and seg[j, 0] != 0
     if _COMPACT:
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
-    # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t"
-    ok, n_prefix, last_negative, negatives_end, negatives_stop, best = _walk_side(
-        ctx, S1, S2, A1, A2, 0, start, seg[j, 1] if use_cache else end, 1, use_cache, cache, rows, values, keys, weight,
-        n_valid, OP_LEQ, OP_GT, best, cancel)
-    if not ok:
-        return False, best
-    ok, n_suffix, first_positive, positives_start, _, best = _walk_side(
-        ctx, S1, S2, A1, A2, 1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1, use_cache, cache, rows, values,
-        keys, weight, n_valid, OP_GT, OP_LEQ, best, cancel)
-    if not ok:
-        return False, best
+    # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t".  One
+    # call site for both directions (and one below for both boundaries): each inlined copy of the
+    # hooks costs seconds of compile time on a fresh install
+    n_prefix = n_suffix = 0
+    last_negative = first_positive = 0.0
+    negatives_end = positives_start = 0
+    negatives_stop = end
+    for direction in range(2):
+        if direction == 0:
+            side, t, t_stop, step, op_side, op_rest = 0, start, seg[j, 1] if use_cache else end, 1, OP_LEQ, OP_GT
+        else:
+            side, t, t_stop, step, op_side, op_rest = (1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1,
+                                                       OP_GT, OP_LEQ)
+        ok, count, last, w, stop, best = _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache,
+                                                    rows, values, keys, weight, n_valid, op_side, op_rest, best,
+                                                    cancel)
+        if not ok:
+            return False, best
+        if direction == 0:
+            n_prefix, last_negative, negatives_end, negatives_stop = count, last, w, stop
+        else:
+            n_suffix, first_positive, positives_start = count, last, w
     if _COMPACT:
         seg[j, 1] = negatives_end
         seg[j, 2] = positives_start + 1
@@ -163,15 +181,19 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
 
     # the boundaries next to the zeros (or between negatives and positives without zeros)
     n_zero = n_valid - n_prefix - n_suffix
-    if n_prefix > 0 and (n_zero > 0 or n_suffix > 0):
-        if cancel[0] != 0:
-            return False, best
-        threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
-        best = _consider(ctx, A1, A2, 0, n_prefix, n_valid, OP_LEQ, OP_GT, threshold, best)
-    if n_suffix > 0 and n_zero > 0:
-        if cancel[0] != 0:
-            return False, best
-        best = _consider(ctx, A1, A2, 1, n_suffix, n_valid, OP_GT, OP_LEQ, 0.5 * first_positive, best)
+    for boundary in range(2):
+        if boundary == 0:
+            offer = n_prefix > 0 and (n_zero > 0 or n_suffix > 0)
+            side, count, op_side, op_rest = 0, n_prefix, OP_LEQ, OP_GT
+            threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
+        else:
+            offer = n_suffix > 0 and n_zero > 0
+            side, count, op_side, op_rest = 1, n_suffix, OP_GT, OP_LEQ
+            threshold = 0.5 * first_positive
+        if offer:
+            if cancel[0] != 0:
+                return False, best
+            best = _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, threshold, best)
     return True, best
 
 

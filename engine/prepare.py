@@ -1,0 +1,358 @@
+"""Compile a run's kernels before the run, in a process of its own: ``python -m engine prepare``.
+
+Numba compiles a kernel the first time it is called and keeps the machine code in its cache; a
+compile cannot be interrupted inside the process that runs it, but a process can be killed.  So a
+user interface prepares a run whose kernels are not cached yet in a child process (Stop and Quit
+kill it at once) and starts the run itself when the child is done: the run then loads its kernels
+from the cache in well under a second.
+
+Preparing a setting fits its learner with the run's own parameters on the run's own data (or the
+built-in synthetic data) for a few steps and predicts once, so exactly the kernels the run calls are
+compiled, no more.  A prepared setting leaves a stamp (:func:`stamp_folder`) named by the learner's
+:meth:`kernel_setting` key and tied to the digest of the kernel sources, so a later check
+(:func:`is_prepared`) needs neither Numba's internals nor a compile.
+
+Progress goes out as one JSON object a line (``--json``): ``setting`` (i of n), ``compiling``
+(a kernel, how many compiled so far, seconds elapsed), ``prepared`` (a setting, its seconds) and
+``done``; errors as ``error``.  ``--parent-pid`` makes the child end itself when its parent is gone.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+
+PREPARE_STEPS = 3  # steps (BOOMER: the default rule and two learned rules) that reach every kernel of a fit
+DATA_KEYS = ("X", "Y", "X_test", "Y_test", "nominal")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A learner with parameters (the registry's names), to prepare under ``label``."""
+
+    learner: str
+    params: Mapping = field(default_factory=dict)
+    label: str = ""
+
+    @property
+    def title(self) -> str:
+        return self.label or f"{self.learner} {dict(self.params) or 'defaults'}"
+
+
+def default_settings(learners: Iterable[str] | None = None) -> list[Setting]:
+    """What a new user starts first: each learner's defaults, then its presets (BOOMER first: the
+    window opens on it, and its four presets are the paper's Figure 1)."""
+    from . import registry
+
+    out = []
+    for spec in registry.learners():
+        if learners is not None and spec.key not in learners:
+            continue
+        out.append(Setting(spec.key, {}, f"{spec.key}: defaults"))
+        for name, params in spec.presets.items():
+            out.append(Setting(spec.key, dict(params), f"{spec.key}: {name}"))
+    return out
+
+
+# -- the stamps of prepared settings ---------------------------------------------------------------
+def stamp_folder() -> Path:
+    """Beside Numba's cache: ``NUMBA_CACHE_DIR`` when set, else the engine's ``__pycache__`` (where
+    Numba caches when it can write there), else the per-user Numba cache; ``BOOMER_PREPARE_STAMPS``
+    names another folder."""
+    override = os.environ.get("BOOMER_PREPARE_STAMPS")
+    if override:
+        return Path(override)
+    configured = os.environ.get("NUMBA_CACHE_DIR")
+    if configured:
+        return Path(configured) / "boomer-prepared"
+    package = Path(__file__).resolve().parent / "__pycache__"
+    if os.access(package, os.W_OK) or (not package.exists() and os.access(package.parent, os.W_OK)):
+        return package / "prepared"
+    home = Path(os.path.expanduser("~"))
+    return Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "numba" / "boomer-prepared"
+
+
+_DIGEST: str | None = None
+
+
+def _sources_digest() -> str:
+    global _DIGEST
+    if _DIGEST is None:
+        from .numba_cache import kernel_sources_digest
+
+        _DIGEST = kernel_sources_digest(Path(__file__).resolve().parent)
+    return _DIGEST
+
+
+def _stamp_path(key: str) -> Path:
+    return stamp_folder() / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
+
+
+def is_prepared(key: str | None) -> bool:
+    """Whether a setting with this :meth:`kernel_setting` key was prepared from today's kernel sources."""
+    if key is None:
+        return True  # the learner compiles nothing
+    try:
+        doc = json.loads(_stamp_path(key).read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(doc, dict) and doc.get("key") == key and doc.get("sources") == _sources_digest()
+
+
+def mark_prepared(key: str | None, seconds: float) -> None:
+    if key is None:
+        return
+    path = _stamp_path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"key": key, "sources": _sources_digest(), "seconds": round(seconds, 2)}))
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache: the run compiles what it needs itself
+        pass
+
+
+def data_profile(X, Y) -> dict:
+    """What of the data decides which kernels a fit compiles (see :meth:`kernel_setting`)."""
+    import scipy.sparse as sp
+
+    return {"n_examples": int(X.shape[0]), "n_features": int(X.shape[1]), "n_labels": int(Y.shape[1]),
+            "sparse": bool(sp.issparse(X))}
+
+
+UNRELATED_PARAMETERS = ("random_state", "max_rules", "max_iterations", "n_experts", "max_experts")
+
+
+def kernel_setting(estimator, X, Y) -> str | None:
+    """The key of the kernels a fit of ``estimator`` on data like ``X``, ``Y`` compiles: the
+    learner's own :meth:`kernel_setting` where it has one, else its class, its parameters (but the
+    seed and the budget) and whether the data are sparse."""
+    profile = data_profile(X, Y)
+    method = getattr(estimator, "kernel_setting", None)
+    if method is not None:
+        return method(profile)
+    params = {k: v for k, v in estimator.get_params().items() if k not in UNRELATED_PARAMETERS}
+    return json.dumps([type(estimator).__name__, params, profile["sparse"]], sort_keys=True, default=str)
+
+
+# -- compiling ---------------------------------------------------------------------------------------
+class CompileWatch:
+    """Reports each kernel Numba starts compiling while it is installed (Numba's public event API)."""
+
+    def __init__(self, report: Callable[[str, int], None]):
+        from numba.core import event
+
+        self._event = event
+        self.count = 0
+        self._report = report
+        watch = self
+
+        class _Listener(event.Listener):
+            def on_start(self, ev):
+                watch.count += 1
+                dispatcher = ev.data.get("dispatcher")
+                name = getattr(getattr(dispatcher, "py_func", None), "__name__", None) or str(dispatcher)
+                watch._report(name, watch.count)
+
+            def on_end(self, ev):
+                pass
+
+        self._listener = _Listener()
+
+    def __enter__(self):
+        self._event.register("numba:compile", self._listener)
+        return self
+
+    def __exit__(self, *exc):
+        self._event.unregister("numba:compile", self._listener)
+
+
+def _builtin_data():
+    """The window's opening data: the synthetic strong conditional dependence set, 2,000 + 2,000."""
+    from .datasets import make_synthetic
+
+    train = make_synthetic("conditional-dependence", 2000, 6, 0)
+    test = make_synthetic("conditional-dependence", 2000, 6, 1)
+    return {"X": train.X, "Y": train.Y, "X_test": test.X, "Y_test": test.Y, "nominal": train.nominal_mask}
+
+
+def save_data(path, X, Y, X_test=None, Y_test=None, nominal=None) -> None:
+    """The data a child process prepares on (dense or CSC ``X``; read back by :func:`load_data`)."""
+    import scipy.sparse as sp
+
+    arrays = {}
+    for name, value in (("X", X), ("X_test", X_test)):
+        if value is None:
+            continue
+        if sp.issparse(value):
+            value = sp.csc_matrix(value)
+            arrays.update({f"{name}_data": value.data, f"{name}_indices": value.indices,
+                           f"{name}_indptr": value.indptr, f"{name}_shape": np.array(value.shape)})
+        else:
+            arrays[name] = np.asarray(value)
+    for name, value in (("Y", Y), ("Y_test", Y_test), ("nominal", nominal)):
+        if value is not None:
+            arrays[name] = np.asarray(value)
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def load_data(path) -> dict:
+    """Arrays saved by :func:`save_data`; no pickles are read."""
+    import scipy.sparse as sp
+
+    out = {}
+    with np.load(path, allow_pickle=False) as npz:
+        files = set(npz.files)
+        for name in ("X", "X_test"):
+            if name in files:
+                out[name] = npz[name]
+            elif f"{name}_data" in files:
+                out[name] = sp.csc_matrix((npz[f"{name}_data"], npz[f"{name}_indices"], npz[f"{name}_indptr"]),
+                                          shape=tuple(int(v) for v in npz[f"{name}_shape"]))
+        for name in ("Y", "Y_test", "nominal"):
+            if name in files:
+                out[name] = npz[name]
+    if "X" not in out or "Y" not in out:
+        raise ValueError(f"{path}: no training data (X, Y)")
+    return out
+
+
+def prepare_setting(setting: Setting, data: Mapping, steps: int = PREPARE_STEPS) -> tuple[str | None, float]:
+    """Fit ``setting``'s learner for ``steps`` steps on ``data`` and predict once: every kernel the
+    run calls is compiled (or loaded from the cache).  Returns (its kernel key, seconds)."""
+    from . import registry
+
+    spec = registry.get(setting.learner)
+    params = dict(setting.params)
+    if spec.budget is not None:
+        budget = spec.budget_of(params)
+        params[spec.budget] = steps if budget is None else min(budget, steps)
+    estimator = spec.make(**params)
+    X, Y = data["X"], data["Y"]
+    start = time.perf_counter()
+    kw = {}
+    if data.get("X_test") is not None and data.get("Y_test") is not None:
+        kw = {"X_test": data["X_test"], "Y_test": data["Y_test"]}
+    nominal = data.get("nominal")
+    if nominal is not None and not np.any(nominal):
+        nominal = None
+    for _ in estimator.fit_iter(X, Y, nominal_attributes=nominal, **kw):
+        pass
+    if hasattr(estimator, "predict"):
+        estimator.predict(kw.get("X_test", X))
+    seconds = time.perf_counter() - start
+    key = kernel_setting(estimator, X, Y)
+    mark_prepared(key, seconds)
+    return key, seconds
+
+
+def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable[[dict], None] = print,
+            steps: int = PREPARE_STEPS) -> int:
+    """Prepare each setting in turn; ``emit`` receives progress events (dicts).  Returns the number
+    of settings that failed (their error is reported, the others still prepared)."""
+    data = _builtin_data() if data is None else data
+    start = time.perf_counter()
+    failures = 0
+
+    def compiling(name: str, count: int) -> None:
+        emit({"event": "compiling", "kernel": name, "compiled": count,
+              "elapsed": round(time.perf_counter() - start, 2)})
+
+    with CompileWatch(compiling) as watch:
+        for i, setting in enumerate(settings):
+            emit({"event": "setting", "index": i, "of": len(settings), "label": setting.title,
+                  "elapsed": round(time.perf_counter() - start, 2)})
+            try:
+                _, seconds = prepare_setting(setting, data, steps)
+            except Exception as exc:  # one bad setting must not keep the others from being prepared
+                failures += 1
+                emit({"event": "error", "label": setting.title, "message": f"{type(exc).__name__}: {exc}"})
+                continue
+            emit({"event": "prepared", "index": i, "label": setting.title, "seconds": round(seconds, 2),
+                  "compiled": watch.count})
+    emit({"event": "done", "settings": len(settings), "failed": failures, "compiled": watch.count,
+          "elapsed": round(time.perf_counter() - start, 2)})
+    return failures
+
+
+def watch_parent(parent_pid: int, interval_s: float = 0.2) -> None:
+    """End this process at once when ``parent_pid`` is no longer its parent (the window was closed
+    or killed): no compile outlives the application that asked for it."""
+    try:  # Linux: the kernel sends SIGKILL when the parent dies
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+    def poll():
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(3)
+            time.sleep(interval_s)
+
+    threading.Thread(target=poll, name="parent-watch", daemon=True).start()
+    if os.getppid() != parent_pid:
+        os._exit(3)
+
+
+def command(args) -> int:
+    """``python -m engine prepare``: see the module's docstring."""
+    if args.parent_pid:
+        watch_parent(args.parent_pid)
+    try:
+        if args.learner:
+            params = json.loads(args.params) if args.params else {}
+            if not isinstance(params, dict):
+                raise ValueError("--params must be a JSON object")
+            settings = [Setting(args.learner, params, args.learner)]
+        else:
+            settings = default_settings(args.learners or None)
+        data = load_data(args.data) if args.data else None
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    if args.json:
+        def emit(event: dict) -> None:
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+    else:
+        def emit(event: dict) -> None:
+            kind = event["event"]
+            if kind == "setting":
+                print(f"[{event['index'] + 1}/{event['of']}] {event['label']}", flush=True)
+            elif kind == "prepared":
+                print(f"      ready in {event['seconds']:.1f} s ({event['compiled']} kernels compiled so far)",
+                      flush=True)
+            elif kind == "error":
+                print(f"      failed: {event['message']}", flush=True)
+            elif kind == "done":
+                print(f"prepared {event['settings'] - event['failed']} of {event['settings']} settings in "
+                      f"{event['elapsed']:.1f} s ({event['compiled']} kernels compiled)", flush=True)
+    return 1 if prepare(settings, data, emit, args.steps) else 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("prepare", help="compile the kernels of the usual first runs (or of one setting) into the "
+                                       "cache, so that a run starts at once")
+    p.add_argument("--learner", help="one learner (a registry key) instead of every learner's defaults and presets")
+    p.add_argument("--params", help="its parameters as a JSON object (with --learner)")
+    p.add_argument("--learners", nargs="*", help="only these learners' defaults and presets")
+    p.add_argument("--data", help="an .npz file written by engine.prepare.save_data (default: the built-in "
+                                  "synthetic data)")
+    p.add_argument("--steps", type=int, default=PREPARE_STEPS, help="steps fitted per setting")
+    p.add_argument("--json", action="store_true", help="progress as one JSON object a line")
+    p.add_argument("--parent-pid", type=int, default=0, help="end when this process is no longer the parent")
+    p.set_defaults(func=command)
