@@ -315,17 +315,17 @@ class TrainingRun(QObject):
 
     def _prepare(self, gen) -> None:
         """Save the data for the child, start it; the worker follows when it is done."""
-        self._gen = gen
-        fd, self._data_file = tempfile.mkstemp(prefix="boomer-prepare-", suffix=".npz")
-        os.close(fd)
         test = self.test
         try:
+            fd, self._data_file = tempfile.mkstemp(prefix="boomer-prepare-", suffix=".npz")
+            os.close(fd)
             save_data(self._data_file, self.train.X, self.train.Y, None if test is None else test.X,
                       None if test is None else test.Y, self.train.nominal_mask)
         except (OSError, ValueError, MemoryError):  # no room for the copy: compile in the run
             self._end_preparation()
             self._start_worker(gen)
             return
+        self._gen = gen
         learner, params = self.setting
         self.preparation = KernelPreparation(["--learner", learner, "--params", json.dumps(params, default=_plain),
                                               "--data", self._data_file], parent=self)

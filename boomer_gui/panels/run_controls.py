@@ -84,7 +84,7 @@ class RunControls(QWidget):
         self.state = "idle"
         self.set_state("idle")
 
-    def _pause_clicked(self):  # nothing to pause while the kernels are prepared
+    def _pause_clicked(self):
         if self.state == "paused":
             self.resumeRequested.emit()
         elif self.state == "running":
