@@ -97,9 +97,6 @@ class AdaBoostMHClassifier(RuleLearner):
                       applies=lambda p: p.get("feature_sampling") != "none"),
     )
 
-    def first_kernels(self) -> tuple:
-        return (best_splits,)
-
     def __init__(self, max_rules=200, weak_learner="stump", max_conditions=None, feature_sampling="none",
                  random_state=1):
         self.max_rules = max_rules

@@ -104,11 +104,6 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
     def _make_model(self, rules: list[Rule], data: TrainingData) -> RuleModel:  # pragma: no cover
         raise NotImplementedError
 
-    def first_kernels(self) -> tuple:
-        """The compiled kernels a run with these settings starts with: whether Numba's cache holds
-        them (:func:`engine.numba_cache.kernels_cached`) tells if the run must compile them first."""
-        return ()
-
     # -- training -----------------------------------------------------------------------
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None,
                  schema: Schema | None = None, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:

@@ -86,16 +86,3 @@ def refresh_kernel_cache(package: Path | None = None) -> bool:
     except OSError:  # a read-only install: Numba caches elsewhere (ensure_cache_dir)
         return False
 
-
-def kernels_cached(kernels) -> bool:
-    """Whether Numba's cache holds compiled code of each of ``kernels`` (jitted functions with
-    ``cache=True``), i.e. a run that starts with them will not compile them first (which takes minutes
-    for BOOMER's on a fresh install).  False when a cache cannot be inspected."""
-    for kernel in kernels:
-        try:
-            index = kernel._cache._cache_file._index_path
-        except AttributeError:
-            return False
-        if not os.path.exists(index):
-            return False
-    return True

@@ -163,9 +163,6 @@ class SeCoClassifier(RuleLearner):
                       "training examples remains (below 1)", minimum=0.0, maximum=0.999),
     )
 
-    def first_kernels(self) -> tuple:
-        return (best_conditions if self.heuristic == "subset-accuracy" else best_conditions_decomposable,)
-
     def __init__(self, heuristic="f-measure", beta=1.0, head_search="pruned", max_rules=100,
                  max_conditions=5, min_coverage=1, label_coverage_threshold=1.0, max_uncovered=0.0):
         self.heuristic = heuristic

@@ -79,23 +79,3 @@ def test_every_compiled_kernel_can_be_cached():
     assert checked > 10
     assert not uncachable, f"kernels Numba cannot cache: {sorted(set(uncachable))}"
 
-
-def test_kernels_cached_tells_whether_a_run_must_compile_first(tmp_path, monkeypatch):
-    """The GUI says "compiling" before a learner's first run on a fresh install: False until the
-    kernel was compiled (and written to the cache), True afterwards; False for what is no kernel."""
-    import importlib.util
-    import sys
-
-    from engine.numba_cache import kernels_cached
-
-    source = tmp_path / "tiny_kernels.py"
-    source.write_text("from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n")
-    spec = importlib.util.spec_from_file_location("tiny_kernels", source)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "tiny_kernels", module)
-    spec.loader.exec_module(module)
-    assert kernels_cached([module.twice]) is False
-    assert module.twice(21) == 42
-    assert kernels_cached([module.twice]) is True
-    assert kernels_cached([]) is True
-    assert kernels_cached([module.twice, len]) is False

@@ -21,6 +21,10 @@ from .sweep import rebound
 PARALLEL_CHUNKSIZE = 1  # attributes per task of a threaded refinement step (see boost_one_rule)
 
 
+def _refine_rule(*args):  # pragma: no cover - rebound by boosting_kernel()
+    raise NotImplementedError
+
+
 def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features,

@@ -490,6 +490,16 @@ def _scratch(m, K, S, n_chol, n_variant):
                     np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, S)))
 
 
+def _unbound(*args):  # pragma: no cover - replaced by rule_refinement()
+    raise NotImplementedError
+
+
+# rebound per kernel family by rule_refinement(): the step kernels and whether a fixed label's sweep
+# may read interleaved rows
+_first_threaded = _first_serial = _column_threaded = _column_serial = _fixed_threaded = _fixed_serial = _unbound
+_INTERLEAVE = False
+
+
 def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage,
                 rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
