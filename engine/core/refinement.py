@@ -383,7 +383,8 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
             i = rows[idx]
             if covered[i] and satisfies(op, threshold, values[idx]):
                 keep[i] = 1
-        covered[:] = keep
+        for i in range(covered.shape[0]):  # a loop: an array assignment compiles a shape check with messages
+            covered[i] = keep[i]
     else:
         for idx in range(ptr[j], ptr[j + 1]):
             i = rows[idx]
@@ -578,7 +579,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                             sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh,
                             cancel)
-                if work >= PARALLEL_MIN_WORK:
+                if work >= PARALLEL_MIN_WORK and m > 1:
                     _fixed_threaded(*args_one)
                 else:
                     _fixed_serial(*args_one)
@@ -587,7 +588,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                             H_one, sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
                             sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi,
                             sc.vg, sc.vh, cancel)
-                if work >= PARALLEL_MIN_WORK:
+                if work >= PARALLEL_MIN_WORK and m > 1:
                     _column_threaded(*args_sep)
                 else:
                     _column_serial(*args_sep)
@@ -599,7 +600,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
             if full_step:  # a K x K solve per threshold: threads pay off K times sooner
                 work *= K
-            if work >= PARALLEL_MIN_WORK:
+            if work >= PARALLEL_MIN_WORK and m > 1:  # one candidate: nothing to share between threads
                 _first_threaded(*args)
             else:
                 _first_serial(*args)
@@ -620,8 +621,10 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         out_thr[n_conditions] = sc.thr[best]
         apply_condition(j, sc.op[best], sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
         n_conditions += 1
-        sc.T_g[:] = sc.g[best]
-        sc.T_h[:] = sc.h[best]
+        for k in range(sc.T_g.shape[0]):  # loops, not slice assignments (their shape checks cost seconds of compile)
+            sc.T_g[k] = sc.g[best, k]
+        for k in range(sc.T_h.shape[0]):
+            sc.T_h[k] = sc.h[best, k]
         T_cnt = sc.cnt[best]
         for i in range(N):
             if not covered[i]:
@@ -669,7 +672,10 @@ def fixed_label_family(single: bool, n_examples: int) -> str:
 
 def may_thread(n_examples: int, n_sampled: int, n_labels: int, n_hessian: int, full_hessian: bool) -> bool:
     """Whether any refinement step of a fit can reach :data:`PARALLEL_MIN_WORK` (an upper bound of
-    :func:`_refine_rule`'s work estimate); if not, the fit needs no threaded kernel at all."""
+    :func:`_refine_rule`'s work estimate) with two or more attributes to share between threads; if
+    not, the fit needs no threaded kernel at all."""
+    if n_sampled < 2:
+        return False
     work = n_sampled * n_examples * (n_labels + n_hessian)
     return work * (n_labels if full_hessian else 1) >= PARALLEL_MIN_WORK
 
