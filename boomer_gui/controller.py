@@ -1,5 +1,11 @@
-"""The application's Qt-free core: the loaded data, the session's runs, the run whose rules are
-shown, its what-if switches, rebuilding a loaded model's trajectory, and assembling sessions.
+"""The application's Qt-free core: the loaded data, the session's runs (of every learner), the run
+whose components are shown, its what-if switches, rebuilding a loaded model's trajectory, and
+assembling sessions.
+
+A run's life: :meth:`Controller.begin_run` (every learner, rule learner or not, gets a run in the
+history), :meth:`Controller.record` for each batch of streamed steps, :meth:`Controller.end_run`.
+Which view shows a run's components (the rule table or the step view) follows the *run's*
+learner (:func:`shows_steps`), never the learner chosen in the setup panel.
 
 The main window is a view over this object: it forwards user actions here and shows the result.
 Nothing here imports Qt, so all of it is tested without a window (``tests/gui/test_controller.py``)."""
@@ -12,11 +18,32 @@ import numpy as np
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
+from engine.registry import LearnerSpec
+from engine.registry import get as get_learner
 from engine.trajectory import LOSSES
 
 from boomer_gui.files import exports
 from boomer_gui.files.session import Session
-from boomer_gui.state import LoadedData, Run, RunHistory
+from boomer_gui.state import LoadedData, Run, RunHistory, preset_name
+
+
+def spec_of(run: Run | None) -> LearnerSpec | None:
+    """The registry entry of ``run``'s learner (None: no run, or a learner this version does not know)."""
+    if run is None:
+        return None
+    try:
+        return get_learner(run.learner)
+    except ValueError:
+        return None
+
+
+def shows_steps(spec: LearnerSpec | None) -> bool:
+    """Are this learner's steps shown in the step view (they are not rules)?"""
+    return spec is not None and spec.component.kind != "rule"
+
+
+def run_title(spec: LearnerSpec, params) -> str:
+    return f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
 
 
 def records_of(run: Run, model) -> list:
@@ -60,6 +87,7 @@ class Controller:
         self.estimator = None
         self.model = None
         self.whatif: WhatIf | None = None
+        self.unsaved_models: list[str] = []  # runs whose model the last session could not hold
 
     # -- data and runs ---------------------------------------------------------------------------
     def set_data(self, loaded: LoadedData) -> None:
@@ -75,20 +103,63 @@ class Controller:
         run.records = []
         return run
 
+    def begin_run(self, spec: LearnerSpec, params) -> Run:
+        """The run of a training that starts now (any learner): it joins the history at once."""
+        run = self.new_run(run_title(spec, params), spec.key, params)
+        run.status = "running"
+        return run
+
+    def record(self, run: Run, steps) -> None:
+        """Steps ``run`` streamed (rule records or any learner's steps): its series and records."""
+        steps = list(steps)
+        run.append(steps)
+        run.records.extend(steps)
+
+    def end_run(self, run: Run, state: str, elapsed: float, estimator) -> None:
+        """The training of ``run`` ended (finished, stopped or failed): what it learned is kept."""
+        run.status, run.elapsed, run.estimator = state, elapsed, estimator
+        run.selected = getattr(estimator, "selected_steps_", None)  # global pruning's kept prefix
+
+    def discard_run(self, run: Run) -> None:
+        """A run that could not start leaves the history."""
+        if run in self.history.runs:
+            self.history.remove(run)
+        if self.run is run:
+            self.forget_model()
+
+    def close_prompt(self, training: bool) -> str:
+        """The question asked before unsaved runs (of every learner) are lost."""
+        n = len(self.history)
+        what = "A run is still training" if training else f"{n} run{'s' if n != 1 else ''}"
+        return f"{what} and the changes since the session was last saved will be lost. Save the session first?"
+
     def why_not_inspectable(self, run: Run) -> str | None:
-        """Why ``run``'s rules cannot be shown on the loaded data (None: they can)."""
+        """Why ``run``'s components cannot be shown on the loaded data (None: they can)."""
         est = run.estimator
+        if shows_steps(spec_of(run)):
+            if not run.records and est is None:
+                return f"{run.name}: its steps were not kept (the run has no model)."
+            return self._other_data(run, est)
         if getattr(est, "model_", None) is None:
             return f"{run.name}: its rules were not kept (the run has no model)."
-        if self.data is not None and (est.n_features_in_ != self.data.train.n_features
-                                      or est.n_labels_ != self.data.train.n_labels):
-            return f"{run.name} was trained on {run.dataset or 'other data'}: load that data set to inspect its rules."
+        return self._other_data(run, est)
+
+    def _other_data(self, run: Run, est) -> str | None:
+        d = self.data
+        if est is not None and d is not None and (est.n_features_in_ != d.train.n_features
+                                                  or est.n_labels_ != d.train.n_labels):
+            return f"{run.name} was trained on {run.dataset or 'other data'}: load that data set to inspect it."
         return None
 
     def show(self, run: Run, est) -> list:
-        """Make ``run`` (with its fitted ``est``) the shown run; returns its step records."""
+        """Make ``run`` (with its fitted ``est``) the shown run; returns its records: rule records,
+        or the steps of a learner whose steps are not rules (none for such a run read from a session)."""
         run.estimator = est
-        self.estimator, self.model, self.run, self.whatif = est, est.model_, run, None
+        self.estimator, self.run, self.whatif = est, run, None
+        if shows_steps(spec_of(run)):
+            self.model = None
+            return list(run.records or [])
+        self.model = est.model_
         return records_of(run, self.model)
 
     def reconstruct_run(self, learner: str, est, name: str) -> Run:
@@ -147,17 +218,32 @@ class Controller:
     # -- sessions --------------------------------------------------------------------------------
     def session(self, learner: str, params: dict, has_model: bool, active) -> Session:
         """The session document: data, learner settings, the shown model and its switches, and every
-        run with its model (so any run can be inspected after reopening)."""
+        run of every learner with its series and model (so any run can be inspected after reopening;
+        the steps of a learner whose steps are not rules are not kept, its model is).  A model that
+        cannot be written (a run stopped before its first step) is left out and its run named in
+        :attr:`unsaved_models`; its series and every other run are saved."""
         if self.data is None:
             raise ValueError("there is nothing to save: no data loaded")
-        model_doc = exports.model_document(self.estimator) if self.estimator is not None and has_model else None
+        self.unsaved_models = []
+        model_doc = self._model_document(self.estimator) if self.estimator is not None and has_model else None
         current = self.history.runs.index(self.run) if self.run in self.history.runs and model_doc else None
         switches = list(map(bool, active)) if model_doc and active is not None and not all(active) else None
         runs = []
         for run in self.history:
             d = run.to_dict()
             if run.estimator is not None and not (run is self.run and model_doc):
-                d["model"] = exports.model_document(run.estimator)
+                d["model"] = self._model_document(run.estimator)
+                if d["model"] is None:
+                    del d["model"]
+                    self.unsaved_models.append(run.name)
             runs.append(d)
         return Session(data=self.data.spec, learner=learner, params=params, model=model_doc, runs=runs,
                        current_run=current, active=switches)
+
+    @staticmethod
+    def _model_document(estimator) -> dict | None:
+        """The estimator's model document; None when it has none (not fitted, or no such method)."""
+        try:
+            return exports.model_document(estimator)
+        except (AttributeError, ValueError, TypeError):
+            return None

@@ -37,10 +37,10 @@ from boomer_gui.playback import Playback
 from boomer_gui.panels.run_controls import RunControls, format_eta, preparation_text
 from boomer_gui.preparation import KernelPreparation
 from boomer_gui.panels.run_table import RunTable, RunTableModel
-from boomer_gui.controller import Controller, check_model_fits, step_of
+from boomer_gui.controller import Controller, check_model_fits, run_title, shows_steps, spec_of, step_of
 from boomer_gui.files.session import Session, load_session, save_session
 from boomer_gui.panels.step_view import StepView
-from boomer_gui.state import DataSpec, LoadedData, Run, load_data, preset_name
+from boomer_gui.state import DataSpec, LoadedData, Run, load_data
 from boomer_gui.plots.trajectory_plot import EXPORT_FILTER, TrajectoryPlot
 from boomer_gui.training import TrainingRun
 from boomer_gui.panels.wheel_guard import guard_wheel
@@ -79,7 +79,7 @@ class MainWindow(QMainWindow):
         self.resize(min(1500, avail.width()) if avail else 1500, min(940, avail.height()) if avail else 940)
         self.app = Controller()  # the Qt-free state: data, runs, the shown run and model, what-if
         self.training: TrainingRun | None = None
-        self.step_spec = None  # the learner shown in the step view (steps that are not rules)
+        self.step_spec = None  # the shown run's learner when its steps are not rules (the step view)
         self._steps_fitted = False
         self._run_title = ""
         self._budget: tuple = (None, "rule")  # the run's step budget and the noun of a step
@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self.plot = TrajectoryPlot(self.history)
         self.run_model = RunTableModel(self.history, self)
         self.run_model.nouns = {s.key: s.component.noun for s in learners()}
+        self.plot.nouns = self.run_model.nouns
         self.run_table = RunTable(self.run_model)
         self.playback = Playback(self)
         self._ending = None  # (run, state, elapsed) of a run whose last records are still being shown
@@ -167,14 +168,21 @@ class MainWindow(QMainWindow):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(fl)
         tl.addWidget(self.table)
-        # The rules of the shown run, and the table of all runs (selecting one shows its rules).
+        self.table_box = table_box
+        # The shown run's components (by the run's learner: its rules, or its steps), and the table
+        # of all runs of every learner (selecting one shows its components).
+        self.centre = QStackedWidget()
+        self.centre.addWidget(table_box)
+        self.centre.addWidget(self.step_view)
         self.top_tabs = QTabWidget()
-        self.top_tabs.addTab(table_box, "Rules")
+        self.top_tabs.addTab(self.centre, "Rules")
         self.top_tabs.addTab(self.run_table, "Runs")
         self.details = QTabWidget()
         self.details.addTab(self.inspector, "Rule inspector")
         self.details.addTab(self.head_view, "Why this head")
         self.details.addTab(self.explanation, "Explain a test example")
+        self.details.addTab(self.step_view.inspector, "Step inspector")
+        self.details.addTab(self.step_view.plots, "Learner plots")
         self.details.currentChanged.connect(lambda *_: self._explain_head())
         self.bottom = QSplitter(Qt.Horizontal)
         self.bottom.addWidget(self.plot)
@@ -186,12 +194,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.top_tabs)
         self.splitter.addWidget(self.bottom)
         self.splitter.setSizes([400, 500])
-        # Rule learners: the rule table, trajectory plot and rule inspector; any other learner:
-        # the step view built from its registry declaration.
-        self.centre = QStackedWidget()
-        self.centre.addWidget(self.splitter)
-        self.centre.addWidget(self.step_view)
-        self.setCentralWidget(self.centre)
+        self.setCentralWidget(self.splitter)
 
         self.loss_label = QLabel("")
         self.loss_label.setMinimumWidth(320)  # the window must still fit a 1280-pixel projector
@@ -562,10 +565,9 @@ class MainWindow(QMainWindow):
         self._clear_model()
         self.table_model.set_step_columns(spec.step_columns, spec.improvement)
         self.estimator = estimator
-        title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
-        rules = spec.component.kind == "rule"
-        run = self.app.new_run(title, spec.key, params) if rules else None
-        self._show_steps_of(None if rules else spec)
+        title = run_title(spec, params)
+        run = self.app.begin_run(spec, params)  # every learner's run joins the history
+        self._show_steps_of(spec if shows_steps(spec) else None)
         training = TrainingRun(estimator, self.data.train, self.data.test, parent=self, setting=(spec.key, params))
         training.batch.connect(self._on_batch)
         training.stateChanged.connect(self._on_state)
@@ -577,8 +579,7 @@ class MainWindow(QMainWindow):
         try:
             training.start()
         except (ValueError, TypeError, MemoryError) as exc:
-            if run is not None:
-                self.history.remove(run)
+            self.app.discard_run(run)
             training.deleteLater()
             self.estimator = None
             self.show_error("Cannot start training", self._error_text(exc))
@@ -590,11 +591,11 @@ class MainWindow(QMainWindow):
         self.unsaved = True
         self._budget = (budget, spec.component.noun)
         self.run_controls.set_budget(*self._budget)
-        if run is not None:
-            self.run_model.run_added(run)
-            self.run_table.select(run)
-            self.plot.set_budget(budget)
-            self.plot.add_run(run, live=True)
+        self.step_view.run = run if self.step_spec is not None else None
+        self.run_model.run_added(run)
+        self.run_table.select(run)
+        self.plot.set_budget(budget)
+        self.plot.add_run(run, live=True)
         self._run_title = title
         if training.state == "preparing":  # its state signal came before the window knew the run
             self._enter_preparing()
@@ -647,17 +648,30 @@ class MainWindow(QMainWindow):
             self._settle()
 
     def _show_steps_of(self, spec) -> None:
-        """Show the step view for ``spec`` (a learner whose steps are not rules), or the rule view."""
+        """The shown run's views: the step table, step inspector and learner plots of ``spec`` (a
+        learner whose steps are not rules), or (None) the rule table, inspector and explanations.
+        The run table and the trajectory plot of all runs stay."""
         self.step_spec = spec
         self._steps_fitted = False
         self.step_view.set_spec(spec, self.data.train.schema if self.data else None)
-        self.centre.setCurrentWidget(self.splitter if spec is None else self.step_view)
+        steps = spec is not None
+        self.centre.setCurrentWidget(self.step_view if steps else self.table_box)
+        noun = spec.component.noun.capitalize() if steps else "Rule"
+        self.top_tabs.setTabText(self.top_tabs.indexOf(self.centre), f"{noun}s")
+        self.details.setTabText(self.details.indexOf(self.step_view.inspector), f"{noun} inspector")
+        step_tabs = (self.step_view.inspector, self.step_view.plots)
+        for widget in (self.inspector, self.head_view, self.explanation, *step_tabs):
+            self.details.setTabVisible(self.details.indexOf(widget), (widget in step_tabs) == steps)
+        if (self.details.currentWidget() in step_tabs) != steps:
+            self.details.setCurrentWidget(step_tabs[0] if steps else self.inspector)
 
     def _on_batch(self, records: list) -> None:
         if self.training is None or self.sender() is not self.training:
             return
-        if self.step_spec is not None:
+        if self.step_spec is not None:  # steps that are not rules: shown as they arrive
+            self.app.record(self.run, records)
             self.step_view.append(records)
+            self.plot.run_updated(self.run)
             self._refresh_status_soon()
             return
         if self._step_after_batch:  # Step asked for one more rule: the learner pauses again
@@ -678,8 +692,7 @@ class MainWindow(QMainWindow):
         if self._replaying is not None:
             run.shown = (run.shown or 0) + len(records)
         else:
-            run.append(records)
-            run.records.extend(records)
+            self.app.record(run, records)
             if self.training is not None and self.training.state == "paused":
                 self._explain_so_far()  # stepping while paused: the explanation follows
         self.plot.run_updated(run)
@@ -710,7 +723,7 @@ class MainWindow(QMainWindow):
         """Show a finished run again rule by rule from its records (no retraining), at the chosen
         speed (10 rules/s when it is unlimited)."""
         run = run or self.run
-        if run is None or self.training_active:
+        if run is None or self.training_active or shows_steps(spec_of(run)):
             return False
         if run is not self.run and not self.show_run(run):
             return False
@@ -736,9 +749,10 @@ class MainWindow(QMainWindow):
     def _explain_so_far(self) -> None:
         """While a run is paused the explanation uses the rules shown so far (the learner is idle,
         so the model's kernels may run here)."""
-        spec = self.learner_panel.spec
+        spec = spec_of(self.run)
         base = getattr(self.estimator, "model_", None)
-        if self.step_spec is not None or base is None or self.data is None or not spec.supports("explain"):
+        if self.step_spec is not None or base is None or self.data is None or spec is None or \
+                not spec.supports("explain"):
             return
         rows = self.table_model.records
         if not rows:
@@ -780,13 +794,15 @@ class MainWindow(QMainWindow):
         budget = spec.budget_of(self.learner_panel.params()) if spec else None
         self.run_controls.set_progress(t.received, t.meter.rate(), t.meter.eta(t.received, budget),
                                        "paused" if t.state == "paused" else "")
+        if run is not None:
+            self.run_model.run_changed(run)  # its size and losses so far in the run table
         self._show_latest_metrics()
         self._update_count()
 
     def _show_latest_metrics(self) -> None:
-        if self.step_spec is not None:
-            steps = self.step_view.model.steps
-            self.loss_label.setText(_fmt_metrics(self.step_spec, steps[-1].metrics) if steps else "")
+        steps = self.step_view.model.steps if self.step_spec is not None else None
+        if steps:
+            self.loss_label.setText(_fmt_metrics(self.step_spec, steps[-1].metrics))
         elif self.run is not None:
             self.loss_label.setText(_fmt_losses(self.run.final_losses()))
 
@@ -820,10 +836,13 @@ class MainWindow(QMainWindow):
         elapsed = time.perf_counter() - self._started_at
         self._refresh_status_soon.cancel()
         self.training = None
+        self.app.end_run(run, state, elapsed, self.estimator)
         if self.step_spec is not None:
             n = len(self.step_view.model.steps)
             self._steps_fitted = n > 0
             self.step_view.plots.flush()
+            self.plot.finish_run(run)
+            self.run_model.run_changed(run)
             self.run_controls.finish(n, state, elapsed)
             self._show_latest_metrics()
             noun = self.step_spec.component.noun
@@ -832,9 +851,6 @@ class MainWindow(QMainWindow):
             self._update_enabled()
             return
         self._ending = (run, state, elapsed)
-        run.status = state
-        run.elapsed = elapsed
-        run.estimator = self.estimator
         if self.playback.pending:  # the rules not yet shown follow at the chosen speed
             self.statusBar().showMessage(f"{run.name}: training {state}; showing its rules at the chosen speed",
                                          6000)
@@ -845,7 +861,6 @@ class MainWindow(QMainWindow):
     def _complete_run(self, run, state: str, elapsed: float) -> None:
         """Every rule of a finished run is shown: attach the model (what-if, explanations)."""
         self._ending = None
-        run.selected = getattr(self.estimator, "selected_steps_", None)  # global pruning's kept prefix
         self.model = getattr(self.estimator, "model_", None)
         self.run_model.run_changed(run)
         self.table.flush_repaint()
@@ -864,12 +879,7 @@ class MainWindow(QMainWindow):
 
     def _attach_model(self) -> None:
         """A finished model: enable what-if and explanations where the learner supports them."""
-        spec = None
-        if self.run is not None:
-            try:
-                spec = get_learner(self.run.learner)
-            except ValueError:  # a run of a session written by another version
-                spec = None
+        spec = spec_of(self.run)  # None: a run of a session written by another version
         ok = self.model is not None and len(self.model.rules) == self.table_model.rowCount() and \
             spec is not None and spec.supports("what-if")
         self.whatif = None
@@ -996,14 +1006,13 @@ class MainWindow(QMainWindow):
         if reason is not None:
             self.statusBar().showMessage(reason, 8000)
             return False
-        est = run.estimator
         if self.run is not None and self.model is not None:
             self.run.active = self.table_model.active.copy()
-        try:
-            spec = get_learner(run.learner)
-        except ValueError:
-            spec = None
-        self._show_loaded_model(spec, est, name=run.name, run=run, active=getattr(run, "active", None))
+        spec = spec_of(run)
+        if shows_steps(spec):
+            self._show_step_run(spec, run)
+        else:
+            self._show_loaded_model(spec, run.estimator, name=run.name, run=run, active=run.active)
         self.run_table.select(run)
         self.statusBar().showMessage(f"Showing {run.name}", 4000)
         return True
@@ -1098,6 +1107,19 @@ class MainWindow(QMainWindow):
             return
         self._show_loaded_model(spec, est, name=f"loaded {Path(path).name}")
 
+    def _show_step_run(self, spec, run: Run) -> None:
+        """A run of a learner whose steps are not rules: its steps in the step view (a run read from
+        a session has only its model: the model's summary)."""
+        self._clear_model()
+        self._show_steps_of(spec)
+        est = run.estimator
+        self.app.show(run, est)
+        summary = spec.component.summary(est) if spec.component.summary and est is not None else None
+        self.step_view.show_run(run, spec, self.data.train.schema if self.data else None, summary)
+        self._steps_fitted = est is not None
+        self._show_latest_metrics()
+        self._update_enabled()
+
     def _show_loaded_steps_model(self, spec, est, name: str) -> None:
         """A model of a learner whose steps are not rules: its summary in the step view."""
         check_model_fits(est, self.data)
@@ -1147,6 +1169,9 @@ class MainWindow(QMainWindow):
             raise ValueError("stop the current run before saving the session")
         save_session(path, self.session())
         self.unsaved = False
+        if self.app.unsaved_models:
+            self.statusBar().showMessage(f"Session saved; no model to keep for {', '.join(self.app.unsaved_models)} "
+                                         "(its losses are kept)", 10000)
 
     def save_session_dialog(self):
         path = self._ask_save("Save session", SESSION_FILTER, "session.json")
@@ -1173,10 +1198,13 @@ class MainWindow(QMainWindow):
         self.plot.set_history(self.history)
         self.run_model.set_history(self.history)
         spec = get_learner(s.model["learner"]) if s.estimator is not None else None
-        if spec is not None and spec.component.kind != "rule":
+        run = self.history.runs[s.current_run] if s.current_run is not None else None
+        if shows_steps(spec) and run is not None:
+            run.estimator = s.estimator
+            self._show_step_run(spec, run)
+        elif shows_steps(spec):
             self._show_loaded_steps_model(spec, s.estimator, "session model")
         elif spec is not None:
-            run = self.history.runs[s.current_run] if s.current_run is not None else None
             self._show_loaded_model(spec, s.estimator, name="session model", run=run, active=s.active)
         self.unsaved = False
         self.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
@@ -1225,10 +1253,7 @@ class MainWindow(QMainWindow):
         """Training or unsaved runs: ask first; Save saves the session (stopping the run first)."""
         if not (self.unsaved or self.training_active) or self.data is None:
             return True
-        n = len(self.history)
-        what = "A run is still training" if self.training_active else f"{n} run{'s' if n != 1 else ''}"
-        answer = self.confirm_close(f"{what} and the changes since the session was last saved will be lost. "
-                                    f"Save the session first?")
+        answer = self.confirm_close(self.app.close_prompt(self.training_active))
         if answer == "cancel":
             return False
         if answer == "save":

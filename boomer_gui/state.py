@@ -192,9 +192,34 @@ def csv_header(path) -> list[str]:
 RUN_STATUSES = ("running", "paused", "finished", "stopped", "failed", "loaded")
 
 
+@dataclass(frozen=True)
+class StepPoint:
+    """A step of a learner whose steps are not rules, as a trajectory point: its declared
+    Hamming and subset 0/1 losses (None where the step did not report them; the plot joins the
+    steps that did), no coverage and no improvement."""
+
+    index: int
+    train_hamming: float | None = None
+    train_subset: float | None = None
+    test_hamming: float | None = None
+    test_subset: float | None = None
+    coverage: int = -1
+    improvement: float = math.nan
+
+
+def trajectory_point(step):
+    """``step`` itself when it is a rule record (it has the losses as attributes), else its
+    :class:`StepPoint` read from ``step.metrics`` (engine.steps)."""
+    if hasattr(step, "train_hamming"):
+        return step
+    m = getattr(step, "metrics", None) or {}
+    return StepPoint(int(step.index), m.get("train_hamming"), m.get("train_subset"), m.get("test_hamming"),
+                     m.get("test_subset"))
+
+
 @dataclass
 class Run:
-    """One training run: its learner and the losses after every rule (its trajectory)."""
+    """One training run of any learner: its settings and the losses after every step (its trajectory)."""
 
     name: str
     color: str
@@ -226,7 +251,8 @@ class Run:
         return len(self.trajectory)
 
     def append(self, records: Iterable) -> None:
-        self.trajectory.extend(records)
+        """Steps of any learner: rule records, or steps whose metrics hold the losses."""
+        self.trajectory.extend(trajectory_point(r) for r in records)
 
     def array(self, key: str) -> np.ndarray:
         return self.trajectory.column(key)
@@ -240,7 +266,14 @@ class Run:
         return self.trajectory.has_test()
 
     def final_losses(self) -> dict:
-        return self.trajectory.final_losses()
+        """The losses after the last step; a loss the last step did not report (a learner that
+        evaluates every few steps, stopped in between) is its last reported value."""
+        out = self.trajectory.final_losses()
+        for key, value in out.items():
+            if isinstance(value, float) and math.isnan(value):
+                known = _finite(self.array(key))
+                out[key] = float(known[-1]) if known.size else value
+        return out
 
     def view_len(self) -> int:
         """How many records are shown (a replay or a slowed-down run shows a prefix)."""
@@ -366,6 +399,10 @@ class RunHistory:
         for d in check.sequence(items, "runs", max_length=10_000):
             history.add(Run.from_dict(d))
         return history
+
+
+def _finite(a: np.ndarray) -> np.ndarray:
+    return a[np.isfinite(a)]
 
 
 def preset_name(presets: Mapping[str, Mapping], params: Mapping) -> str | None:

@@ -214,7 +214,7 @@ class RunTable(QWidget):
         self.remove_button.setToolTip("Remove the selected run (Delete); a run that is training cannot be removed")
         self.remove_button.clicked.connect(self._remove_clicked)
         QShortcut(QKeySequence.Delete, self.view, self._remove_clicked, context=Qt.WidgetShortcut)
-        hint = QLabel("Select a run to see its rules; untick to hide its curves. Grey: another data set.")
+        hint = QLabel("Select a run to see its rules or steps; untick to hide its curves. Grey: another data set.")
         hint.setStyleSheet("color: #555;")
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)

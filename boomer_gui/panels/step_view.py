@@ -3,7 +3,12 @@
 For learners whose steps are not rules (label ranking, mixtures of experts, …): a table of steps
 whose columns are the declared component columns and metrics, the declared plots (one axes per
 plot, one line per (x, y) metric pair, throttled ``set_data`` + ``draw_idle``), and an inspector
-showing the declared presentation of the selected step.  Nothing here knows a particular learner."""
+showing the declared presentation of the selected step.  Nothing here knows a particular learner.
+
+The :class:`StepView` widget is the table; its :attr:`~StepView.plots` and
+:attr:`~StepView.inspector` are widgets of their own that the window places beside the rule
+inspector (the trajectory plot of all runs stays where it is).  It shows the steps of one run, the
+one selected in the run table."""
 from __future__ import annotations
 
 import math
@@ -11,7 +16,7 @@ import math
 import numpy as np
 from matplotlib.figure import Figure
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QSplitter, QTableView, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTextBrowser, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
 
 from engine.fileio import atomic_savefig
@@ -191,8 +196,7 @@ class MetricPlots(QWidget):
 
 
 class StepView(QWidget):
-    """Table of steps over plots, inspector beside them."""
-
+    """The table of a run's steps; :attr:`plots` and :attr:`inspector` are placed by the window."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -216,24 +220,15 @@ class StepView(QWidget):
         self.inspector.setOpenExternalLinks(False)
         self.inspector.setPlaceholderText("Select a step to see what it changed.")
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
-        bottom = QSplitter(Qt.Horizontal)
-        bottom.addWidget(self.plots)
-        bottom.addWidget(self.inspector)
-        bottom.setStretchFactor(0, 3)
-        bottom.setStretchFactor(1, 2)
-        bottom.setSizes([720, 400])
-        split = QSplitter(Qt.Vertical)
-        split.addWidget(self.table)
-        split.addWidget(bottom)
-        split.setSizes([350, 550])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(split)
+        lay.addWidget(self.table)
         self.spec: LearnerSpec | None = None
         self.schema = None
+        self.run = None  # the run whose steps are shown
 
     def set_spec(self, spec: LearnerSpec | None, schema=None) -> None:
-        self.spec, self.schema = spec, schema
+        self.spec, self.schema, self.run = spec, schema, None
         self.model.set_spec(spec)
         self.plots.set_spec(spec)
         self.inspector.clear()
@@ -243,6 +238,16 @@ class StepView(QWidget):
                 self.table.setColumnWidth(c, max(60, fm.horizontalAdvance(title) + 28))
             if spec.component.columns:
                 self.table.setColumnWidth(1, max(self.table.columnWidth(1), 320))
+
+    def show_run(self, run, spec: LearnerSpec, schema=None, summary: str | None = None) -> None:
+        """Show ``run``'s steps (all of them, at once); ``summary`` (HTML: its model) fills the
+        inspector until a step is selected (a run read from a session has its model only)."""
+        self.set_spec(spec, schema)
+        self.run = run
+        self.append(list(run.records or []))
+        self.plots.flush()
+        if summary:
+            self.show_summary(summary)
 
     def append(self, steps: list) -> None:
         self.model.append(steps)

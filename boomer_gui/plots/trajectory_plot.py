@@ -129,6 +129,7 @@ class TrajectoryPlot(QWidget):
         self.history = history if history is not None else RunHistory()
         self.bayes: tuple[float, float] | None = None
         self.budget: int | None = None
+        self.nouns: dict[str, str] = {}  # learner key -> what a step is called ("rule", "iteration", "expert")
         self._artists: dict[int, _RunArtists] = {}
         self._live: Run | None = None
         self._checked = 0  # records of the live run already checked against the axes limits
@@ -345,7 +346,8 @@ class TrajectoryPlot(QWidget):
 
     def hover_text(self, run: Run, i: int, split: str) -> str:
         s = run.series
-        return (f"{run.name}\nafter {i + 1} rule{'s' if i else ''} ({split})\n"
+        noun = self.nouns.get(run.learner, "rule")
+        return (f"{run.name}\nafter {i + 1} {noun}{'s' if i else ''} ({split})\n"
                 f"Hamming {s[f'{split}_hamming'][i]:.4f}\nsubset 0/1 {s[f'{split}_subset'][i]:.4f}")
 
     def _on_motion(self, event) -> None:
@@ -425,19 +427,27 @@ class TrajectoryPlot(QWidget):
         if art is None:
             return
         m = run.view_len()
-        n = run.n_rules[:m]
-        th, ts = run.array("train_hamming")[:m], run.array("train_subset")[:m]
-        vh, vs = run.array("test_hamming")[:m], run.array("test_subset")[:m]
         marks = marker_positions(m)
-        art.train.set_data(th, ts)
-        art.train_marks.set_data(th[marks], ts[marks])
         has_test = run.has_test()
-        art.test.set_data(vh if has_test else [], vs if has_test else [])
-        art.test_marks.set_data(vh[marks] if has_test else [], vs[marks] if has_test else [])
-        art.h_train.set_data(n, th)
-        art.s_train.set_data(n, ts)
-        art.h_test.set_data(n if has_test else [], vh if has_test else [])
-        art.s_test.set_data(n if has_test else [], vs if has_test else [])
+        for split, line, line_marks, h_line, s_line in (("train", art.train, art.train_marks, art.h_train, art.s_train),
+                                                        ("test", art.test, art.test_marks, art.h_test, art.s_test)):
+            h, s = run.array(f"{split}_hamming")[:m], run.array(f"{split}_subset")[:m]
+            if split == "test" and not has_test:
+                h = s = np.zeros(0)
+            # a learner that evaluates every few steps: the line joins the steps that reported
+            known = np.isfinite(h) & np.isfinite(s)
+            if not known.all():
+                n, k = np.flatnonzero(known) + 1, marks[known[marks]] if h.size else marks[:0]
+                line.set_data(h[known], s[known])
+                line_marks.set_data(h[k], s[k])
+                h_line.set_data(n, h[known])
+                s_line.set_data(n, s[known])
+                continue
+            n = run.n_rules[:len(h)]
+            line.set_data(h, s)
+            line_marks.set_data(h[marks] if h.size else [], s[marks] if h.size else [])
+            h_line.set_data(n, h)
+            s_line.set_data(n, s)
         self._set_selected(run, art, has_test)
         self._set_whatif(run, art)
 
@@ -642,6 +652,10 @@ class TrajectoryPlot(QWidget):
         (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()
 
     # -- introspection (tests) --------------------------------------------------------------
+    def plotted_runs(self) -> list[Run]:
+        """The runs with lines on the plots, in the history's order (any learner)."""
+        return [r for r in self.history if id(r) in self._artists]
+
     def lines_of(self, run: Run) -> _RunArtists | None:
         if run is self._live:
             self._refresh_run(run)

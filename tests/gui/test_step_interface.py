@@ -68,7 +68,7 @@ def test_a_toy_learner_streams_plots_and_inspects_without_gui_changes(qtbot, win
     panel.set_learner("boomer")
     panel.set_params({"max_rules": 5})
     assert train(window) == "finished"
-    assert window.centre.currentWidget() is window.splitter and window.table_model.rowCount() == 5
+    assert window.centre.currentWidget() is window.table_box and window.table_model.rowCount() == 5
 
 
 def test_label_ranking_runs_saves_and_loads_in_the_window(qtbot, window, train, tmp_path, errors):
