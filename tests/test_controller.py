@@ -90,3 +90,51 @@ def test_what_if_switches_and_the_session_carry_every_run(app):
     reopened = Session.from_dict(doc).history()
     assert reopened.runs[0].estimator.model_.rules == first.estimator.model_.rules
     assert [r.dataset for r in reopened.runs] == [first.dataset, second.dataset]
+
+
+def _train_any(app, key, **params):
+    """What the window does for a run of any learner: begin, record each batch, end."""
+    from engine.registry import get
+
+    spec = get(key)
+    est = spec.make(**params)
+    d = app.data
+    run = app.begin_run(spec, params)
+    for step in est.fit_iter(d.train.X, d.train.Y, d.test.X, d.test.Y, schema=d.train.schema):
+        app.record(run, [step])
+    app.end_run(run, "finished", 1.0, est)
+    return run
+
+
+def test_runs_of_every_learner_share_the_history_and_the_session(app):
+    from boomer_gui.controller import shows_steps, spec_of
+    from boomer_gui.files.session import Session
+
+    boomer = _train_any(app, "boomer", max_rules=6)
+    ranking = _train_any(app, "label-ranking", max_iterations=9, eval_every=4)
+    mlme = _train_any(app, "ml-me", n_experts=2, max_em_iter=5, early_stopping=False, sa_iterations=20)
+    assert app.history.runs == [boomer, ranking, mlme]
+    assert [r.name for r in app.history] == ["1: boomer: custom", "2: label-ranking: custom", "3: ml-me: custom"]
+    assert app.close_prompt(False).startswith("3 runs")
+    assert [shows_steps(spec_of(r)) for r in app.history] == [False, True, True]
+    # the steps' losses are the runs' series; a loss reported every few steps is NaN in between
+    assert len(ranking) == 9 and len(mlme) == 2 and ranking.has_test()
+    th = ranking.array("test_hamming")
+    assert np.isfinite(th).tolist() == [True, False, False, True, False, False, False, True, True]
+    assert ranking.final_losses()["test_hamming"] == ranking.records[-1].metrics["test_hamming"]
+    np.testing.assert_allclose(mlme.array("train_subset"), [s.metrics["train_subset"] for s in mlme.records])
+    # showing a run of steps: its steps, no rule model
+    assert app.why_not_inspectable(ranking) is None
+    assert app.show(ranking, ranking.estimator) == ranking.records and app.model is None
+    assert app.show(boomer, boomer.estimator)[0].rule == boomer.estimator.model_.rules[0]
+    # a session keeps every run with its model; one whose model cannot be written keeps its losses
+    stopped = app.begin_run(spec_of(ranking), {"max_iterations": 5})
+    app.end_run(stopped, "stopped", 0.1, spec_of(ranking).make(max_iterations=5))  # never fitted
+    session = app.session("boomer", {}, True, [True] * 6)
+    assert app.unsaved_models == [stopped.name]
+    assert [("model" in r) for r in session.runs] == [False, True, True, False]  # boomer's is the session's model
+    reopened = Session.from_dict(session.to_dict()).history()
+    assert [r.learner for r in reopened] == ["boomer", "label-ranking", "ml-me", "label-ranking"]
+    assert type(reopened.runs[1].estimator) is type(ranking.estimator)
+    np.testing.assert_allclose(reopened.runs[2].array("test_hamming"), mlme.array("test_hamming"))
+    assert app.why_not_inspectable(reopened.runs[3]).endswith("its steps were not kept (the run has no model).")
