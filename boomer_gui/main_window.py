@@ -662,6 +662,7 @@ class MainWindow(QMainWindow):
         step_tabs = (self.step_view.inspector, self.step_view.plots)
         for widget in (self.inspector, self.head_view, self.explanation, *step_tabs):
             self.details.setTabVisible(self.details.indexOf(widget), (widget in step_tabs) == steps)
+        self.details.setTabVisible(self.details.indexOf(self.step_view.plots), bool(self.step_view.plots.lines))
         if (self.details.currentWidget() in step_tabs) != steps:
             self.details.setCurrentWidget(step_tabs[0] if steps else self.inspector)
 

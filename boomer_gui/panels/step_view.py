@@ -15,6 +15,9 @@ import math
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import MaxNLocator
+from matplotlib.transforms import offset_copy
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTextBrowser, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
@@ -25,6 +28,9 @@ from engine.registry import STEP, LearnerSpec
 from boomer_gui.plots.canvas import MarginCanvas
 
 UPDATE_INTERVAL_MS = 250
+BOTTOM_MARGIN_PX = 46  # tick labels and the x label
+LEGEND_OFFSET_PX = 36  # a legend starts this far below the axes (under the x label)
+LEGEND_ROW_PX = 11
 ROW_HEIGHT = 22
 
 
@@ -106,13 +112,29 @@ class StepTableModel(QAbstractTableModel):
         return None
 
 
+def is_trajectory(plot) -> bool:
+    """Is ``plot`` the Hamming-versus-subset-0/1 trajectory (drawn for every run on the window's
+    trajectory plot, so not repeated among a learner's own plots)?"""
+    return all(x.endswith("_hamming") and y.endswith("_subset") for x, y in plot.series)
+
+
+def _split_label(label: str) -> tuple[str, str | None]:
+    """'0-1 error (train)' -> ('0-1 error', 'train'): lines of one metric on both splits share a colour."""
+    for split in ("train", "test"):
+        if label.endswith(f" ({split})"):
+            return label[: -len(split) - 3], split
+    return label, None
+
+
 class MetricPlots(QWidget):
-    """The learner's declared plots, side by side, updated by ``set_data`` and a throttled redraw."""
+    """The learner's declared plots (but the trajectory: see :func:`is_trajectory`), side by side,
+    updated by ``set_data`` and a throttled redraw.  A metric on both splits is one colour, dashed
+    for training and solid for test, named once in the legend."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.figure = Figure(figsize=(8, 3))
-        self.canvas = MarginCanvas(self.figure, left=62, right=14, bottom=46, top=28, wspace=70)
+        self.canvas = MarginCanvas(self.figure, left=62, right=14, bottom=BOTTOM_MARGIN_PX, top=28, wspace=70)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.canvas)
@@ -124,29 +146,52 @@ class MetricPlots(QWidget):
     def set_spec(self, spec: LearnerSpec | None) -> None:
         self._flush_soon.cancel()
         self.figure.clear()
+        self.canvas.margins["bottom"] = BOTTOM_MARGIN_PX
         self.spec, self.lines, self._x = spec, [], {}
         if spec is None or not spec.plots:
             self.canvas.draw_idle()
             return
-        plots = spec.plots
+        plots = self.plots_of(spec)
         for p, plot in enumerate(plots):
             ax = self.figure.add_subplot(1, len(plots), p + 1)
-            ax.set_title(plot.title, fontsize=9)
-            ax.set_xlabel(plot.xlabel or self._label(plot.series[0][0]))
-            ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]))
-            ax.grid(True, alpha=0.3)
-            for x, y in plot.series:
-                test = y.startswith("test_")
-                (line,) = ax.plot([], [], "-" if test else "--", lw=1.4,
-                                  label=self._label(y) if x == STEP else ("test" if test else "train"))
-                if x != STEP:  # a trajectory: a dot marks where it has got to
-                    line.set_marker("o")
-                    line.set_markevery([])
-                self.lines.append((ax, line, x, y))
-            if len(plot.series) > 1:
-                ax.legend(fontsize=7, loc="best", framealpha=0.6)
+            self._add_plot(ax, plot)
         self.canvas.fit_margins(self.canvas.width(), self.canvas.height())
         self.canvas.draw_idle()
+
+    @staticmethod
+    def plots_of(spec: LearnerSpec | None) -> tuple:
+        """The plots of ``spec`` shown here: all but the trajectory (the window draws it for every run)."""
+        return tuple(p for p in spec.plots if not is_trajectory(p)) if spec is not None else ()
+
+    def _add_plot(self, ax, plot) -> None:
+        ax.set_title(plot.title, fontsize=9)
+        ax.set_xlabel(plot.xlabel or self._label(plot.series[0][0]), fontsize=8)
+        ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+        ax.grid(True, alpha=0.3)
+        colours, handles, splits = {}, [], set()
+        for x, y in plot.series:
+            name, split = _split_label(self._label(y))
+            splits.add(split)
+            colour = colours.setdefault(name, f"C{len(colours)}")
+            (line,) = ax.plot([], [], "--" if split == "train" else "-", lw=1.4, color=colour, label=name)
+            if len(handles) < len(colours):
+                handles.append(Line2D([], [], color=colour, lw=1.6, label=name))
+            self.lines.append((ax, line, x, y))
+        if {"train", "test"} <= splits:
+            handles += [Line2D([], [], color="0.3", ls="--", lw=1.2, label="train"),
+                        Line2D([], [], color="0.3", ls="-", lw=1.4, label="test")]
+        if len(handles) > 1:  # below the axes' label, in the bottom margin: never over the lines
+            ncol = 2 if len(handles) > 2 else len(handles)
+            below = offset_copy(ax.transAxes, fig=self.figure, y=-LEGEND_OFFSET_PX, units="dots")
+            ax.legend(handles=handles, fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, 0),
+                      bbox_transform=below, ncol=ncol, frameon=False, handlelength=1.6, columnspacing=0.8,
+                      borderpad=0.2, labelspacing=0.2)
+            rows = -(-len(handles) // ncol)
+            self.canvas.margins["bottom"] = max(self.canvas.margins["bottom"],
+                                                BOTTOM_MARGIN_PX + LEGEND_ROW_PX * rows + 6)
 
     def _label(self, name: str) -> str:
         if name == STEP:
@@ -177,8 +222,6 @@ class MetricPlots(QWidget):
                     xs.append(xv)
                     ys.append(yv)
             line.set_data(xs, ys)
-            if x != STEP:
-                line.set_markevery([len(xs) - 1] if xs else [])
         for ax in {a for a, *_ in self.lines}:
             ax.relim()
             ax.autoscale_view()

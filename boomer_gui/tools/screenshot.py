@@ -5,7 +5,10 @@ training with the paper's example-wise complete variant, waits until ``--rules``
 reached the table, selects one so the inspector is filled, and grabs the window while the
 run is still going.  Runs offscreen unless ``QT_QPA_PLATFORM`` says otherwise.  The README's
 screenshot, ``resources/screenshot.png``, is made by this command.  ``--show preparing`` pictures
-a first run whose kernels are being compiled (a fake child process reports the compile).
+a first run whose kernels are being compiled (a fake child process reports the compile);
+``--show learners`` finished runs of three learners (BOOMER, label ranking, ML-ME) on one
+trajectory plot, the run table above it and the selected run's own plots beside it
+(``resources/runs_all_learners.png``).
 """
 from __future__ import annotations
 
@@ -33,14 +36,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--select", type=int, default=7, help="the rule shown in the inspector [7]")
     p.add_argument("--size", default="1500x940", help="window size WIDTHxHEIGHT [1500x940]")
     p.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds [120]")
-    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs", "preparing"), default="inspector",
+    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs", "preparing", "learners"),
+                   default="inspector",
                    help="what the window shows: the rule inspector, why-this-head, the explanation of a test "
                         "example or the run table (these three after the run finished), or a first run "
-                        "whose kernels are compiled [inspector]")
+                        "whose kernels are compiled, or runs of three learners [inspector]")
     p.add_argument("--runs", type=int, default=1, help="finished runs before the shown one (presets in turn) [1]")
     p.add_argument("--presentation", action="store_true", help="in presentation mode (F11)")
     args = p.parse_args(argv)
-    if args.show == "preparing":
+    if args.show in ("preparing", "learners"):
         args.runs = 0
     if args.select >= args.rules:
         p.error("--select must be smaller than --rules")
@@ -86,6 +90,29 @@ def _start_fake_preparation(window, timeout: float) -> None:
         raise SystemExit("the fake preparation reported nothing")
 
 
+# --show learners: (learner, preset, parameters) of the runs, in order; the last one is selected
+LEARNER_RUNS = (("boomer", "Example-wise, multi-label heads", {"max_rules": 300}),
+                ("label-ranking", None, {"max_iterations": 60, "eval_every": 3}),
+                ("ml-me", "Paper (5 experts, early stopping)", {"n_experts": 3}))
+
+
+def _train_learners(window, timeout: float) -> None:
+    """One finished run per entry of :data:`LEARNER_RUNS`; the label-ranking run is shown."""
+    panel = window.learner_panel
+    for key, preset, params in LEARNER_RUNS:
+        panel.set_learner(key)
+        if preset:
+            panel.apply_preset(preset)
+        panel.set_params(params)
+        if not window.start_training():
+            raise SystemExit(f"{key}: training could not start")
+        if not _wait(lambda: not window.training_active, timeout):
+            raise SystemExit(f"{key}: the run did not finish in {timeout:g} s")
+    window.show_run(window.history.runs[1])
+    window.top_tabs.setCurrentWidget(window.run_table)
+    window.details.setCurrentWidget(window.step_view.plots)
+
+
 def take(args) -> Path:
     from PySide6.QtWidgets import QApplication
 
@@ -128,6 +155,8 @@ def take(args) -> Path:
             raise SystemExit(f"only {window.table_model.rowCount()} rules after {args.timeout:g} s")
     if args.show == "preparing":
         _start_fake_preparation(window, args.timeout)
+    elif args.show == "learners":
+        _train_learners(window, args.timeout)
     else:
         window.select_rule(args.select)
     if args.show == "head":

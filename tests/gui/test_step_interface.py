@@ -109,7 +109,10 @@ def test_mlme_streams_experts_into_the_window(qtbot, window, train, errors):
     assert len(steps) == 2 and [s.component.expert for s in steps] == [1, 2]
     assert view.model.headers()[:3] == ["#", "tree", "accepted"]
     view.plots.flush()
-    x, y = view.plots.series("test_hamming", "test_subset")  # one trajectory point per expert
+    x, y = view.plots.series(registry.STEP, "test_cll")  # the learner's own plot, beside the trajectory
+    np.testing.assert_allclose(y, [s.metrics["test_cll"] for s in steps])
+    window.plot.draw_now()  # the trajectory plot of every run: one point per expert
+    x = window.plot.lines_of(window.run).test.get_xdata()
     np.testing.assert_allclose(x, [s.metrics["test_hamming"] for s in steps])
     view.select_step(1)
     assert "Expert 2: accepted" in view.inspector.toPlainText()
