@@ -71,6 +71,22 @@ def step_of(run: Run | None, row: int, n_rows: int) -> int:
     return int(np.searchsorted(ends, row, side="right"))
 
 
+def format_losses(d: dict) -> str:
+    parts = []
+    for split in ("train", "test"):
+        h, s = d.get(f"{split}_hamming"), d.get(f"{split}_subset")
+        if h is None or (isinstance(h, float) and math.isnan(h)):
+            continue
+        parts.append(f"{split}: Hamming {h:.4f} · subset 0/1 {s:.4f}")
+    return "   |   ".join(parts)
+
+
+def format_metrics(spec, metrics: dict) -> str:
+    """The latest values of the first few declared metrics, for the status bar."""
+    shown = [f"{m.label} {metrics[m.name]:.4g}" for m in spec.metrics if m.name in metrics][:3]
+    return "  ".join(shown)
+
+
 def check_model_fits(est, data: LoadedData) -> None:
     """ValueError when a model was trained on data of another shape than ``data``."""
     n_features, n_labels = est.n_features_in_, est.n_labels_

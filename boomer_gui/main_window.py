@@ -6,7 +6,6 @@ parallel engine kernel (model predictions, explanations, what-if need a finished
 the inspector only computes rule coverage, which is single-threaded."""
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import replace
 import time
@@ -37,7 +36,8 @@ from boomer_gui.playback import Playback
 from boomer_gui.panels.run_controls import RunControls, format_eta, preparation_text
 from boomer_gui.preparation import KernelPreparation
 from boomer_gui.panels.run_table import RunTable, RunTableModel
-from boomer_gui.controller import Controller, check_model_fits, run_title, shows_steps, spec_of, step_of
+from boomer_gui.controller import (Controller, check_model_fits, format_losses as _fmt_losses,
+                                   format_metrics as _fmt_metrics, run_title, shows_steps, spec_of, step_of)
 from boomer_gui.files.session import Session, load_session, save_session
 from boomer_gui.panels.step_view import StepView
 from boomer_gui.state import DataSpec, LoadedData, Run, load_data
@@ -51,22 +51,6 @@ FILTER_DELAY_MS = 200
 STATUS_INTERVAL_MS = 500
 SESSION_FILTER = "Sessions (*.json);;All files (*)"
 MODEL_FILTER = "Models (*.json);;All files (*)"
-
-
-def _fmt_losses(d: dict) -> str:
-    parts = []
-    for split in ("train", "test"):
-        h, s = d.get(f"{split}_hamming"), d.get(f"{split}_subset")
-        if h is None or (isinstance(h, float) and math.isnan(h)):
-            continue
-        parts.append(f"{split}: Hamming {h:.4f} · subset 0/1 {s:.4f}")
-    return "   |   ".join(parts)
-
-
-def _fmt_metrics(spec, metrics: dict) -> str:
-    """The latest values of the first few declared metrics, for the status bar."""
-    shown = [f"{m.label} {metrics[m.name]:.4g}" for m in spec.metrics if m.name in metrics][:3]
-    return "  ".join(shown)
 
 
 class MainWindow(QMainWindow):
