@@ -284,6 +284,63 @@ def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable
     return failures
 
 
+def _prepare_in_worker(learner: str, params: dict, label: str, data_path: str | None, steps: int) -> dict:
+    """One setting in a worker process of :func:`prepare_parallel` (an event for the parent)."""
+    data = load_data(data_path) if data_path else _builtin_data()
+    setting = Setting(learner, params, label)
+    start = time.perf_counter()
+    with CompileWatch(lambda name, count: None) as watch:
+        try:
+            _, seconds = prepare_setting(setting, data, steps)
+        except Exception as exc:  # reported, not raised: the other settings go on
+            return {"event": "error", "label": label, "message": f"{type(exc).__name__}: {exc}",
+                    "seconds": round(time.perf_counter() - start, 2)}
+    return {"event": "prepared", "label": label, "seconds": round(seconds, 2), "compiled": watch.count}
+
+
+def distinct_settings(settings: list[Setting], data: Mapping) -> list[Setting]:
+    """``settings`` without those whose kernels another one already compiles (same kernel key on
+    ``data``); settings whose key cannot be told are kept."""
+    from . import registry
+
+    seen, out = set(), []
+    for setting in settings:
+        try:
+            key = kernel_setting(registry.get(setting.learner).make(**setting.params), data["X"], data["Y"])
+        except Exception:  # invalid settings are kept: preparing them reports the error
+            key = None
+        if key is not None and key in seen:
+            continue
+        seen.add(key)
+        out.append(setting)
+    return out
+
+
+def prepare_parallel(settings: list[Setting], jobs: int, data_path: str | None = None,
+                     emit: Callable[[dict], None] = print, steps: int = PREPARE_STEPS) -> int:
+    """:func:`prepare` in ``jobs`` worker processes, settings with the same kernels once.  Returns the
+    number of settings that failed."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    data = load_data(data_path) if data_path else _builtin_data()
+    todo = distinct_settings(settings, data)
+    start = time.perf_counter()
+    failures = 0
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_prepare_in_worker, s.learner, dict(s.params), s.title, data_path, steps): i
+                   for i, s in enumerate(todo)}
+        for i, setting in enumerate(todo):
+            emit({"event": "setting", "index": i, "of": len(todo), "label": setting.title, "elapsed": 0.0})
+        for future in as_completed(futures):
+            event = {**future.result(), "index": futures[future]}
+            failures += event["event"] == "error"
+            emit(event)
+    emit({"event": "done", "settings": len(todo), "failed": failures, "compiled": -1,
+          "elapsed": round(time.perf_counter() - start, 2)})
+    return failures
+
+
 def watch_parent(parent_pid: int, interval_s: float = 0.2) -> None:
     """End this process at once when ``parent_pid`` is no longer its parent (the window was closed
     or killed): no compile outlives the application that asked for it."""
@@ -320,6 +377,8 @@ def command(args) -> int:
         else:
             settings = default_settings(args.learners or None)
         data = load_data(args.data) if args.data else None
+        if args.jobs < 1:
+            raise ValueError("--jobs must be at least 1")
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -334,13 +393,14 @@ def command(args) -> int:
             if kind == "setting":
                 print(f"[{event['index'] + 1}/{event['of']}] {event['label']}", flush=True)
             elif kind == "prepared":
-                print(f"      ready in {event['seconds']:.1f} s ({event['compiled']} kernels compiled so far)",
-                      flush=True)
+                print(f"      {event['label']}: ready in {event['seconds']:.1f} s", flush=True)
             elif kind == "error":
                 print(f"      failed: {event['message']}", flush=True)
             elif kind == "done":
                 print(f"prepared {event['settings'] - event['failed']} of {event['settings']} settings in "
-                      f"{event['elapsed']:.1f} s ({event['compiled']} kernels compiled)", flush=True)
+                      f"{event['elapsed']:.1f} s", flush=True)
+    if args.jobs > 1 and len(settings) > 1:
+        return 1 if prepare_parallel(settings, args.jobs, args.data, emit, args.steps) else 0
     return 1 if prepare(settings, data, emit, args.steps) else 0
 
 
@@ -353,6 +413,8 @@ def add_parser(sub) -> None:
     p.add_argument("--data", help="an .npz file written by engine.prepare.save_data (default: the built-in "
                                   "synthetic data)")
     p.add_argument("--steps", type=int, default=PREPARE_STEPS, help="steps fitted per setting")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes (settings with the same kernels are "
+                                                       "prepared once)")
     p.add_argument("--json", action="store_true", help="progress as one JSON object a line")
     p.add_argument("--parent-pid", type=int, default=0, help="end when this process is no longer the parent")
     p.set_defaults(func=command)

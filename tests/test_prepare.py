@@ -149,3 +149,16 @@ def test_default_settings_start_with_boomer_and_cover_every_preset():
     builtin = prepare._builtin_data()
     ds = make_synthetic("conditional-dependence", 2000, 6, 0)
     assert np.array_equal(builtin["X"], ds.X)
+
+
+def test_settings_with_the_same_kernels_are_prepared_once():
+    data = prepare._builtin_data()
+    boomer = [s for s in prepare.default_settings(["boomer"])]
+    distinct = prepare.distinct_settings(boomer, data)
+    labels = [s.label for s in distinct]
+    # the defaults (head_type auto: single-label heads for the label-wise loss) and the label-wise
+    # single-label preset compile the same kernels; the other three presets each their own
+    assert "boomer: defaults" in labels and "boomer: Label-wise, single-label heads" not in labels
+    assert len(distinct) == 4
+    bad = prepare.Setting("boomer", {"shrinkage": 7.0}, "bad")
+    assert bad in prepare.distinct_settings([bad, bad], data)  # invalid: kept, so preparing reports it
