@@ -1058,7 +1058,9 @@ class MainWindow(QMainWindow):
             self._guard("Cannot export the rules", self.export_rules, path)
 
     def export_plot(self, path, which: str | None = None) -> None:
-        if self.step_spec is not None:
+        """The trajectories of every run, ``which='losses'`` the losses against steps, or
+        ``which='learner'`` the shown run's learner plots."""
+        if which == "learner":
             self.step_view.plots.export(path)
         else:
             self.plot.export(path, which)

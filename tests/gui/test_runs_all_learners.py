@@ -148,3 +148,13 @@ def test_sessions_keep_runs_of_every_learner(qtbot, make_window, tmp_path, error
     window.run_table.view.selectRow(0)
     assert [r.rule for r in window.table_model.records] == boomer.estimator.model_.rules
     assert errors == []
+
+
+def test_plot_exports_with_a_run_of_steps_shown(qtbot, make_window, tmp_path, errors):
+    window = make_window(max_rules=5)
+    _train(window, qtbot, "boomer", max_rules=5)
+    _train(window, qtbot, "label-ranking", **RANKING)
+    window.export_plot(tmp_path / "all.png")  # the trajectories of every run
+    window.export_plot(tmp_path / "ranking.png", "learner")  # the shown run's own plots
+    assert (tmp_path / "all.png").stat().st_size > 0 and (tmp_path / "ranking.png").stat().st_size > 0
+    assert errors == []
