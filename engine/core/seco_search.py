@@ -589,7 +589,8 @@ def best_conditions(n_features, ptr, rows, values, cache, seg, miss_ptr, miss_ro
                     T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, out_v, out_p, out_op,
                     out_thr, out_evals, cancel):
     """:func:`sweep_attribute` for every attribute, in parallel."""
-    for j in prange(n_features):
+    for jj in prange(n_features):
+        j = np.int64(jj)  # the parallel loop's index is unsigned: typed once, the sweep is compiled once
         v, p, op, thr, e = sweep_attribute(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov,
                                            cov_bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2,
                                            exhaustive, min_coverage, cancel)
@@ -631,7 +632,8 @@ def best_conditions_decomposable(n_features, ptr, rows, values, cache, seg, miss
                                  C0, T1, T0, n_T, U1, U0, heuristic, beta2, min_coverage, out_v, out_p, out_op,
                                  out_thr, out_evals, cancel):
     """:func:`sweep_attribute_decomposable` for every attribute, in parallel."""
-    for j in prange(n_features):
+    for jj in prange(n_features):
+        j = np.int64(jj)  # see best_conditions
         v, p, op, thr, e = sweep_attribute_decomposable(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows,
                                                         nominal, cov, C1, C0, T1, T0, n_T, U1, U0, heuristic, beta2,
                                                         min_coverage, cancel)
