@@ -85,7 +85,8 @@ def test_families_follow_the_heads_and_the_size():
     assert fixed_label_family(True, INTERLEAVE_MIN_EXAMPLES) == "one"
     # the bound of a step's work: m sampled attributes x N covered examples x (K + S) statistics
     assert not may_thread(1000, 7, 6, 6, False) and may_thread(2000, 7, 6, 6, False)
-    assert may_thread(1000, 7, 6, 21, True)  # a full Hessian counts K times
+    assert may_thread(10, 7, 6, 21, True)  # a full Hessian: threads whenever there are two candidates
+    assert not may_thread(10**6, 1, 6, 21, True)  # one candidate: nothing to share
     with pytest.raises(ValueError, match="unknown kernel family"):
         rule_refinement("fast", "two", False)
 

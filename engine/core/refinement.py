@@ -598,9 +598,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
             args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H, sc.T_g,
                     sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
-            if full_step:  # a K x K solve per threshold: threads pay off K times sooner
-                work *= K
-            if work >= PARALLEL_MIN_WORK and m > 1:  # one candidate: nothing to share between threads
+            # a K x K solve per threshold (full Hessians) always repays a second thread; one candidate
+            # has nothing to share
+            if (full_step or work >= PARALLEL_MIN_WORK) and m > 1:
                 _first_threaded(*args)
             else:
                 _first_serial(*args)
@@ -671,13 +671,12 @@ def fixed_label_family(single: bool, n_examples: int) -> str:
 
 
 def may_thread(n_examples: int, n_sampled: int, n_labels: int, n_hessian: int, full_hessian: bool) -> bool:
-    """Whether any refinement step of a fit can reach :data:`PARALLEL_MIN_WORK` (an upper bound of
-    :func:`_refine_rule`'s work estimate) with two or more attributes to share between threads; if
-    not, the fit needs no threaded kernel at all."""
+    """Whether any refinement step of a fit can run threaded: two or more attributes to share
+    between threads, and a full Hessian or work that can reach :data:`PARALLEL_MIN_WORK` (an upper
+    bound of :func:`_refine_rule`'s estimate).  If not, the fit needs no threaded kernel at all."""
     if n_sampled < 2:
         return False
-    work = n_sampled * n_examples * (n_labels + n_hessian)
-    return work * (n_labels if full_hessian else 1) >= PARALLEL_MIN_WORK
+    return full_hessian or n_sampled * n_examples * (n_labels + n_hessian) >= PARALLEL_MIN_WORK
 
 
 _FAMILIES: dict = {}
