@@ -773,10 +773,10 @@ class MainWindow(QMainWindow):
     def _refresh_status(self) -> None:
         """Progress, rate, ETA and losses: a few times a second, not per batch (each label
         change repaints)."""
-        t, run, spec = self.training, self.run, self.learner_panel.spec
+        t, run = self.training, self.run
         if t is None or t.state == "preparing" or (run is None and self.step_spec is None):
             return
-        budget = spec.budget_of(self.learner_panel.params()) if spec else None
+        budget = self._budget[0]  # the running run's, whatever the setup panel shows now
         self.run_controls.set_progress(t.received, t.meter.rate(), t.meter.eta(t.received, budget),
                                        "paused" if t.state == "paused" else "")
         if run is not None:

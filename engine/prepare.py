@@ -128,7 +128,12 @@ def data_profile(X, Y) -> dict:
             "sparse": bool(sp.issparse(X))}
 
 
-UNRELATED_PARAMETERS = ("random_state", "max_rules", "max_iterations", "n_experts", "max_experts")
+def _unrelated_parameters(estimator) -> set:
+    """The parameters that change no kernel: the seed, and the budget its registry entry declares."""
+    from . import registry
+
+    budgets = {spec.budget for spec in registry.learners() if spec.factory is type(estimator)}
+    return {"random_state"} | (budgets - {None})
 
 
 def kernel_setting(estimator, X, Y) -> str | None:
@@ -139,7 +144,8 @@ def kernel_setting(estimator, X, Y) -> str | None:
     method = getattr(estimator, "kernel_setting", None)
     if method is not None:
         return method(profile)
-    params = {k: v for k, v in estimator.get_params().items() if k not in UNRELATED_PARAMETERS}
+    unrelated = _unrelated_parameters(estimator)
+    params = {k: v for k, v in estimator.get_params().items() if k not in unrelated}
     return json.dumps([type(estimator).__name__, params, profile["sparse"]], sort_keys=True, default=str)
 
 
@@ -175,7 +181,7 @@ class CompileWatch:
         self._event.unregister("numba:compile", self._listener)
 
 
-def _builtin_data():
+def builtin_data():
     """The window's opening data: the synthetic strong conditional dependence set, 2,000 + 2,000."""
     from .datasets import make_synthetic
 
@@ -255,11 +261,23 @@ def prepare_setting(setting: Setting, data: Mapping, steps: int = PREPARE_STEPS)
     return key, seconds
 
 
+def _prepare_one(setting: Setting, data: Mapping, steps: int) -> dict:
+    """:func:`prepare_setting` as a ``prepared`` or ``error`` event: one bad setting must not keep the
+    others from being prepared."""
+    try:
+        _, seconds = prepare_setting(setting, data, steps)
+    except Exception as exc:
+        return {"event": "error", "label": setting.title, "message": f"{type(exc).__name__}: {exc}"}
+    return {"event": "prepared", "label": setting.title, "seconds": round(seconds, 2)}
+
+
 def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable[[dict], None] = print,
             steps: int = PREPARE_STEPS) -> int:
-    """Prepare each setting in turn; ``emit`` receives progress events (dicts).  Returns the number
-    of settings that failed (their error is reported, the others still prepared)."""
-    data = _builtin_data() if data is None else data
+    """Prepare each setting in turn, settings with the same kernels once; ``emit`` receives progress
+    events (dicts).  Returns the number of settings that failed (their error is reported, the others
+    still prepared)."""
+    data = builtin_data() if data is None else data
+    todo = distinct_settings(settings, data)
     start = time.perf_counter()
     failures = 0
 
@@ -268,34 +286,23 @@ def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable
               "elapsed": round(time.perf_counter() - start, 2)})
 
     with CompileWatch(compiling) as watch:
-        for i, setting in enumerate(settings):
-            emit({"event": "setting", "index": i, "of": len(settings), "label": setting.title,
+        for i, setting in enumerate(todo):
+            emit({"event": "setting", "index": i, "of": len(todo), "label": setting.title,
                   "elapsed": round(time.perf_counter() - start, 2)})
-            try:
-                _, seconds = prepare_setting(setting, data, steps)
-            except Exception as exc:  # one bad setting must not keep the others from being prepared
-                failures += 1
-                emit({"event": "error", "label": setting.title, "message": f"{type(exc).__name__}: {exc}"})
-                continue
-            emit({"event": "prepared", "index": i, "label": setting.title, "seconds": round(seconds, 2),
-                  "compiled": watch.count})
-    emit({"event": "done", "settings": len(settings), "failed": failures, "compiled": watch.count,
+            event = _prepare_one(setting, data, steps)
+            failures += event["event"] == "error"
+            emit({**event, "index": i, "compiled": watch.count})
+    emit({"event": "done", "settings": len(todo), "failed": failures, "compiled": watch.count,
           "elapsed": round(time.perf_counter() - start, 2)})
     return failures
 
 
 def _prepare_in_worker(learner: str, params: dict, label: str, data_path: str | None, steps: int) -> dict:
     """One setting in a worker process of :func:`prepare_parallel` (an event for the parent)."""
-    data = load_data(data_path) if data_path else _builtin_data()
-    setting = Setting(learner, params, label)
-    start = time.perf_counter()
+    data = load_data(data_path) if data_path else builtin_data()
     with CompileWatch(lambda name, count: None) as watch:
-        try:
-            _, seconds = prepare_setting(setting, data, steps)
-        except Exception as exc:  # reported, not raised: the other settings go on
-            return {"event": "error", "label": label, "message": f"{type(exc).__name__}: {exc}",
-                    "seconds": round(time.perf_counter() - start, 2)}
-    return {"event": "prepared", "label": label, "seconds": round(seconds, 2), "compiled": watch.count}
+        event = _prepare_one(Setting(learner, params, label), data, steps)
+    return {**event, "compiled": watch.count}
 
 
 def distinct_settings(settings: list[Setting], data: Mapping) -> list[Setting]:
@@ -316,17 +323,16 @@ def distinct_settings(settings: list[Setting], data: Mapping) -> list[Setting]:
     return out
 
 
-def prepare_parallel(settings: list[Setting], jobs: int, data_path: str | None = None,
+def prepare_parallel(settings: list[Setting], jobs: int, data: Mapping | None = None, data_path: str | None = None,
                      emit: Callable[[dict], None] = print, steps: int = PREPARE_STEPS) -> int:
-    """:func:`prepare` in ``jobs`` worker processes, settings with the same kernels once.  Returns the
-    number of settings that failed."""
+    """:func:`prepare` in ``jobs`` worker processes (each reads ``data_path``, or makes the built-in
+    data; ``data`` is the same, here).  Returns the number of settings that failed."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    data = load_data(data_path) if data_path else _builtin_data()
-    todo = distinct_settings(settings, data)
+    todo = distinct_settings(settings, builtin_data() if data is None else data)
     start = time.perf_counter()
-    failures = 0
+    failures = compiled = 0
     with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures = {pool.submit(_prepare_in_worker, s.learner, dict(s.params), s.title, data_path, steps): i
                    for i, s in enumerate(todo)}
@@ -335,8 +341,9 @@ def prepare_parallel(settings: list[Setting], jobs: int, data_path: str | None =
         for future in as_completed(futures):
             event = {**future.result(), "index": futures[future]}
             failures += event["event"] == "error"
+            compiled += event["compiled"]
             emit(event)
-    emit({"event": "done", "settings": len(todo), "failed": failures, "compiled": -1,
+    emit({"event": "done", "settings": len(todo), "failed": failures, "compiled": compiled,
           "elapsed": round(time.perf_counter() - start, 2)})
     return failures
 
@@ -400,7 +407,7 @@ def command(args) -> int:
                 print(f"prepared {event['settings'] - event['failed']} of {event['settings']} settings in "
                       f"{event['elapsed']:.1f} s", flush=True)
     if args.jobs > 1 and len(settings) > 1:
-        return 1 if prepare_parallel(settings, args.jobs, args.data, emit, args.steps) else 0
+        return 1 if prepare_parallel(settings, args.jobs, data, args.data, emit, args.steps) else 0
     return 1 if prepare(settings, data, emit, args.steps) else 0
 
 

@@ -147,13 +147,13 @@ def test_default_settings_start_with_boomer_and_cover_every_preset():
         labels = {s.label for s in settings if s.learner == spec.key}
         assert f"{spec.key}: defaults" in labels
         assert all(f"{spec.key}: {name}" in labels for name in spec.presets)
-    builtin = prepare._builtin_data()
+    builtin = prepare.builtin_data()
     ds = make_synthetic("conditional-dependence", 2000, 6, 0)
     assert np.array_equal(builtin["X"], ds.X)
 
 
 def test_settings_with_the_same_kernels_are_prepared_once():
-    data = prepare._builtin_data()
+    data = prepare.builtin_data()
     boomer = [s for s in prepare.default_settings(["boomer"])]
     distinct = prepare.distinct_settings(boomer, data)
     labels = [s.label for s in distinct]

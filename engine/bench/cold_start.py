@@ -27,12 +27,12 @@ def _child(setting_json: str, start: float) -> dict:
     import numpy as np
 
     from engine import registry
-    from engine.prepare import PREPARE_STEPS, CompileWatch, Setting, _builtin_data, prepare_setting
+    from engine.prepare import PREPARE_STEPS, CompileWatch, Setting, builtin_data, prepare_setting
 
     imported = time.perf_counter() - start
     doc = json.loads(setting_json)
     setting = Setting(doc["learner"], doc["params"], doc["label"])
-    data = _builtin_data()
+    data = builtin_data()
     spec = registry.get(setting.learner)
     first_index = 1 if spec.key == "boomer" else 0  # BOOMER's step 0 is the default rule, learned in closed form
     with CompileWatch(lambda name, count: None) as watch:

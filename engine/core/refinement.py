@@ -504,8 +504,8 @@ _INTERLEAVE = False
 def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage,
                 rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
-    """Alg. 2: grow one rule greedily (compiled per kernel family, see :func:`rule_refinement`).  ``covered`` (uint8, all ones on entry) holds the
-    final coverage over all training examples.  Returns (number of conditions, quality,
+    """Alg. 2: grow one rule greedily (compiled per kernel family, see :func:`rule_refinement`).
+    ``covered`` (uint8, all ones on entry) holds the final coverage over all training examples.  Returns (number of conditions, quality,
     head label for single heads).  With ``bagging`` > 0 the ``weights`` are drawn first (that many draws).
 
     The covered statistics are summed once; after each refinement they are the chosen
@@ -572,6 +572,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
             n_c = ptr[perm[c] + 1] - ptr[perm[c]]
             work += n_c if n_c < T_cnt else T_cnt
         work *= 2 if fixed else K + S
+        # a second thread needs two candidates to share; a K x K solve per threshold (full Hessians)
+        # always repays it
+        threads = m > 1 and (work >= PARALLEL_MIN_WORK or (full_hessian and not fixed))
         if fixed:  # the fixed label's sweep, on WGH or G_one, H_one (see above)
             sc = sc_one
             if interleave:
@@ -579,7 +582,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                             sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh,
                             cancel)
-                if work >= PARALLEL_MIN_WORK and m > 1:
+                if threads:
                     _fixed_threaded(*args_one)
                 else:
                     _fixed_serial(*args_one)
@@ -588,7 +591,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                             H_one, sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
                             sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi,
                             sc.vg, sc.vh, cancel)
-                if work >= PARALLEL_MIN_WORK and m > 1:
+                if threads:
                     _column_threaded(*args_sep)
                 else:
                     _column_serial(*args_sep)
@@ -598,9 +601,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
             args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H, sc.T_g,
                     sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
-            # a K x K solve per threshold (full Hessians) always repays a second thread; one candidate
-            # has nothing to share
-            if (full_step or work >= PARALLEL_MIN_WORK) and m > 1:
+            if threads:
                 _first_threaded(*args)
             else:
                 _first_serial(*args)
