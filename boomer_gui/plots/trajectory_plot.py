@@ -8,6 +8,10 @@ are throttled.  While a run streams, its lines are drawn by blitting over a cach
 as long as they stay inside the axes; a full ``draw_idle`` happens only when the limits must
 grow, when the tab is shown or when runs change.  Finished runs stay as named coloured curves
 that can be hidden or removed in the run list beside the plot.
+
+The plot names its runs outside the data: on screen a line of coloured run names above the axes
+(a Qt label, no cost to a redraw); in presentation mode a large legend below the axes, in as many
+columns as fit, with the canvas's bottom margin grown to hold it (never over the curves).
 """
 from __future__ import annotations
 
@@ -18,19 +22,28 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
-from engine.fileio import atomic_savefig
+from matplotlib.transforms import blended_transform_factory, offset_copy
+from engine.api import atomic_savefig
 from PySide6.QtCore import QSize
 from superqt.utils import qthrottled
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from boomer_gui.plots.canvas import LiveCanvas
-from boomer_gui.state import Run, RunHistory, marker_positions
+from boomer_gui.components.state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250
 ISOMETRIC_LINES = 10  # about this many isometrics cross the visible axes
 
 EMPTY_HAMMING_MAX = 0.5  # x range of the empty trajectory plot (subset 0/1 loss: 0 to 1)
+
+# type sizes (points; the figures have 100 dpi, so 12 pt are 16.7 px) on screen and in presentation mode
+TICK_PT, LABEL_PT, TITLE_PT = 8, 9, 10
+PRESENTATION_SCALE = 1.5  # presentation mode: ticks 12 pt (16.7 px), axis labels 13.5 pt, titles 15 pt
+LEGEND_PT = 12  # the runs' legend in presentation mode
+TRAJ_MARGINS = dict(left=62, bottom=46, top=10, right=12)
+LOSS_MARGINS = dict(left=56, bottom=46, top=30, right=12, wspace=56)
+MARKER_GLYPHS = {"o": "●", "s": "■", "^": "▲", "D": "◆", "v": "▼"}  # state.MARKERS as text
 
 
 def nice_step(span: float) -> float:
@@ -51,6 +64,10 @@ def isometric_segments(xlim, ylim, n: int = ISOMETRIC_LINES) -> list:
     cs = first + step * np.arange(int(math.ceil((hi - first) / step)) + 1)
     return [[(x0, x0 + c), (x1, x1 + c)] for c in cs]
 EXPORT_FILTER = "PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _finite(a: np.ndarray) -> np.ndarray:
@@ -141,8 +158,8 @@ class TrajectoryPlot(QWidget):
         self.hamming_ax = self.loss_fig.add_subplot(1, 2, 1)
         self.subset_ax = self.loss_fig.add_subplot(1, 2, 2)
         self._setup_axes()
-        self.traj_canvas = LiveCanvas(self.traj_fig, left=62, bottom=46, top=10, right=12)
-        self.loss_canvas = LiveCanvas(self.loss_fig, left=56, bottom=46, top=30, right=12, wspace=56)
+        self.traj_canvas = LiveCanvas(self.traj_fig, **TRAJ_MARGINS)
+        self.loss_canvas = LiveCanvas(self.loss_fig, **LOSS_MARGINS)
         for canvas in (self.traj_canvas, self.loss_canvas):
             canvas.setMinimumSize(QSize(200, 150))
 
@@ -152,11 +169,17 @@ class TrajectoryPlot(QWidget):
             "(test) &nbsp;&nbsp; □ kept by global pruning</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
         self.legend_label.setWordWrap(True)  # wraps on narrow screens instead of widening the window
+        # the runs' names in their colours and markers (in presentation mode: the legend under the axes)
+        self.runs_label = QLabel("")
+        self.runs_label.setObjectName("run_names")
+        self.runs_label.setWordWrap(True)
+        self.runs_label.setStyleSheet("font-size: 8pt;")
         traj_page = QWidget()
         tp = QVBoxLayout(traj_page)
         tp.setContentsMargins(0, 2, 0, 0)
         tp.setSpacing(0)
         tp.addWidget(self.legend_label)
+        tp.addWidget(self.runs_label)
         tp.addWidget(self.traj_canvas, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(traj_page, "Hamming vs subset 0/1")
@@ -187,6 +210,9 @@ class TrajectoryPlot(QWidget):
                                             bbox=dict(boxstyle="round", fc="white", ec="0.6", alpha=0.95),
                                             zorder=10, visible=False)
         self.traj_canvas.mpl_connect("motion_notify_event", self._on_motion)
+        self._run_legend = None
+        self._run_legend_key = None  # what the runs' legend shows (rebuilt only when it changes)
+        self.traj_canvas.mpl_connect("resize_event", lambda _event: self._update_run_legend())
 
         # redraws: at most one every UPDATE_INTERVAL_MS, the last request always honoured
         self._flush_soon = qthrottled(self._flush, timeout=UPDATE_INTERVAL_MS, leading=False, parent=self)
@@ -196,12 +222,12 @@ class TrajectoryPlot(QWidget):
     def _setup_axes(self):
         # Few, small tick labels: text is most of the cost of a complete redraw.
         for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
-            a.tick_params(labelsize=8)
+            a.tick_params(labelsize=TICK_PT)
             a.yaxis.set_major_locator(MaxNLocator(nbins=5))
         self.traj_ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
         ax = self.traj_ax
-        ax.set_xlabel("Hamming loss", fontsize=9)
-        ax.set_ylabel("subset 0/1 loss", fontsize=9)
+        ax.set_xlabel("Hamming loss", fontsize=LABEL_PT)
+        ax.set_ylabel("subset 0/1 loss", fontsize=LABEL_PT)
         ax.grid(True, alpha=0.25, lw=0.5)
         self._isometrics = LineCollection(isometric_segments((0, 0.3), (0, 1)), colors="0.8", linewidths=0.6,
                                           linestyles=":", zorder=0)
@@ -221,8 +247,8 @@ class TrajectoryPlot(QWidget):
         ax.set_xlim(0, EMPTY_HAMMING_MAX)
         ax.set_ylim(0, 1)
         for a, title in ((self.hamming_ax, "Hamming loss"), (self.subset_ax, "subset 0/1 loss")):
-            a.set_title(title, fontsize=10)
-            a.set_xlabel("rules", fontsize=9)
+            a.set_title(title, fontsize=TITLE_PT)
+            a.set_xlabel("rules", fontsize=LABEL_PT)
             a.set_xscale("log")
             a.grid(True, alpha=0.25, lw=0.5, which="both")
             a.set_xlim(1, 1000)
@@ -377,37 +403,89 @@ class TrajectoryPlot(QWidget):
 
     # -- presentation ---------------------------------------------------------------------------
     def set_presentation(self, on: bool) -> None:
-        """Large type, the legend (with every run's name) on the plot instead of the label above it."""
+        """Large type (ticks 16.7 px, axis labels larger), the runs' legend under the axes instead of
+        the labels above them; off restores the screen sizes."""
         self.presentation = bool(on)
-        big = 1.5 if on else 1.0
+        big = PRESENTATION_SCALE if on else 1.0
         for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
-            a.tick_params(labelsize=8 * big)
-            a.xaxis.label.set_size(9 * big)
-            a.yaxis.label.set_size(9 * big)
+            a.tick_params(labelsize=TICK_PT * big)
+            a.xaxis.label.set_size(LABEL_PT * big)
+            a.yaxis.label.set_size(LABEL_PT * big)
         for a in (self.hamming_ax, self.subset_ax):
-            a.title.set_size(10 * big)
+            a.title.set_size(TITLE_PT * big)
         self._hover.set_fontsize(8 * big)
         self.legend_label.setVisible(not on)
-        self.traj_canvas.margins.update(left=int(62 * big), bottom=int(46 * big))
-        self.loss_canvas.margins.update(left=int(56 * big), bottom=int(46 * big), top=int(30 * big))
-        for c in (self.traj_canvas, self.loss_canvas):
-            c.fit_margins(c.width(), c.height())
+        self.runs_label.setVisible(not on)
+        for canvas, base in ((self.traj_canvas, TRAJ_MARGINS), (self.loss_canvas, LOSS_MARGINS)):
+            canvas.margins.update({k: int(v * big) for k, v in base.items() if k in ("left", "bottom", "top")})
+            canvas.fit_margins(canvas.width(), canvas.height())
+        self._run_legend_key = None
         self._update_run_legend()
         self.redraw()
 
+    def _run_entries(self) -> list[tuple[str, str, str]]:
+        return [(r.name, r.color, r.marker) for r in self._visible_runs()]
+
+    def _update_run_names(self) -> None:
+        """The line of run names above the axes (normal mode), in the runs' colours and markers."""
+        html = " &nbsp; ".join(f"<span style='color:{color}'>{MARKER_GLYPHS.get(marker, '●')}━</span>&nbsp;"
+                               f"{_html(name)}" for name, color, marker in self._run_entries())
+        if html != self.runs_label.text():
+            self.runs_label.setText(html)
+
+    def _legend_offset_px(self) -> float:
+        """How far below the axes the x tick labels and the x label reach (pixels of the figure)."""
+        ax = self.traj_ax
+        points = (ax.xaxis.get_major_ticks()[0].get_pad() + ax.xaxis.get_major_ticks()[0].get_tick_padding()
+                  + 1.25 * ax.xaxis.get_ticklabels()[0].get_fontsize() + ax.xaxis.labelpad
+                  + 1.25 * ax.xaxis.label.get_fontsize() + 4) if ax.xaxis.get_major_ticks() else 40
+        return points * self.traj_fig.dpi / 72
+
+    def _keep_style_legend(self) -> None:
+        """The (hidden) style legend stays an artist of the axes for exports, whatever legend the
+        axes show."""
+        if self._legend not in self.traj_ax.artists:
+            self.traj_ax.add_artist(self._legend)
+
     def _update_run_legend(self) -> None:
-        """In presentation mode the trajectory axes carry a legend naming every visible run."""
-        old = getattr(self, "_run_legend", None)
-        if old is not None:
-            old.remove()
-            self._run_legend = None
+        """Presentation mode: a legend naming every visible run below the axes, outside the data,
+        in as many columns as the axes' width holds; the bottom margin grows to fit it."""
         if not self.presentation:
+            if self._run_legend is not None:
+                self._run_legend.remove()
+                self._run_legend = None
+                self._run_legend_key = None
             return
-        handles = [Line2D([], [], color=r.color, marker=r.marker, lw=2, label=r.name) for r in self._visible_runs()]
+        canvas, fig, ax = self.traj_canvas, self.traj_fig, self.traj_ax
+        entries = self._run_entries()
+        key = (tuple(entries), canvas.width(), canvas.height(), fig.dpi)
+        if key == self._run_legend_key and self._run_legend is not None:
+            return
+        self._run_legend_key = key
+        handles = [Line2D([], [], color=c, marker=m, lw=2, label=name) for name, c, m in entries]
         handles += [Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
                     Line2D([], [], color="0.3", ls="--", lw=1.2, label="training")]
-        self._run_legend = self.traj_ax.legend(handles=handles, loc="lower right", fontsize=11, framealpha=0.9)  # subset 0/1 >= Hamming: always empty there
-        self.traj_ax.add_artist(self._legend)  # the (hidden) style legend stays for exports
+        offset = self._legend_offset_px()
+        # centred on the figure (not the axes, whose left margin is wider), just under the x label
+        below = blended_transform_factory(fig.transFigure, offset_copy(ax.transAxes, fig=fig, y=-offset, units="dots"))
+        renderer = canvas.get_renderer()
+        if self._run_legend is not None:
+            self._run_legend.remove()
+        legend = None
+        for ncol in range(len(handles), 0, -1):  # the most columns that fit the figure's width
+            if legend is not None:
+                legend.remove()
+            legend = ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
+                               ncol=ncol, fontsize=LEGEND_PT, frameon=False, handlelength=2.2, columnspacing=1.2,
+                               borderaxespad=0.2, borderpad=0.2)
+            if legend.get_window_extent(renderer).width <= fig.bbox.width - 8:
+                break
+        self._run_legend = legend
+        self._keep_style_legend()
+        height = legend.get_window_extent(renderer).height / max(canvas.device_pixel_ratio, 1.0)
+        canvas.margins["bottom"] = int(math.ceil(offset / max(canvas.device_pixel_ratio, 1.0) + height + 8))
+        canvas.fit_margins(canvas.width(), canvas.height())
+        canvas.invalidate()
 
     # -- data -------------------------------------------------------------------------------
     def set_bayes_point(self, point: tuple[float, float] | None) -> None:
@@ -498,6 +576,7 @@ class TrajectoryPlot(QWidget):
     # -- drawing ----------------------------------------------------------------------------
     def redraw(self) -> None:
         """Full redraw (limits recomputed) of the visible tab at the next tick."""
+        self._update_run_names()
         self._dirty_full = {0: True, 1: True}
         self._schedule()
 
@@ -645,8 +724,9 @@ class TrajectoryPlot(QWidget):
             atomic_savefig(fig, path, dpi=150)
         finally:
             legend.remove()
-            if which != "losses":
-                self.traj_ax.add_artist(self._legend)  # keep the (hidden) style legend for the next export
+            self._keep_style_legend()
+            self._run_legend = self._run_legend_key = None  # replaced by the file's legend: built again
+            self._update_run_legend()
             for a in animated:
                 a.set_animated(True)
         (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()
