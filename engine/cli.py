@@ -109,8 +109,10 @@ def _load(path: str, label_columns: str | None, xml: str | None = None, like=Non
     kw = {}
     if label_columns:
         kw["label_columns"] = [int(c) if c.lstrip("-").isdigit() else c for c in label_columns.split(",")]
-    elif xml and path.lower().endswith(".arff"):
-        kw["xml"] = xml
+    if xml:
+        if label_columns:
+            raise ValueError("--xml and --label-columns both say which columns are labels; give one of them")
+        kw["xml"] = xml  # load refuses it for a file that is not ARFF
     if like is not None and path.lower().endswith(SVMLIGHT_SUFFIXES):
         kw.update(n_features=like.n_features, n_labels=like.n_labels)
     return load(path, **kw)
@@ -190,8 +192,9 @@ def cmd_predict(args) -> int:
     est = load_estimator(args.model)
     data = _load(args.data, args.label_columns, args.xml)
     P = est.predict(data.X)
-    names = list(est.model_.schema.label_names) if est.model_.schema else []
-    if not names:
+    schema = getattr(est, "schema_", None)  # every learner's fitted schema (rule learners: their model's)
+    names = list(schema.label_names) if schema is not None else []
+    if len(names) != P.shape[1]:
         names = [f"y{k}" for k in range(P.shape[1])]
     lines = [",".join(names)] + [",".join(str(int(v)) for v in row) for row in P]
     if args.out:

@@ -2,10 +2,16 @@
 
 Everything is written to a temporary file in the target's folder, flushed to disk, and then
 moved over the target with ``os.replace`` (atomic on POSIX and Windows).  If anything fails
-before that, the temporary file is removed and the target is untouched."""
+before that, the temporary file is removed and the target is untouched.
+
+A process killed outright (SIGKILL, power loss) cannot remove anything, so on Linux the temporary
+file has no name while it is written (``O_TMPFILE``; it is given one only for the instant before
+``os.replace``) and a kill leaves nothing behind.  Elsewhere the temporary name carries the writer's
+process id, and the next save of the same file removes the temporaries of writers that are gone."""
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import stat
 import tempfile
@@ -20,19 +26,71 @@ def atomic_open(path, mode: str = "w", encoding: str | None = "utf-8", newline: 
         raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', not {mode!r}")
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    prefix = f".{path.name}.{os.getpid()}."
+    _remove_abandoned(folder, path.name)
+    fd = _unnamed_file(folder)
+    tmp = None
+    if fd is None:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding,
                        newline=None if "b" in mode else newline) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, _mode_for(path))
+            os.chmod(f.fileno() if tmp is None else tmp, _mode_for(path))
+            if tmp is None:  # name the unnamed file just before it replaces the target
+                tmp = _name_unnamed(f.fileno(), folder, f"{prefix}{os.urandom(6).hex()}.tmp")
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
         raise
+
+
+def _unnamed_file(folder) -> int | None:
+    """A file descriptor of a new unnamed file in ``folder`` (Linux ``O_TMPFILE``), or None where the
+    system or the file system has none."""
+    if not hasattr(os, "O_TMPFILE") or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
+    except OSError:
+        return None
+
+
+def _name_unnamed(fd: int, folder, name: str) -> str:
+    """Give the unnamed file ``fd`` the name ``folder/name`` (linkat with AT_SYMLINK_FOLLOW, which
+    os.link uses only when given a directory descriptor)."""
+    dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dir_fd, follow_symlinks=True)
+    finally:
+        os.close(dir_fd)
+    return os.path.join(folder, name)
+
+
+def _remove_abandoned(folder, name: str) -> None:
+    """Remove the temporaries of earlier saves of ``name`` whose writing process no longer exists
+    (a save killed without a chance to clean up); POSIX only (no process probe on Windows)."""
+    if os.name != "posix":
+        return
+    for tmp in glob.glob(os.path.join(glob.escape(str(folder)), f".{glob.escape(name)}.*.tmp")):
+        pid = os.path.basename(tmp)[len(name) + 2:].split(".", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
 
 
 def atomic_write_text(path, text: str, encoding: str = "utf-8") -> None:
@@ -101,8 +159,21 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
+def figure_format(path) -> str:
+    """The image format matplotlib writes for ``path``'s suffix (png without one); ValueError naming
+    the supported suffixes otherwise, so a command can refuse the name before any work."""
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    supported = FigureCanvasBase.get_supported_filetypes()
+    if fmt not in supported:
+        raise ValueError(f"figure file {path}: unknown image format '.{fmt}'; use one of "
+                         f"{', '.join('.' + f for f in sorted(supported))}")
+    return fmt
+
+
 def atomic_savefig(fig, path, **kwargs) -> None:
     """``fig.savefig`` (matplotlib) written atomically; the format comes from the suffix."""
-    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    fmt = figure_format(path)
     with atomic_open(path, "wb") as f:
         fig.savefig(f, format=fmt, **kwargs)

@@ -16,6 +16,7 @@ from typing import Iterator, Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
 
 from .fileio import atomic_write_text
 from .model import RuleModel
@@ -171,7 +172,7 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
     def _model(self) -> RuleModel:
         model = getattr(self, "model_", None)
         if model is None:
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or fit_iter first")
+            raise not_fitted(self)
         return model
 
     @property
@@ -222,6 +223,12 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
         est = cls(**params)
         est._check_params()
         return est
+
+
+def not_fitted(est) -> NotFittedError:
+    """The error of every learner used before ``fit``: scikit-learn's NotFittedError (a ValueError
+    and an AttributeError, so both kinds of caller handle it)."""
+    return NotFittedError(f"this {type(est).__name__} is not fitted yet; call fit or fit_iter first")
 
 
 class _CancelWatcher:

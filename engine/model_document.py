@@ -2,7 +2,20 @@
 
 Every index, shape, type and value a Numba kernel will later rely on is checked here, once, at
 load time; the kernels' hot loops check nothing.  Every problem is one :class:`ValueError`
-naming the rule and the field, e.g. ``"rule 17: head label 1000 out of range (6 labels)"``."""
+naming the rule and the field, e.g. ``"rule 17: head label 1000 out of range (6 labels)"``.
+
+What a file can ask for is bounded, so a small file never causes large work:
+
+* every count that sets work per prediction is bounded by what a real model could need: the
+  learners' parameters have declared maxima (e.g. ML-ME's ``sa_iterations`` at most 10,000, the
+  paper uses 150);
+* every number is finite and at most ``MAX_MAGNITUDE`` in absolute value (about the float32
+  range the attributes have), so sums and products of weights stay finite: no NaN predictions;
+* the sizes that set the work of a prediction (``n_labels``, the number of rules, experts and
+  coefficients) are proportional to the file's own size: every label a model predicts appears in
+  it (a rule model's default rule covers every label; the other learners store per-label
+  coefficients), and :func:`engine.persistence.estimator_from_document` refuses a rule model whose
+  ``n_labels`` no rule, label vector or label name accounts for."""
 from __future__ import annotations
 
 import json
@@ -16,6 +29,7 @@ MAX_FEATURES = 10_000_000
 MAX_LABELS = 1_000_000
 MAX_LABEL_VECTOR_ENTRIES = 200_000_000
 MAX_MODEL_FILE_BYTES = 2 * 1024 ** 3
+MAX_MAGNITUDE = 1e39  # beyond every float32 value (±3.4e38); sums of such weights stay finite in float64
 
 
 def parse_json(text: str, name: str, kind: str = "file of this tool") -> Any:
@@ -69,6 +83,8 @@ def number(value, field: str) -> float:
         raise ValueError(f"{field}: number too large") from None
     if not math.isfinite(value):
         raise ValueError(f"{field}: {value} is not a finite number")
+    if abs(value) > MAX_MAGNITUDE:
+        raise ValueError(f"{field}: {value:g} is beyond ±{MAX_MAGNITUDE:g}, more than any model holds")
     return value
 
 

@@ -42,9 +42,30 @@ def estimator_from_document(doc: Mapping, name: str = "model file") -> RuleLearn
     if not isinstance(key, str):
         raise ValueError(f"{name}: the learner field must be a learner key, found {key!r}")
     try:
-        return registry.get(key).factory.from_model_dict(doc)
+        est = registry.get(key).factory.from_model_dict(doc)
+        model = getattr(est, "model_", None)
+        if model is not None:
+            _check_label_evidence(model)
     except ValueError as exc:
         raise ValueError(f"{name}: {exc}") from None
+    return est
+
+
+# A rule model may predict this many labels although nothing in it mentions them (e.g. one saved before
+# its default rule); beyond it, every label must appear in the file (model_document's docstring).
+UNMENTIONED_LABELS = 1_000
+
+
+def _check_label_evidence(model) -> None:
+    """A rule model's ``n_labels`` must be accounted for by the file: a head, the label vectors or
+    the label names (a real model's default rule covers every label), so the work of a prediction
+    (examples x labels) is proportional to the file's size, not to a number written in it."""
+    mentioned = max([int(r.head_labels[-1]) + 1 for r in model.rules if len(r.head_labels)]
+                    + [len(model.schema.label_names) if model.schema else 0,
+                       0 if model.label_vectors is None else model.label_vectors.shape[1], UNMENTIONED_LABELS])
+    if model.n_labels > mentioned:
+        raise ValueError(f"model, n_labels: {model.n_labels} labels, but no rule, label vector or label name "
+                         f"mentions a label beyond {mentioned - 1} (a real model's default rule covers every label)")
 
 
 def load_estimator(path) -> RuleLearner:

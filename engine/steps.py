@@ -23,3 +23,30 @@ class Step:
     kind: str
     component: Any
     metrics: Mapping[str, float] = field(default_factory=dict)
+
+
+class FitCancelled(Exception):
+    """Raised inside a learner's inner loops (optimiser iterations, EM, annealing, updates) when its
+    ``cancel`` event is set; the learner's ``fit_iter`` catches it, drops the unfinished step and ends."""
+
+
+class CancelCheck:
+    """``check()`` raises :class:`FitCancelled` once ``event`` (a ``threading.Event`` or None) is set;
+    cheap enough for every iteration of an inner loop.  ``optimizer_callback`` is the same check in
+    the form ``scipy.optimize.minimize`` calls after every iteration."""
+
+    def __init__(self, event=None):
+        self.event = event
+
+    def is_set(self) -> bool:
+        return self.event is not None and self.event.is_set()
+
+    def check(self) -> None:
+        if self.is_set():
+            raise FitCancelled()
+
+    def optimizer_callback(self, *_args) -> None:
+        self.check()
+
+
+NEVER_CANCELLED = CancelCheck(None)

@@ -69,7 +69,7 @@ def test_svmlight_with_a_huge_index_loads_sparse_and_small(tmp_path):
     ("0 1000000000000:1\n", "beyond the 10000000 attributes"),
     ("0 99999999999999999999999:1\n", "bad token"),
     ("0 3:1 3:2\n", "feature index 3 occurs twice"),
-    ("0 3:nan\n", "not a finite number"),
+    ("0 3:-inf\n", "not a finite number"),
     ("0,x 3:1\n", "bad label 'x'"),
 ])
 def test_svmlight_refuses_bad_content(tmp_path, text, problem):

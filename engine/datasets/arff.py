@@ -20,6 +20,7 @@ import numpy as np
 
 from .dataset import Dataset
 from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
+from .numbers import first_unusual_number
 
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _UNSUPPORTED_TYPES = {"string", "date", "relational"}
@@ -291,6 +292,11 @@ def _fill_sparse(path, values, attributes, rows, cols, vals, row_lines):
     order = np.lexsort((rows, cols))  # by column, rows ascending within a column
     rows, cols = rows[order], cols[order]
     vals = [vals[i] for i in order]
+    twice = np.flatnonzero((np.diff(cols) == 0) & (np.diff(rows) == 0))
+    if twice.size:
+        i = int(twice[0])
+        raise DatasetFormatError(path, f"attribute index {cols[i]} occurs twice in one sparse row",
+                                 row_lines[int(rows[i])])
     bounds = np.flatnonzero(np.diff(cols)) + 1
     for lo, hi in zip(np.r_[0, bounds], np.r_[bounds, len(cols)]):
         j = int(cols[lo])
@@ -309,10 +315,16 @@ def _convert(tokens, attribute: Attribute) -> np.ndarray:
     if attribute.codes is None:
         try:
             out = np.array(tokens, dtype=np.float64)
+            unusual = first_unusual_number(tokens)
+            if unusual is not None:
+                raise _BadValue(unusual, f"value '{tokens[unusual]}' of numeric attribute '{attribute.name}' is "
+                                         "written with '_' or non-ASCII digits, which a data file's numbers never are")
         except ValueError:
             out = np.empty(len(tokens))
             for i, token in enumerate(tokens):
                 try:
+                    if first_unusual_number([token]) is not None:
+                        raise ValueError(token)
                     out[i] = np.nan if token == "?" else float(token)
                 except ValueError:
                     raise _BadValue(i, f"non-numeric value '{token}' for numeric attribute "
@@ -422,7 +434,7 @@ def find_mulan_xml(path, attribute_names=None) -> Path | None:
             labels = read_mulan_labels(candidate)
         except (DatasetFormatError, OSError):
             continue
-        if labels and all(name in names for name, _ in labels):
+        if labels and all(name in names or _unescape(name) in names for name, _ in labels):
             matches.append(candidate)
     return matches[0] if len(matches) == 1 else None
 
@@ -450,6 +462,8 @@ def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
     positions = {a.name: j for j, a in enumerate(content.attributes)}
     seen = set()
     for name, line in labels:
+        if name not in positions and _unescape(name) in positions:
+            name = _unescape(name)  # the XML copies the ARFF's escaped name ('rock\'n\'roll')
         if name not in positions:
             raise DatasetFormatError(xml_path, f"label '{name}' is not an attribute of {Path(path).name}", line)
         if name in seen:
@@ -458,6 +472,13 @@ def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
     if len(seen) == len(positions):
         raise DatasetFormatError(xml_path, f"every attribute of {Path(path).name} is a label; no features left")
     return sorted(positions[name] for name in seen)
+
+
+def _unescape(name: str) -> str:
+    """``name`` with the ARFF backslash escapes of quoted names resolved (as :func:`_read_name` does)."""
+    if "\\" not in name:
+        return name
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), m.group(1)), name, flags=re.DOTALL)
 
 
 def _chosen_label_indices(path, content: ArffContent, label_columns) -> list[int]:
@@ -504,8 +525,9 @@ def _label_column(path, content: ArffContent, j: int) -> np.ndarray:
 def load_arff(path, xml=None, label_columns=None, progress=None) -> Dataset:
     """Load a Mulan ARFF (labels named in ``xml`` or the XML :func:`find_mulan_xml` finds) or a MEKA ARFF
     (``-C n`` in the relation name); ``label_columns`` (attribute names or indices) overrides both.  A
-    Mulan XML is preferred over a MEKA header.  Raises LabelsNotFoundError when nothing says which
-    attributes are labels."""
+    Mulan XML named after the file (``<stem>.xml``, ``<name>.xml`` of a split file) is preferred over a
+    MEKA header; another XML of the folder is only a guess and used only when there is no MEKA header.
+    Raises LabelsNotFoundError when nothing says which attributes are labels."""
     path = Path(path)
     if xml is not None and not Path(xml).is_file():
         raise FileNotFoundError(2, "Mulan label file not found", str(xml))
@@ -513,7 +535,9 @@ def load_arff(path, xml=None, label_columns=None, progress=None) -> Dataset:
     if label_columns is not None:
         label_idx = _chosen_label_indices(path, content, label_columns)
     else:
-        xml_path = Path(xml) if xml is not None else find_mulan_xml(path, [a.name for a in content.attributes])
+        xml_path = Path(xml) if xml is not None else find_mulan_xml(path)
+        if xml_path is None and not _MEKA_C.search(content.relation):  # the folder's guess never beats -C n
+            xml_path = find_mulan_xml(path, [a.name for a in content.attributes])
         if xml_path is not None:
             label_idx = _mulan_label_indices(path, xml_path, content)
         else:

@@ -3,6 +3,8 @@
 Labels are 0-based integers (the label field may be empty: no relevant label); ``#`` starts a comment
 and ``qid:`` tokens are ignored.  Feature indices are 0-based if index 0 occurs anywhere in the file,
 1-based otherwise; features are named ``f<index>`` after the file's own indices and omitted values are 0.
+A value ``nan`` (any case) is a missing value, as in ARFF and CSV; infinite values are refused.
+Numbers are ASCII digits without digit-group underscores (``1_000`` is refused, as in every format).
 Labels are named ``y0``, ``y1``, ...  Data whose dense form would exceed ``DENSE_LIMIT_BYTES`` are
 returned as a scipy CSR matrix (the engine trains on sparse input directly).
 """
@@ -16,6 +18,7 @@ import scipy.sparse as sp
 
 from .dataset import Dataset, IndexNames
 from .errors import DatasetFormatError, DatasetWarning
+from .numbers import first_unusual_number
 
 MAX_FEATURES = 10_000_000
 MAX_LABELS = 100_000
@@ -118,9 +121,11 @@ def _numbers(path, index_tokens, value_tokens, rows, row_lines):
         values = np.array(value_tokens, dtype=np.float64)
     except (ValueError, OverflowError):
         indices = None
-    if indices is None or (indices.size and indices.min() < 0):
+    unusual = first_unusual_number(value_tokens)
+    if indices is None or (indices.size and indices.min() < 0) or unusual is not None:
         for i, (index, value) in enumerate(zip(index_tokens, value_tokens)):
-            if not (index.isascii() and index.isdigit() and len(index) < 18) or not _is_float(value):
+            if not (index.isascii() and index.isdigit() and len(index) < 18) or not _is_float(value) \
+                    or first_unusual_number([value]) is not None:
                 raise DatasetFormatError(path, f"bad token '{index}:{value}' (expected <index>:<value> with an "
                                                "integer index >= 0 and a numeric value)",
                                          row_lines[int(rows[i])])
@@ -129,13 +134,13 @@ def _numbers(path, index_tokens, value_tokens, rows, row_lines):
 
 
 def _check_values(path, indices, values, rows, row_lines) -> None:
-    """Sane indices, finite values in float32 range, no index twice in a row."""
+    """Sane indices, values in float32 range or NaN (missing), no index twice in a row."""
     if indices.size:
         i = int(np.argmax(indices))
         if indices[i] > MAX_FEATURES:
             raise DatasetFormatError(path, f"feature index {indices[i]} is beyond the {MAX_FEATURES} attributes "
                                            "this tool handles", row_lines[int(rows[i])])
-    bad = np.flatnonzero(~(np.abs(values) <= FLOAT32_MAX))  # inf, NaN and float32 overflow
+    bad = np.flatnonzero(np.abs(values) > FLOAT32_MAX)  # inf and float32 overflow; NaN (missing) is not
     if bad.size:
         i = int(bad[0])
         raise DatasetFormatError(path, f"value {float(values[i])!r} of feature {indices[i]} is not a finite number "

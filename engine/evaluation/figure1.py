@@ -16,7 +16,7 @@ import numpy as np
 from engine import metrics
 from engine.boomer import BoomerClassifier
 from engine.datasets import SYNTHETIC_KINDS, make_synthetic
-from engine.fileio import atomic_savefig, check_output_path
+from engine.fileio import atomic_savefig, check_output_path, figure_format
 from engine.trajectory import Trajectory, marker_indices, save_trajectories
 
 VARIANTS = {
@@ -128,6 +128,7 @@ class _Progress:
 
 def run(args) -> int:
     check_output_path(args.out, what="figure file")
+    figure_format(args.out)  # an unknown suffix is refused before the hours of training
     if args.trajectories:
         check_output_path(args.trajectories, not_same_as=(args.out,), what="trajectories file")
     start = time.perf_counter()

@@ -64,6 +64,10 @@ def pool(Y: np.ndarray, tasks) -> tuple | None:
     n, K = Y.shape
     if not tasks:
         return None
+    for t in tasks:
+        if t.predictions.shape[2:] != (K,) or (len(t.test_rows) and not 0 <= t.test_rows.min() <= t.test_rows.max() < n):
+            raise ValueError(f"task {t.key!r}: its predictions or test rows do not fit the data set's {n} examples "
+                             f"and {K} labels")
     names: dict[str, int] = {}
     for t in sorted(tasks, key=lambda t: (t.fold, t.key)):
         for c in t.configurations:
@@ -81,12 +85,43 @@ def pool(Y: np.ndarray, tasks) -> tuple | None:
     return [c for c, ok in zip(ordered, complete) if ok], P[complete], sum(t.seconds for t in tasks)
 
 
-def build_report(store: ResultStore) -> Report:
+MAX_BOOTSTRAPS = 100_000  # the paper's B is 100: a store cannot ask for unbounded work
+
+
+def checked_run(store: ResultStore) -> tuple[dict, Profile]:
+    """The store's run description with every field the report reads checked (ValueError naming the
+    store and the field): a store is a file a user may hand over, not trusted state."""
+    from .. import model_document as checks
+
     run = store.meta("run")
     if run is None:
         raise ValueError(f"{store.path} holds no evaluation run")
+    try:
+        run = checks.mapping(run, "run")
+        prof = checks.mapping(run.get("profile"), "run, profile")
+        fields = {f: prof.get(f) for f in Profile.__dataclass_fields__}
+        if set(prof) != set(fields):
+            raise ValueError(f"run, profile: fields {sorted(map(str, prof))} are not a profile's")
+        for f in ("n_folds", "max_rules", "rule_step", "n_trees", "cc_orders"):
+            checks.integer(fields[f], f"run, profile, {f}", 1, 10_000_000)
+        checks.integer(fields["n_bootstraps"], "run, profile, n_bootstraps", 1, MAX_BOOTSTRAPS + 1)
+        for f in ("shrinkage", "l2", "learning_rate", "reg_lambda"):
+            [checks.number(v, f"run, profile, {f}") for v in checks.sequence(fields[f], f"run, profile, {f}")]
+        checks.strings(fields["datasets"], "run, profile, datasets")
+        checks.string(fields["name"], "run, profile, name")
+        checks.strings(run.get("datasets"), "run, datasets")
+        checks.strings(run.get("keys"), "run, keys")
+        checks.integer(run.get("n_tasks"), "run, n_tasks", 0, 2 ** 62)
+        for m in checks.strings(run.get("methods"), "run, methods"):
+            checks.choice(m, "run, methods", tuple(METHODS))
+    except ValueError as exc:
+        raise ValueError(f"{store.path}: {exc}") from None
+    return run, Profile.from_dict(prof)
+
+
+def build_report(store: ResultStore) -> Report:
+    run, profile = checked_run(store)
     prof = run["profile"]
-    profile = Profile.from_dict(prof)
     keys = set(run["keys"])
     paper_order = [d for d in paper_table1.DATASETS if d in run["datasets"]]
     datasets = paper_order + [d for d in run["datasets"] if d not in paper_order]  # Table 1's row order

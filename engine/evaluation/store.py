@@ -4,6 +4,7 @@ from the store alone.  WAL journaling lets a viewer read while a run writes."""
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 import time
 import zlib
@@ -31,11 +32,27 @@ def pack_bits(A: np.ndarray) -> bytes:
     return zlib.compress(json.dumps(list(A.shape)).encode() + b"\n" + np.packbits(A.ravel()).tobytes())
 
 
+def _decompressed(blob) -> bytes:
+    if not isinstance(blob, bytes):
+        raise ValueError(f"expected a compressed blob, found {type(blob).__name__}")
+    try:
+        return zlib.decompress(blob)
+    except zlib.error as exc:
+        raise ValueError(f"not a compressed blob ({exc})") from None
+
+
 def unpack_bits(blob: bytes) -> np.ndarray:
-    raw = zlib.decompress(blob)
-    head, _, body = raw.partition(b"\n")
-    shape = tuple(json.loads(head))
-    n = int(np.prod(shape))
+    """The 0/1 matrix :func:`pack_bits` packed; ValueError for anything else."""
+    head, _, body = _decompressed(blob).partition(b"\n")
+    try:
+        shape = json.loads(head)
+    except (ValueError, RecursionError):
+        shape = None
+    if not (isinstance(shape, list) and shape and all(type(s) is int and s >= 0 for s in shape)):
+        raise ValueError("not a packed bit matrix (its shape is missing or invalid)")
+    n = math.prod(shape)
+    if (n + 7) // 8 != len(body):
+        raise ValueError(f"not a packed bit matrix ({len(body)} bytes for shape {tuple(shape)})")
     return np.unpackbits(np.frombuffer(body, dtype=np.uint8), count=n).reshape(shape)
 
 
@@ -44,7 +61,11 @@ def pack_rows(rows: np.ndarray) -> bytes:
 
 
 def unpack_rows(blob: bytes) -> np.ndarray:
-    return np.frombuffer(zlib.decompress(blob), dtype="<i8").copy()
+    """The row indices :func:`pack_rows` packed; ValueError for anything else."""
+    raw = _decompressed(blob)
+    if len(raw) % 8:
+        raise ValueError(f"not a packed list of rows ({len(raw)} bytes)")
+    return np.frombuffer(raw, dtype="<i8").copy()
 
 
 @dataclass
@@ -92,6 +113,13 @@ class ResultStore:
         if not {"meta", "datasets", "tasks"} <= names:
             raise ValueError(f"{self.path} is not a result store (tables missing)")
 
+    def _read(self, sql: str, args=()) -> list:
+        """All rows of a query; a damaged database is a ValueError naming the store."""
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise ValueError(f"{self.path} is not a readable result store: {exc}") from None
+
     def close(self) -> None:
         self.db.close()
 
@@ -107,11 +135,25 @@ class ResultStore:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
 
     def meta(self, key: str, default=None):
-        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-        return default if row is None else json.loads(row[0])
+        row = next(iter(self._read("SELECT value FROM meta WHERE key=?", (key,))), None)
+        return default if row is None else self._json(row[0], f"meta {key!r}")
+
+    def _json(self, text, where: str):
+        """A JSON field read back; ValueError naming the store and the entry when it is not JSON."""
+        from ..model_document import parse_json
+
+        if not isinstance(text, str):
+            raise ValueError(f"{self.path}: {where}: expected JSON text, found {type(text).__name__}")
+        return parse_json(text, f"{self.path}: {where}", "JSON value")
+
+    def _blob(self, unpack, blob, where: str) -> np.ndarray:
+        try:
+            return unpack(blob)
+        except ValueError as exc:
+            raise ValueError(f"{self.path}: {where}: {exc}") from None
 
     def put_dataset(self, name: str, fingerprint: str, files, Y: np.ndarray) -> None:
-        row = self.db.execute("SELECT fingerprint FROM datasets WHERE name=?", (name,)).fetchone()
+        row = next(iter(self._read("SELECT fingerprint FROM datasets WHERE name=?", (name,))), None)
         if row is not None and row[0] != fingerprint:
             raise ValueError(f"the store holds results of a different data set named {name!r} "
                              f"(fingerprint {row[0]}, now {fingerprint}); use another store")
@@ -121,17 +163,20 @@ class ResultStore:
                              pack_bits(Y)))
 
     def dataset_labels(self, name: str) -> np.ndarray:
-        row = self.db.execute("SELECT labels FROM datasets WHERE name=?", (name,)).fetchone()
+        row = next(iter(self._read("SELECT labels FROM datasets WHERE name=?", (name,))), None)
         if row is None:
-            raise KeyError(f"no data set {name!r} in the store")
-        return unpack_bits(row[0])
+            raise ValueError(f"{self.path}: no data set {name!r} in the store")
+        Y = self._blob(unpack_bits, row[0], f"labels of data set {name!r}")
+        if Y.ndim != 2:
+            raise ValueError(f"{self.path}: labels of data set {name!r}: not a matrix (shape {Y.shape})")
+        return Y
 
     def datasets(self) -> list[str]:
-        return [r[0] for r in self.db.execute("SELECT name FROM datasets ORDER BY name")]
+        return [r[0] for r in self._read("SELECT name FROM datasets ORDER BY name")]
 
     # -- tasks ---------------------------------------------------------------------------------
     def finished_keys(self) -> set[str]:
-        return {r[0] for r in self.db.execute("SELECT key FROM tasks")}
+        return {r[0] for r in self._read("SELECT key FROM tasks")}
 
     def put_task(self, r: TaskResult) -> None:
         with self.db:  # one transaction per task: committed before the next result is looked at
@@ -146,23 +191,34 @@ class ResultStore:
             self.db.execute("INSERT INTO failures VALUES (?, ?, ?)", (key, error, time.time()))
 
     def failures(self) -> list[tuple[str, str]]:
-        return [(k, e) for k, e in self.db.execute("SELECT key, error FROM failures ORDER BY at")]
+        return [(k, e) for k, e in self._read("SELECT key, error FROM failures ORDER BY at")]
 
     def tasks(self, dataset: str, method: str, n_folds: int, keys=None) -> list[TaskResult]:
-        rows = self.db.execute(
+        rows = self._read(
             "SELECT key, fold, grp, configurations, params, code_version, seconds, worker, test_rows, predictions "
-            "FROM tasks WHERE dataset=? AND method=? AND n_folds=?", (dataset, method, n_folds)).fetchall()
+            "FROM tasks WHERE dataset=? AND method=? AND n_folds=?", (dataset, method, n_folds))
         out = []
         for key, fold, grp, confs, params, version, seconds, worker, rows_blob, pred_blob in rows:
             if keys is not None and key not in keys:
                 continue
-            out.append(TaskResult(key, dataset, fold, n_folds, method, json.loads(grp), json.loads(confs),
-                                  json.loads(params), version, seconds, worker, unpack_rows(rows_blob),
-                                  unpack_bits(pred_blob)))
+            where = f"task {key!r}"
+            confs = self._json(confs, where + ", configurations")
+            if not (isinstance(confs, list) and all(isinstance(c, str) for c in confs)):
+                raise ValueError(f"{self.path}: {where}: configurations must be a list of names")
+            rows = self._blob(unpack_rows, rows_blob, where + ", test rows")
+            predictions = self._blob(unpack_bits, pred_blob, where + ", predictions")
+            if predictions.ndim != 3 or predictions.shape[:2] != (len(confs), len(rows)):
+                raise ValueError(f"{self.path}: {where}: predictions of shape {predictions.shape} for "
+                                 f"{len(confs)} configurations and {len(rows)} test rows")
+            if not (isinstance(key, str) and isinstance(seconds, (int, float)) and isinstance(fold, int)):
+                raise ValueError(f"{self.path}: {where}: key, seconds and fold must be a name and numbers")
+            out.append(TaskResult(key, dataset, fold, n_folds, method, self._json(grp, where + ", group"), confs,
+                                  self._json(params, where + ", params"), version, float(seconds), worker, rows,
+                                  predictions))
         return out
 
     def timings(self) -> list[tuple[str, str, float]]:
-        return list(self.db.execute("SELECT dataset, method, seconds FROM tasks"))
+        return self._read("SELECT dataset, method, seconds FROM tasks")
 
     def n_tasks(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0])
+        return int(self._read("SELECT COUNT(*) FROM tasks")[0][0])

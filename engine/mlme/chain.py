@@ -12,10 +12,11 @@ import numpy as np
 from scipy.special import expit, log_expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..learner import not_fitted
 from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
-from ..steps import Step
+from ..steps import CancelCheck, FitCancelled, Step
 from ..validation import FromParamsMixin, check_features, check_labels, check_training_data
 from . import logistic
 from .design import design, standardiser
@@ -44,7 +45,7 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
 
     PARAMETERS = (
         Parameter("l2", "float", FROM_INIT, "L2 weight", "of every logistic regression (ML-ME's default)",
-                  minimum=0.0),
+                  minimum=0.0, maximum=1e6),
         Parameter("order", "object", FROM_INIT, "Order", "the chain as a permutation of the labels (None: original)",
                   shown=False),
     )
@@ -67,19 +68,25 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
         self.order_ = order
         self.coef_: list[np.ndarray] = []
         self.prior_ = Yc.mean(axis=0)
-        return self._grow(design(Xc, self.mean_, self.scale_), Yc, val, cancel)
+        return self._grow(design(Xc, self.mean_, self.scale_), Yc, val, CancelCheck(cancel))
 
-    def _grow(self, D, Y, val, cancel) -> Iterator[Step]:
+    def _grow(self, D, Y, val, cancel: CancelCheck) -> Iterator[Step]:
+        """One step per label; once ``cancel`` is set (seen in every L-BFGS iteration) the unfinished
+        link is dropped and no step follows."""
         ones = np.ones((len(Y), 1))
         for i, k in enumerate(self.order_):
-            if cancel is not None and cancel.is_set():
+            try:
+                cancel.check()
+                A = np.hstack([D, Y[:, self.order_[:i]].astype(np.float64)])
+                b = logistic.fit(A, Y[:, [k]].astype(np.float64), ones, float(self.l2), cancel=cancel)[:, 0]
+                self.coef_.append(b)
+                metrics = self._scores("train", D, Y)
+                if val is not None:
+                    metrics.update(self._scores("test", design(val[0], self.mean_, self.scale_), val[1]))
+                cancel.check()
+            except FitCancelled:
+                del self.coef_[i:]
                 return
-            A = np.hstack([D, Y[:, self.order_[:i]].astype(np.float64)])
-            b = logistic.fit(A, Y[:, [k]].astype(np.float64), ones, float(self.l2))[:, 0]
-            self.coef_.append(b)
-            metrics = self._scores("train", D, Y)
-            if val is not None:
-                metrics.update(self._scores("test", design(val[0], self.mean_, self.scale_), val[1]))
             yield Step(i, "label", self._link(i, k, b), metrics)
 
     def _link(self, i: int, k: int, b: np.ndarray) -> ChainLink:
@@ -125,7 +132,7 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X) -> np.ndarray:
         if not getattr(self, "coef_", None):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or fit_iter first")
+            raise not_fitted(self)
         Xc = check_features(X)
         if Xc.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
@@ -150,7 +157,7 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------------------ persistence
     def to_model_dict(self) -> dict:
         if not getattr(self, "coef_", None):
-            raise ValueError("this LogisticChainClassifier is not fitted yet")
+            raise not_fitted(self)
         return make_document(LEARNER_KEY, self.get_params(), self.n_features_in_, self.n_labels_, self.schema_,
                              mean=self.mean_.tolist(), scale=self.scale_.tolist(), prior=self.prior_.tolist(),
                              order=self.order_.tolist(), coef=[b.tolist() for b in self.coef_])

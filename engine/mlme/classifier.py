@@ -16,10 +16,11 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..learner import not_fitted
 from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
-from ..steps import Step
+from ..steps import CancelCheck, FitCancelled, Step
 from ..validation import FromParamsMixin, check_features, check_labels, check_training_data
 from . import ctbn as C
 from .design import design, standardiser
@@ -27,6 +28,12 @@ from .mixture import Mixture, annealed_map, em, penalized_ll
 
 LEARNER_KEY = "ml-me"
 STRUCTURES = ("tree", "independent")
+# Upper bounds of the parameters a model file can set (far above the paper's 5 experts, 50 EM
+# iterations and 150 annealing steps): prediction work grows with sa_iterations, so a file must not
+# be able to ask for 10^9 of them.
+MAX_EXPERTS = 1_000
+MAX_EM_ITERATIONS = 100_000
+MAX_SA_ITERATIONS = 10_000
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,8 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     LEARNER_NAME = LEARNER_KEY
 
     PARAMETERS = (
-        Parameter("n_experts", "int", FROM_INIT, "Experts", "most experts (the paper: 5)", minimum=1),
+        Parameter("n_experts", "int", FROM_INIT, "Experts", "most experts (the paper: 5)", minimum=1,
+                  maximum=MAX_EXPERTS),
         Parameter("l2", "float", FROM_INIT, "L2 weight (experts)", "of every logistic regression", minimum=0.0,
                   maximum=1e6),
         Parameter("gate_l2", "float", FROM_INIT, "L2 weight (gate)", "of the softmax gate", minimum=0.0, maximum=1e6),
@@ -81,11 +89,12 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
                   "stopping", minimum=0.0, maximum=0.9, low_open=True, shown=False),
         Parameter("structure_holdout", "float", FROM_INIT, "Structure holdout", "share held out to choose "
                   "structures", minimum=0.0, maximum=0.9, low_open=True, shown=False),
-        Parameter("max_em_iter", "int", FROM_INIT, "EM iterations", "per expert added", minimum=0),
+        Parameter("max_em_iter", "int", FROM_INIT, "EM iterations", "per expert added", minimum=0,
+                  maximum=MAX_EM_ITERATIONS),
         Parameter("em_tol", "float", FROM_INIT, "EM tolerance", "relative change that ends EM", minimum=0.0,
                   maximum=1.0, shown=False),
         Parameter("sa_iterations", "int", FROM_INIT, "Annealing steps", "MAP search per example (the paper: 150)",
-                  minimum=0),
+                  minimum=0, maximum=MAX_SA_ITERATIONS),
         Parameter("sa_t0", "float", FROM_INIT, "Annealing T0", "start temperature", minimum=0.0, maximum=1e6,
                   low_open=True, shown=False),
         Parameter("sa_alpha", "float", FROM_INIT, "Annealing α", "cooling factor", minimum=0.0, maximum=1.0,
@@ -131,9 +140,22 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
         self.mixture_ = None
         design = self._design(Xd)
         val = None if Xv is None else (self._design(Xv), Yv)
-        return self._grow(design, Yc, val, cancel)
+        return self._grow_until_cancelled(design, Yc, val, CancelCheck(cancel))
 
-    def _grow(self, X, Y, val, cancel) -> Iterator[Step]:
+    def _grow_until_cancelled(self, X, Y, val, cancel: CancelCheck) -> Iterator[Step]:
+        """The steps of :meth:`_grow`; once ``cancel`` is set (seen in any EM, L-BFGS or annealing
+        iteration) the unfinished step is dropped, the mixture of the last step kept, and no step
+        follows."""
+        kept = None
+        try:
+            for step in self._grow(X, Y, val, cancel):
+                cancel.check()  # a step finished while cancelling is dropped like an unfinished one
+                kept = self.mixture_
+                yield step
+        except FitCancelled:
+            self.mixture_ = kept
+
+    def _grow(self, X, Y, val, cancel: CancelCheck) -> Iterator[Step]:
         rng = np.random.default_rng(self.random_state)
         n = len(Y)
         if self.early_stopping:
@@ -144,37 +166,31 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
             inner, held = np.arange(n), None
         Xi, Yi = X[inner], Y[inner]
 
-        def cancelled() -> bool:
-            return cancel is not None and cancel.is_set()
-
         label = self.schema_.label
         current: Mixture | None = None
         best_val = -np.inf
         for k in range(1, self.n_experts + 1):
-            if cancelled():
-                return
+            cancel.check()
             if current is None:
                 omega = np.full(len(Yi), 1.0 / len(Yi))
             else:  # SPEC B.6 step 2.1: ω ∝ 1 − P(y | x; M)
                 miss = 1.0 - np.exp(np.minimum(current.log_prob(Xi, Yi), 0.0))
                 omega = miss / miss.sum() if miss.sum() > 0 else np.full(len(Yi), 1.0 / len(Yi))
             if self.structure == "tree":
-                scores = C.edge_weights(Xi, Yi, omega, self.l2, rng, self.structure_holdout)
+                scores = C.edge_weights(Xi, Yi, omega, self.l2, rng, self.structure_holdout, cancel)
                 parents = C.best_structure(scores)
             else:
                 d = Yi.shape[1]
                 scores = C.StructureScores(np.zeros((d, d)), np.full(d, np.nan))
                 parents = np.full(d, C.ROOT, dtype=np.int64)
-            coef = C.fit_parameters(Xi, Yi, omega * len(Yi), parents, self.l2)
+            coef = C.fit_parameters(Xi, Yi, omega * len(Yi), parents, self.l2, cancel=cancel)
             expert = C.CTBN(parents, coef)
             if current is None:
                 candidate = Mixture([expert], np.zeros((1, X.shape[1])))
             else:
                 candidate = Mixture([C.CTBN(e.parents, e.coef.copy()) for e in current.experts] + [expert],
                                     np.vstack([current.gate, np.zeros((1, X.shape[1]))]))
-            fit = em(candidate, Xi, Yi, self.l2, self.gate_l2, self.max_em_iter, self.em_tol, cancelled)
-            if cancelled():
-                return
+            fit = em(candidate, Xi, Yi, self.l2, self.gate_l2, self.max_em_iter, self.em_tol, cancel)
             val_ll = float(candidate.log_prob(X[held], Y[held]).sum()) if held is not None else float("nan")
             accepted = current is None or held is None or val_ll >= best_val
             last = not accepted or k == self.n_experts
@@ -184,7 +200,7 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
             refit = False
             if last and held is not None:  # SPEC B.6 step 3: parameters relearnt on all training data
                 final = Mixture([C.CTBN(e.parents, e.coef.copy()) for e in current.experts], current.gate.copy())
-                em(final, X, Y, self.l2, self.gate_l2, self.max_em_iter, self.em_tol, cancelled)
+                em(final, X, Y, self.l2, self.gate_l2, self.max_em_iter, self.em_tol, cancel)
                 self.mixture_, refit = final, True
             arcs = tuple(float(scores.self_[i] if p == C.ROOT else scores.pair[p, i]) for i, p in enumerate(parents))
             component = ExpertStep(k, expert.describe(label), tuple(int(p) for p in parents), arcs,
@@ -195,15 +211,15 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
                        "em_iterations": float(fit.iterations), "ess": component.omega_ess}
             if held is not None:
                 metrics["internal_val_ll"] = val_ll
-            metrics.update(self._scores("train", X, Y))
+            metrics.update(self._scores("train", X, Y, cancel))
             if val is not None:
-                metrics.update(self._scores("test", *val))
+                metrics.update(self._scores("test", *val, cancel))
             yield Step(k - 1, "expert", component, metrics)
             if last:
                 return
 
-    def _scores(self, prefix: str, X, Y) -> dict:
-        P = annealed_map(self.mixture_, X, self.sa_iterations, self.sa_t0, self.sa_alpha, self._sa_seed())
+    def _scores(self, prefix: str, X, Y, cancel: CancelCheck) -> dict:
+        P = annealed_map(self.mixture_, X, self.sa_iterations, self.sa_t0, self.sa_alpha, self._sa_seed(), cancel)
         wrong = P != Y
         return {f"{prefix}_hamming": float(wrong.mean()), f"{prefix}_subset": float(wrong.any(axis=1).mean()),
                 f"{prefix}_cll": float(-self.mixture_.log_prob(X, Y).sum())}
@@ -219,7 +235,7 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------------------ prediction
     def _check_X(self, X) -> np.ndarray:
         if getattr(self, "mixture_", None) is None:
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or fit_iter first")
+            raise not_fitted(self)
         Xc = check_features(X)
         if Xc.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
@@ -227,12 +243,13 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Annealed MAP label vectors of the mixture (SPEC B.7)."""
-        return annealed_map(self.mixture_, self._check_X(X), self.sa_iterations, self.sa_t0, self.sa_alpha,
-                            self._sa_seed())
+        Xd = self._check_X(X)
+        return annealed_map(self.mixture_, Xd, self.sa_iterations, self.sa_t0, self.sa_alpha, self._sa_seed())
 
     def predict_proba(self, X) -> np.ndarray:
         """Per-label marginals P(y_i = 1 | x) of the mixture."""
-        return self.mixture_.marginals(self._check_X(X))
+        Xd = self._check_X(X)
+        return self.mixture_.marginals(Xd)
 
     def log_likelihood(self, X, Y) -> np.ndarray:
         """log P(y | x) per example (natural log; the CLL-loss is minus its sum)."""
@@ -245,7 +262,7 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------------------ persistence
     def to_model_dict(self) -> dict:
         if getattr(self, "mixture_", None) is None:
-            raise ValueError("this MLMEClassifier is not fitted yet")
+            raise not_fitted(self)
         mix = self.mixture_
         return make_document(LEARNER_KEY, self.get_params(), self.n_features_in_, self.n_labels_, self.schema_,
                              mean=self.mean_.tolist(), scale=self.scale_.tolist(), gate=mix.gate.tolist(),

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-from scipy.special import log_expit
+from scipy.special import expit, log_expit
 
+from ..steps import NEVER_CANCELLED, CancelCheck
 from . import logistic
 
 ROOT = -1
@@ -59,7 +60,7 @@ class CTBN:
         """P(y_i = 1 | x, T): parents' marginals propagated down the tree."""
         Z = self.logits(X) if Z is None else Z
         p = np.zeros(Z.shape[:2])
-        sig = 1.0 / (1.0 + np.exp(-Z))
+        sig = expit(Z)
         for i in topological_order(self.parents):
             q = self.parents[i]
             p[:, i] = sig[:, i, 0] if q == ROOT else (1 - p[:, q]) * sig[:, i, 0] + p[:, q] * sig[:, i, 1]
@@ -142,11 +143,12 @@ def columns_from_coef(coef: np.ndarray, nodes, values) -> np.ndarray:
     return np.stack([coef[i, max(v, 0)] for i, v in zip(nodes, values)], axis=1)
 
 
-def fit_parameters(X, Y, weights, parents, l2: float, warm: np.ndarray | None = None) -> np.ndarray:
+def fit_parameters(X, Y, weights, parents, l2: float, warm: np.ndarray | None = None,
+                   cancel: CancelCheck = NEVER_CANCELLED) -> np.ndarray:
     """All LRs of one structure on weighted data (weights scaled by the caller)."""
     nodes, values, T, W = problem_matrices(Y, weights, parents)
     B0 = None if warm is None else columns_from_coef(warm, nodes, values)
-    return coef_from_columns(logistic.fit(X, T, W, l2, B0), nodes, values, Y.shape[1])
+    return coef_from_columns(logistic.fit(X, T, W, l2, B0, cancel=cancel), nodes, values, Y.shape[1])
 
 
 # ----------------------------------------------------------------------------------- structure
@@ -158,7 +160,8 @@ class StructureScores:
     self_: np.ndarray
 
 
-def edge_weights(X, Y, omega, l2: float, rng: np.random.Generator, holdout: float = 1 / 3) -> StructureScores:
+def edge_weights(X, Y, omega, l2: float, rng: np.random.Generator, holdout: float = 1 / 3,
+                 cancel: CancelCheck = NEVER_CANCELLED) -> StructureScores:
     """Weighted conditional log-likelihoods on a hold-out part of every candidate parent (SPEC B.3)."""
     n, d = Y.shape
     perm = rng.permutation(n)
@@ -181,7 +184,7 @@ def edge_weights(X, Y, omega, l2: float, rng: np.random.Generator, holdout: floa
     T = Y[tr][:, targets].astype(np.float64)
     W = np.repeat(w_tr[:, None], len(targets), axis=1)
     W[:, d:] *= (Y[tr][:, js] == vs)
-    B = logistic.fit(X[tr], T, W, l2)
+    B = logistic.fit(X[tr], T, W, l2, cancel=cancel)
     lp = logistic.log_prob(X[h], B, Y[h][:, targets].astype(np.float64))
     oh = omega[h]
     self_ = (oh[:, None] * lp[:, :d]).sum(axis=0)

@@ -11,6 +11,8 @@ import numpy as np
 import scipy.optimize
 from scipy.special import expit, log_expit
 
+from ..steps import NEVER_CANCELLED, CancelCheck
+
 DEGENERATE_MASS = 1e-9
 
 
@@ -24,8 +26,9 @@ def objective(B: np.ndarray, X: np.ndarray, T: np.ndarray, W: np.ndarray, l2: fl
 
 
 def fit(X: np.ndarray, T: np.ndarray, W: np.ndarray, l2: float, B0: np.ndarray | None = None,
-        max_iter: int = 200, tol: float = 1e-6) -> np.ndarray:
-    """Coefficients (n_features x P) of P weighted logistic regressions; ``T``, ``W``: N x P."""
+        max_iter: int = 200, tol: float = 1e-6, cancel: CancelCheck = NEVER_CANCELLED) -> np.ndarray:
+    """Coefficients (n_features x P) of P weighted logistic regressions; ``T``, ``W``: N x P.  Raises
+    FitCancelled within one objective evaluation once ``cancel`` is set."""
     n_features, P = X.shape[1], T.shape[1]
     B = np.zeros((n_features, P)) if B0 is None else np.array(B0, dtype=np.float64)
     mass = W.sum(axis=0)
@@ -43,11 +46,12 @@ def fit(X: np.ndarray, T: np.ndarray, W: np.ndarray, l2: float, B0: np.ndarray |
     shape = (n_features, len(live))
 
     def f(v):
+        cancel.check()  # line searches evaluate several times per iteration
         value, G = objective(v.reshape(shape), X, Tl, Wl, l2)
         return value, G.ravel()
 
     start = np.ascontiguousarray(B[:, live]).ravel()
-    res = scipy.optimize.minimize(f, start, jac=True, method="L-BFGS-B",
+    res = scipy.optimize.minimize(f, start, jac=True, method="L-BFGS-B", callback=cancel.optimizer_callback,
                                   options={"maxiter": max_iter, "gtol": tol, "ftol": 1e-12})
     if res.fun <= f(start)[0]:  # never accept a worse point (EM's monotonicity relies on it)
         B[:, live] = res.x.reshape(shape)

@@ -7,6 +7,7 @@ import numpy as np
 import scipy.optimize
 from scipy.special import logsumexp
 
+from ..steps import NEVER_CANCELLED, CancelCheck
 from . import logistic
 from .ctbn import CTBN, ROOT, coef_from_columns, columns_from_coef, node_log_probs, problem_matrices
 
@@ -64,11 +65,17 @@ def gate_objective(theta_flat, X, H, gate_l2) -> tuple[float, np.ndarray]:
     return value, G.ravel()
 
 
-def fit_gate(X, H, gate_l2: float, theta0: np.ndarray, max_iter: int = 100) -> np.ndarray:
+def fit_gate(X, H, gate_l2: float, theta0: np.ndarray, max_iter: int = 100,
+             cancel: CancelCheck = NEVER_CANCELLED) -> np.ndarray:
     if H.shape[1] == 1:
         return np.zeros_like(theta0)
     start = theta0.ravel()
-    res = scipy.optimize.minimize(gate_objective, start, args=(X, H, gate_l2), jac=True, method="L-BFGS-B",
+
+    def f(theta_flat):
+        cancel.check()
+        return gate_objective(theta_flat, X, H, gate_l2)
+
+    res = scipy.optimize.minimize(f, start, jac=True, method="L-BFGS-B", callback=cancel.optimizer_callback,
                                   options={"maxiter": max_iter, "ftol": 1e-12, "gtol": 1e-7})
     if res.fun > gate_objective(start, X, H, gate_l2)[0]:
         return theta0
@@ -87,16 +94,16 @@ def penalized_ll(mix: Mixture, X, Y, l2, gate_l2) -> float:
 
 
 def em(mix: Mixture, X, Y, l2: float, gate_l2: float, max_iter: int = 50, tol: float = 1e-5,
-       cancelled=lambda: False) -> EMResult:
+       cancel: CancelCheck = NEVER_CANCELLED) -> EMResult:
     """Algorithm 1: E-step (eq. 9, log space), M-step (eq. 10): gate by L-BFGS, every expert LR as one
-    stacked weighted L2 logistic regression, all warm-started; stops at a relative increase < tol."""
+    stacked weighted L2 logistic regression, all warm-started; stops at a relative increase < tol.
+    Raises FitCancelled (from any EM or L-BFGS iteration) once ``cancel`` is set."""
     result = EMResult(0, [penalized_ll(mix, X, Y, l2, gate_l2)])
     for it in range(max_iter):
-        if cancelled():
-            break
+        cancel.check()
         joint = mix.log_gate(X) + mix.expert_log_probs(X, Y)
         H = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
-        mix.gate = fit_gate(X, H, gate_l2, mix.gate)
+        mix.gate = fit_gate(X, H, gate_l2, mix.gate, cancel=cancel)
         columns, layout = [], []
         Ts, Ws = [], []
         for k, e in enumerate(mix.experts):
@@ -105,7 +112,8 @@ def em(mix: Mixture, X, Y, l2: float, gate_l2: float, max_iter: int = 50, tol: f
             Ws.append(W)
             columns.append(columns_from_coef(e.coef, nodes, values))
             layout.append((nodes, values))
-        B = logistic.fit(X, np.hstack(Ts), np.hstack(Ws), l2, np.hstack(columns), max_iter=M_STEP_ITERATIONS)
+        B = logistic.fit(X, np.hstack(Ts), np.hstack(Ws), l2, np.hstack(columns), max_iter=M_STEP_ITERATIONS,
+                         cancel=cancel)
         start = 0
         for e, (nodes, values) in zip(mix.experts, layout):
             e.coef = coef_from_columns(B[:, start:start + len(nodes)], nodes, values, Y.shape[1])
@@ -120,7 +128,7 @@ def em(mix: Mixture, X, Y, l2: float, gate_l2: float, max_iter: int = 50, tol: f
 
 # ------------------------------------------------------------------------------------ MAP by SA
 def annealed_map(mix: Mixture, X: np.ndarray, iterations: int = 150, t0: float = 1.0, alpha: float = 0.95,
-                 seed: int = 0) -> np.ndarray:
+                 seed: int = 0, cancel: CancelCheck = NEVER_CANCELLED) -> np.ndarray:
     """Approximate argmax_y P_mix(y | x) (SPEC B.7): start from the expert MAP with the highest mixture
     probability, flip one random label per step, Metropolis acceptance on E = −log P_mix at
     temperature T_t = t0·α^t; the best state visited is returned.  Vectorised over examples."""
@@ -136,6 +144,7 @@ def annealed_map(mix: Mixture, X: np.ndarray, iterations: int = 150, t0: float =
     rng = np.random.default_rng(seed)
     rows = np.arange(n)
     for t in range(1, iterations + 1):
+        cancel.check()
         temperature = t0 * alpha ** t
         flip = rng.integers(0, d, size=n)
         proposal = Y.copy()

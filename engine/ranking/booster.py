@@ -15,9 +15,10 @@ from typing import Iterator, Mapping
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ..learner import not_fitted
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
-from ..steps import Step
+from ..steps import CancelCheck, FitCancelled, Step
 from ..parameters import FROM_INIT, Parameter
 from ..validation import FromParamsMixin, check_features, check_training_data
 from . import graphs as G
@@ -30,6 +31,7 @@ GRAPHS = ("bipartite", "layered")
 UPDATES = ("parallel", "sequential")
 THRESHOLDS = ("calibration-label", "cardinality")
 TOP_CHANGES = 10
+MAX_ITERATIONS = 10_000_000  # the bound of every count a model file can set
 
 
 @dataclass(frozen=True)
@@ -113,12 +115,14 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
         Parameter("threshold", "choice", FROM_INIT, "Bipartition", "how rankings become label sets "
                   "(not in the paper): a calibration label, or the training label cardinality",
                   choices=THRESHOLDS),
-        Parameter("max_iterations", "int", FROM_INIT, "Iterations", "boosting iterations (steps)", minimum=1),
+        Parameter("max_iterations", "int", FROM_INIT, "Iterations", "boosting iterations (steps)", minimum=1,
+                  maximum=MAX_ITERATIONS),
         Parameter("tol", "float", FROM_INIT, "Tolerance", "stop when the loss falls by less", minimum=0.0,
                   maximum=1.0, shown=False),
         Parameter("smoothing", "float", FROM_INIT, "Smoothing ε", "of the update where one weight is zero",
                   minimum=0.0, maximum=1.0, shown=False),
-        Parameter("eval_every", "int", FROM_INIT, "Test every", "test metrics every this many steps", minimum=1),
+        Parameter("eval_every", "int", FROM_INIT, "Test every", "test metrics every this many steps", minimum=1,
+                  maximum=MAX_ITERATIONS),
     )
 
     def __init__(self, decomposition="dom", graph="bipartite", hierarchy=None, features="per-label",
@@ -169,7 +173,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
         self.n_examples_without_edges_ = int((~G.bipartite(Yc).has_edges()).sum())
         val = None if Xv is None else (base.transform(Xv), Yv, _ErrorGraphs(Yv))
         return self._iterate(objective, Yc, _ErrorGraphs(Yc), val, base.names(list(schema.feature_names) or None),
-                             cancel)
+                             CancelCheck(cancel))
 
     def _training_graphs(self, Y, graphs, calibration: bool) -> G.PreferenceGraphs:
         k = Y.shape[1]
@@ -198,24 +202,33 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
         self.initial_loss_ = loss
         label_names = [self.schema_.label(y) for y in range(self.n_labels_)] + ["⊥ (calibration)"]
         for t in range(self.max_iterations):
-            if cancel is not None and cancel.is_set():
+            try:  # the event is read between the phases of an update; λ changes only once it is complete
+                cancel.check()
+                w_plus, w_minus = objective.gradient_parts()
+                cancel.check()
+                if self.update == "parallel":
+                    upd = objective.parallel_update(w_plus, w_minus)
+                else:
+                    upd = objective.sequential_update(w_plus, w_minus)
+                F_new = F + objective.phi @ upd.delta
+                cancel.check()
+                new_loss = objective.evaluate(F_new)
+                decrease = loss - new_loss
+                metrics = {"train_loss": new_loss, "bound": upd.bound, "decrease": decrease,
+                           "slack": decrease - upd.bound}
+                cancel.check()
+                metrics.update(self._scored("train", F_new, Y, train_errors))
+                last = t + 1 == self.max_iterations or decrease <= self.tol * max(loss, 1e-300)
+                if val is not None and ((t + 1) % self.eval_every == 0 or t == 0 or last):
+                    phi_v, Yv, errs_v = val
+                    cancel.check()
+                    scores = np.ascontiguousarray(phi_v @ (lam + upd.delta))
+                    metrics.update(self._scored("test", scores, Yv, errs_v, ranking=True))
+                cancel.check()
+            except FitCancelled:
                 return
-            w_plus, w_minus = objective.gradient_parts()
-            if self.update == "parallel":
-                upd = objective.parallel_update(w_plus, w_minus)
-            else:
-                upd = objective.sequential_update(w_plus, w_minus)
             lam += upd.delta
-            F = F + objective.phi @ upd.delta
-            new_loss = objective.evaluate(F)
-            decrease = loss - new_loss
-            metrics = {"train_loss": new_loss, "bound": upd.bound, "decrease": decrease,
-                       "slack": decrease - upd.bound}
-            metrics.update(self._scored("train", F, Y, train_errors))
-            last = t + 1 == self.max_iterations or decrease <= self.tol * max(loss, 1e-300)
-            if val is not None and ((t + 1) % self.eval_every == 0 or t == 0 or last):
-                phi_v, Yv, errs_v = val
-                metrics.update(self._scored("test", np.ascontiguousarray(phi_v @ lam), Yv, errs_v, ranking=True))
+            F = F_new
             loss = new_loss
             yield Step(t, "update", _describe(upd.delta, lam, base_names, label_names), metrics)
             if last:
@@ -242,7 +255,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------------------- prediction
     def _fitted(self):
         if getattr(self, "coef_", None) is None:
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit or fit_iter first")
+            raise not_fitted(self)
 
     def _label_scores(self, F: np.ndarray) -> np.ndarray:
         k = self.n_labels_
