@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine.datasets import SYNTHETIC_KINDS
+from engine.api import SYNTHETIC_KINDS
 
 DEFAULT_SYNTHETIC = "conditional-dependence"
 
@@ -30,7 +30,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def initial_spec(args):
-    from boomer_gui.state import DataSpec
+    from boomer_gui.components.state import DataSpec
 
     if args.data and Path(args.data).suffix.lower() != ".json":
         labels = [c.strip() for c in args.labels.split(",")] if args.labels else None

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.stats import rankdata
 
 __all__ = ["hamming_loss", "subset_zero_one_loss", "example_f1", "micro_f1", "macro_f1",
-           "rank_loss", "one_error", "coverage", "average_precision", "generalized_error"]
+           "rank_loss", "one_error", "coverage", "average_precision", "truth_and_scores"]
 
 
 # ------------------------------------------------------------------------------------ validation
@@ -51,6 +51,11 @@ def _binary(A, what: str) -> np.ndarray:
         return positive
     bad = np.unique(A[~(positive | (A == 0) | (A == -1))])[:5]
     raise ValueError(f"{what} must hold 0/1 or -1/+1 values, found {bad.tolist() or 'both 0 and -1'}")
+
+
+def truth_and_scores(Y_true, scores) -> tuple[np.ndarray, np.ndarray]:
+    """``Y_true`` as booleans and ``scores`` as floats, checked (shape, values, no NaN)."""
+    return _pair(Y_true, scores, "scores", binary=False)
 
 
 def _pair(Y_true, other, what: str, binary: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -164,21 +169,3 @@ def average_precision(Y_true, scores) -> float:
     among_all, among_relevant = _ranks(Y, S, "max")
     precision = np.where(Y, among_relevant / among_all, 0.0).sum(axis=1) / Y.sum(axis=1)
     return _mean_or_nan(precision)
-
-
-def generalized_error(Y_true, scores, decomposition: str = "dis") -> float:
-    """Dekel et al.'s generalised error of eq. (1) on the bipartite preference graphs of ``Y_true``
-    (relevant ≻ irrelevant), as a mean over examples that have edges; ties count as errors.
-
-    '0-1': some irrelevant label scores at least as high as some relevant one; 'dis': the fraction
-    of such pairs; 'Dom': the fraction of relevant labels not above every irrelevant label; 'dom':
-    the fraction of irrelevant labels not below every relevant label (SPEC A.2)."""
-    from .ranking.graphs import bipartite
-    from .ranking.kernels import disagreement
-
-    Y, S = _pair(Y_true, scores, "scores", binary=False)
-    graphs = bipartite(Y)
-    g = graphs.group(decomposition)
-    per_example = np.zeros(Y.shape[0])
-    disagreement(np.ascontiguousarray(S), g.g_ptr, g.g_example, g.init, g.term, g.weight, per_example)
-    return _mean_or_nan(per_example[graphs.has_edges()])

@@ -107,8 +107,8 @@ def test_exception_inside_atomic_open_keeps_the_old_file(tmp_path):
 
 
 def test_session_save_failing_midway_keeps_the_old_session(tmp_path, fail_mid_write):
-    from boomer_gui.files.session import Session, save_session
-    from boomer_gui.state import DataSpec
+    from boomer_gui.components.session import Session, save_session
+    from boomer_gui.components.state import DataSpec
 
     path = tmp_path / "s.json"
     path.write_text("OLD SESSION")
@@ -119,7 +119,7 @@ def test_session_save_failing_midway_keeps_the_old_session(tmp_path, fail_mid_wr
 
 @pytest.mark.parametrize("suffix", ["txt", "csv", "json"])
 def test_rule_export_failing_midway_keeps_the_old_file(tmp_path, estimator, fail_mid_write, suffix):
-    from boomer_gui.files.exports import write_rules
+    from boomer_gui.components.exports import write_rules
 
     est, data = estimator
     path = tmp_path / f"rules.{suffix}"

@@ -1,4 +1,4 @@
-"""The application's Qt-free core (boomer_gui.controller), tested without any window: run metadata,
+"""The application's Qt-free core (boomer_gui.components.controller), tested without any window: run metadata,
 rebuilding a loaded model's trajectory, step records of any run, what-if switches and sessions."""
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from engine.inspection import WhatIf
 
 @pytest.fixture
 def app():
-    from boomer_gui.controller import Controller
-    from boomer_gui.state import DataSpec, load_data
+    from boomer_gui.components.controller import Controller
+    from boomer_gui.components.state import DataSpec, load_data
 
     c = Controller()
     c.set_data(load_data(DataSpec(kind="synthetic", n_examples=300, n_test=300, seed=0)))
@@ -34,7 +34,7 @@ def _train(app, est, title="run"):
 
 
 def test_the_controller_imports_no_qt():
-    code = "import sys, boomer_gui.controller; print(sorted({m.split('.')[0] for m in sys.modules} & {'PySide6', 'superqt'}))"
+    code = "import sys, boomer_gui.components.controller; print(sorted({m.split('.')[0] for m in sys.modules} & {'PySide6', 'superqt'}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -56,7 +56,7 @@ def test_a_loaded_model_gets_the_trajectory_it_was_trained_with(app):
 
 
 def test_records_and_steps_of_a_run_with_two_rules_per_step(app):
-    from boomer_gui.controller import records_of, step_of
+    from boomer_gui.components.controller import records_of, step_of
 
     est = AdaBoostMHClassifier(max_rules=4)
     run = _train(app, est)
@@ -70,7 +70,7 @@ def test_records_and_steps_of_a_run_with_two_rules_per_step(app):
 
 
 def test_what_if_switches_and_the_session_carry_every_run(app):
-    from boomer_gui.files.session import Session
+    from boomer_gui.components.session import Session
 
     first = _train(app, BoomerClassifier(max_rules=8), "first")
     est = BoomerClassifier(max_rules=10, loss="logistic-non-decomposable")
@@ -107,8 +107,8 @@ def _train_any(app, key, **params):
 
 
 def test_runs_of_every_learner_share_the_history_and_the_session(app):
-    from boomer_gui.controller import shows_steps, spec_of
-    from boomer_gui.files.session import Session
+    from boomer_gui.components.controller import shows_steps, spec_of
+    from boomer_gui.components.session import Session
 
     boomer = _train_any(app, "boomer", max_rules=6)
     ranking = _train_any(app, "label-ranking", max_iterations=9, eval_every=4)

@@ -12,6 +12,7 @@ from engine.persistence import estimator_from_document, load_estimator
 from engine.ranking import LabelRankingBooster
 from engine.ranking.graphs import DECOMPOSITIONS, bipartite, from_edge_lists, layered
 from engine.ranking.kernels import disagreement, subgraph_loss
+from engine.ranking.measures import generalized_error
 from engine.ranking.objective import RankingObjective
 
 TOY_X = np.array([[1, 2], [2, 0.5], [0.5, 1.5]])
@@ -199,7 +200,7 @@ def test_generalized_error_metric_matches_brute_force():
                 "dom": np.mean([any(S[i, a] <= S[i, b] for a in rel) for b in irr])}
 
     for d in DECOMPOSITIONS:
-        assert M.generalized_error(Y, S, d) == pytest.approx(np.mean([brute(i)[d] for i in rows]))
+        assert generalized_error(Y, S, d) == pytest.approx(np.mean([brute(i)[d] for i in rows]))
 
 
 def test_layered_graph_and_calibration_label():
@@ -255,7 +256,7 @@ def test_booster_on_emotions_keeps_theorem_1_and_learns(tmp_path, shared_data):
     last = steps[-1].metrics
     assert last["test_rank_loss"] < 0.25 and last["test_average_precision"] > 0.7  # chance: ~0.5 and ~0.45
     S = est.decision_function(d.X[te])
-    assert last["test_dis"] == pytest.approx(M.generalized_error(d.Y[te], S, "dis"))
+    assert last["test_dis"] == pytest.approx(generalized_error(d.Y[te], S, "dis"))
     assert last["test_hamming"] == pytest.approx(np.mean(est.predict(d.X[te]) != d.Y[te]))
     np.testing.assert_array_equal(est.rank(d.X[te])[:, 0], np.argmax(S, axis=1))
     path = tmp_path / "ranker.json"

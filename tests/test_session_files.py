@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from boomer_gui.files.session import Session
-from boomer_gui.state import DataSpec, RunHistory
+from boomer_gui.components.session import Session
+from boomer_gui.components.state import DataSpec, RunHistory
 from engine import BoomerClassifier
 from engine.datasets import make_synthetic
 from json_mutations import mutated

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from boomer_gui.state import Run
+from boomer_gui.components.state import Run
 from engine.learner import RuleRecord
 from engine.rules import Rule
 from engine.trajectory import Trajectory, load_trajectories, save_trajectories

@@ -14,9 +14,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QMessageBox, QPushButton, QSpinBox, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from engine.datasets import SYNTHETIC_KINDS, test_sibling
+from engine.api import SYNTHETIC_KINDS, test_sibling
 
-from boomer_gui.state import DataSpec, LoadedData, csv_header
+from boomer_gui.components.state import MAX_SYNTHETIC_EXAMPLES, MAX_SYNTHETIC_LABELS, DataSpec, LoadedData, csv_header
 
 DATA_FILTER = "Multi-label data (*.arff *.svm *.svmlight *.libsvm *.txt *.csv);;All files (*)"
 TEST_MODE_TEXT = {"generated": "Fresh synthetic sample", "split": "Random split", "file": "Separate test file"}
@@ -128,11 +128,11 @@ class DataPanel(QWidget):
             self.kind.addItem(k, k)
         self.kind.setCurrentIndex(SYNTHETIC_KINDS.index("conditional-dependence"))
         self.n_examples = QSpinBox()
-        self.n_examples.setRange(10, 1_000_000)
+        self.n_examples.setRange(10, MAX_SYNTHETIC_EXAMPLES)
         self.n_examples.setSingleStep(500)
         self.n_examples.setValue(2000)
         self.n_labels = QSpinBox()
-        self.n_labels.setRange(1, 100)
+        self.n_labels.setRange(1, MAX_SYNTHETIC_LABELS)
         self.n_labels.setValue(6)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 2)
@@ -160,7 +160,7 @@ class DataPanel(QWidget):
         self.split_seed = QSpinBox()
         self.split_seed.setRange(0, 2**31 - 2)
         self.n_test = QSpinBox()
-        self.n_test.setRange(10, 1_000_000)
+        self.n_test.setRange(10, MAX_SYNTHETIC_EXAMPLES)
         self.n_test.setSingleStep(500)
         self.n_test.setValue(2000)
         self.test_file_button = QPushButton("Choose test file…")

@@ -16,10 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QMai
                                QTableView, QVBoxLayout, QWidget)
 from superqt.utils import create_worker
 
-from engine.evaluation import paper_table1
-from engine.evaluation.cd_diagram import cd_figure
-from engine.evaluation.measures import MEASURES
-from engine.evaluation.report import MeasureView, Report, load_report, measure_view, store_progress
+from engine.api import MEASURES, MeasureView, Report, cd_figure, load_report, measure_view, paper_table1, store_progress
 
 SortRole = Qt.UserRole + 1
 

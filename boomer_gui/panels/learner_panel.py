@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
 
 from engine import registry
 
-from boomer_gui.state import preset_name
+from boomer_gui.components.state import preset_name
 from boomer_gui.panels.wheel_guard import guard_wheel
 
 INT_LIMIT = 2**31 - 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy, QStyle, QWidget
 
-from boomer_gui.playback import SPEEDS
+from boomer_gui.adapters.playback import SPEEDS
 
 
 def format_eta(seconds: float | None) -> str:
@@ -151,6 +151,16 @@ class RunControls(QWidget):
         if state:
             parts.append(state)
         self.info.setText(" · ".join(parts))
+
+    def show_run(self, run, noun: str | None = None) -> None:
+        """A run picked in the run table: its own size, status and time, not the last run's."""
+        n = len(run)
+        self.noun = noun or self.noun
+        self.progress.setRange(0, max(n, 1))
+        self.progress.setValue(n)
+        took = f" after {run.elapsed:.1f} s" if run.elapsed is not None else ""
+        self.info.setText(f"{run.name}: {n} {self.noun}{'s' if n != 1 else ''} · {run.status}{took}")
+        self.info.setToolTip(run.describe())
 
     def finish(self, n: int, state: str, elapsed: float) -> None:
         if self.progress.maximum() == 0:

@@ -1,6 +1,6 @@
 """The run table: every run of the session with its data set, learner, size, final losses and time.
 
-A ``QAbstractTableModel`` over the Qt-free :class:`~boomer_gui.state.RunHistory`; the first column's
+A ``QAbstractTableModel`` over the Qt-free :class:`~boomer_gui.components.state.RunHistory`; the first column's
 check box shows or hides the run's curves, its swatch is the run's colour and marker.  Runs
 trained on another data set than the loaded one are greyed (their losses are not comparable).
 Selecting a row asks the window to show that run's rules."""
@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon, QKeySequence, QPainter, QPen, Q
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView,
                                QVBoxLayout, QWidget)
 
-from boomer_gui.state import Run, RunHistory
+from boomer_gui.components.state import Run, RunHistory
 
 COLUMNS = ("show", "run", "data set", "learner", "size", "train H", "train 0/1", "test H", "test 0/1", "time",
            "status")
@@ -85,14 +85,17 @@ class RunTableModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), row, row)
         self.endInsertRows()
 
-    def remove(self, run: Run) -> None:
-        """Take ``run`` out of the history (and the table)."""
-        if run not in self.history.runs:
-            return
-        row = self.history.runs.index(run)
-        self.beginRemoveRows(QModelIndex(), row, row)
-        self.history.remove(run)
-        self.endRemoveRows()
+    def run_removing(self, run: Run) -> None:
+        """``run`` is about to leave the history (the application model removes it)."""
+        row = self.row_of(run)
+        self._removing = row >= 0
+        if self._removing:
+            self.beginRemoveRows(QModelIndex(), row, row)
+
+    def run_removed(self, run: Run) -> None:
+        if getattr(self, "_removing", False):
+            self._removing = False
+            self.endRemoveRows()
 
     def run_changed(self, run: Run) -> None:
         if run in self.history.runs:
@@ -244,12 +247,14 @@ class RunTable(QWidget):
         sm.blockSignals(False)
         self.view.viewport().update()
 
-    def remove(self, run: Run) -> None:
-        """Take ``run`` out of the table; the selection does not move to another run."""
-        sm = self.view.selectionModel()
-        sm.blockSignals(True)
-        self.model.remove(run)
-        sm.blockSignals(False)
+    def run_removing(self, run: Run) -> None:
+        """``run`` is about to leave the history; the selection does not move to another run."""
+        self.view.selectionModel().blockSignals(True)
+        self.model.run_removing(run)
+
+    def run_removed(self, run: Run) -> None:
+        self.model.run_removed(run)
+        self.view.selectionModel().blockSignals(False)
         self.select(None)
 
     def selected_run(self) -> Run | None:

@@ -22,16 +22,37 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyMod
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QTextBrowser, QVBoxLayout, QWidget
 from superqt.utils import qthrottled
 
-from engine.fileio import atomic_savefig
+from engine.api import atomic_savefig
 from engine.registry import STEP, LearnerSpec
 
-from boomer_gui.plots.canvas import MarginCanvas
+from boomer_gui.plots.canvas import MarginCanvas, xaxis_depth_pt
 
 UPDATE_INTERVAL_MS = 250
-BOTTOM_MARGIN_PX = 46  # tick labels and the x label
-LEGEND_OFFSET_PX = 36  # a legend starts this far below the axes (under the x label)
-LEGEND_ROW_PX = 11
 ROW_HEIGHT = 22
+# type sizes (points at 100 dpi) on screen; presentation mode scales them (ticks 10.5 pt = 14.6 px)
+TICK_PT, LABEL_PT, TITLE_PT, LEGEND_PT = 7, 8, 9, 6.5
+PRESENTATION_SCALE = 1.5
+MIN_SPAN = 0.05  # a y axis spans at least this much (absolute) ...
+MIN_RELATIVE_SPAN = 0.1  # ... and this share of its largest value: small differences stay small
+
+
+def honest_limits(lo: float, hi: float) -> tuple[float, float]:
+    """Y limits around the data [lo, hi] that do not magnify tiny differences: a span of at least
+    MIN_SPAN and MIN_RELATIVE_SPAN of the largest magnitude, 5 % padding, and never below 0 for
+    data that are not negative (losses, error rates)."""
+    span = max(hi - lo, MIN_SPAN, MIN_RELATIVE_SPAN * max(abs(lo), abs(hi)))
+    mid = (lo + hi) / 2
+    low, high = mid - span / 2, mid + span / 2
+    if lo >= 0 > low:
+        low, high = 0.0, high - low
+    pad = 0.05 * (high - low)
+    return (max(low - pad, 0.0) if lo >= 0 else low - pad), high + pad
+
+
+def step_limits(first: float, last: float) -> tuple[float, float]:
+    """X limits of a step axis: whole steps, at least half a step beyond the first and the last."""
+    pad = max(0.5, 0.03 * (last - first))
+    return first - pad, last + pad
 
 
 def _fmt(value) -> str:
@@ -134,7 +155,9 @@ class MetricPlots(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.figure = Figure(figsize=(8, 3))
-        self.canvas = MarginCanvas(self.figure, left=62, right=14, bottom=BOTTOM_MARGIN_PX, top=28, wspace=70)
+        # margins fitted to the text before each draw: no clipped label, title or legend
+        self.canvas = MarginCanvas(self.figure, left=62, right=14, bottom=46, top=28, wspace=70, fit_text=True)
+        self.presentation = False
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.canvas)
@@ -146,7 +169,6 @@ class MetricPlots(QWidget):
     def set_spec(self, spec: LearnerSpec | None) -> None:
         self._flush_soon.cancel()
         self.figure.clear()
-        self.canvas.margins["bottom"] = BOTTOM_MARGIN_PX
         self.spec, self.lines, self._x = spec, [], {}
         if spec is None or not spec.plots:
             self.canvas.draw_idle()
@@ -164,12 +186,14 @@ class MetricPlots(QWidget):
         return tuple(p for p in spec.plots if not is_trajectory(p)) if spec is not None else ()
 
     def _add_plot(self, ax, plot) -> None:
-        ax.set_title(plot.title, fontsize=9)
-        ax.set_xlabel(plot.xlabel or self._label(plot.series[0][0]), fontsize=8)
-        ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]), fontsize=8)
-        ax.tick_params(labelsize=7)
+        big = PRESENTATION_SCALE if self.presentation else 1.0
+        ax.set_title(plot.title, fontsize=TITLE_PT * big)
+        ax.set_xlabel(plot.xlabel or self._label(plot.series[0][0]), fontsize=LABEL_PT * big)
+        ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]), fontsize=LABEL_PT * big)
+        ax.tick_params(labelsize=TICK_PT * big)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
+        # steps are whole: every step while they are few, then 1, 2 or 5 times a power of ten
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, steps=[1, 2, 5, 10]))
         ax.grid(True, alpha=0.3)
         colours, handles, splits = {}, [], set()
         for x, y in plot.series:
@@ -183,15 +207,22 @@ class MetricPlots(QWidget):
         if {"train", "test"} <= splits:
             handles += [Line2D([], [], color="0.3", ls="--", lw=1.2, label="train"),
                         Line2D([], [], color="0.3", ls="-", lw=1.4, label="test")]
-        if len(handles) > 1:  # below the axes' label, in the bottom margin: never over the lines
+        if len(handles) > 1:  # below the axes' label, in the bottom margin (fitted to it): never over the lines
             ncol = 2 if len(handles) > 2 else len(handles)
-            below = offset_copy(ax.transAxes, fig=self.figure, y=-LEGEND_OFFSET_PX, units="dots")
-            ax.legend(handles=handles, fontsize=6.5, loc="upper center", bbox_to_anchor=(0.5, 0),
+            below = offset_copy(ax.transAxes, fig=self.figure, y=-xaxis_depth_pt(ax), units="points")
+            ax.legend(handles=handles, fontsize=LEGEND_PT * big, loc="upper center", bbox_to_anchor=(0.5, 0),
                       bbox_transform=below, ncol=ncol, frameon=False, handlelength=1.6, columnspacing=0.8,
                       borderpad=0.2, labelspacing=0.2)
-            rows = -(-len(handles) // ncol)
-            self.canvas.margins["bottom"] = max(self.canvas.margins["bottom"],
-                                                BOTTOM_MARGIN_PX + LEGEND_ROW_PX * rows + 6)
+
+    def set_presentation(self, on: bool) -> None:
+        """Large type (ticks 14.6 px) for a projector; the plots are built again with it."""
+        if bool(on) != self.presentation:
+            self.presentation = bool(on)
+            steps = getattr(self, "_steps", None)
+            self.set_spec(self.spec)
+            if steps is not None:
+                self._steps = steps
+                self.flush()
 
     def _label(self, name: str) -> str:
         if name == STEP:
@@ -223,9 +254,24 @@ class MetricPlots(QWidget):
                     ys.append(yv)
             line.set_data(xs, ys)
         for ax in {a for a, *_ in self.lines}:
-            ax.relim()
-            ax.autoscale_view()
+            self._autoscale(ax)
         self.canvas.draw_idle()
+
+    def _autoscale(self, ax) -> None:
+        """Limits around the axes' data: whole steps on a step axis, a y span that keeps small
+        differences small (:func:`honest_limits`)."""
+        lines = [(line, x) for a, line, x, _ in self.lines if a is ax]
+        xs = np.concatenate([np.asarray(line.get_xdata(), float) for line, _ in lines] or [np.zeros(0)])
+        ys = np.concatenate([np.asarray(line.get_ydata(), float) for line, _ in lines] or [np.zeros(0)])
+        if not xs.size:
+            return
+        if all(x == STEP for _, x in lines):
+            ax.set_xlim(*step_limits(float(xs.min()), float(xs.max())))
+        else:
+            lo, hi = float(xs.min()), float(xs.max())
+            pad = 0.05 * (hi - lo) or 0.05 * max(abs(hi), 1.0)
+            ax.set_xlim(lo - pad, hi + pad)
+        ax.set_ylim(*honest_limits(float(ys.min()), float(ys.max())))
 
     def series(self, x: str, y: str) -> tuple[np.ndarray, np.ndarray]:
         """The data of the (x, y) line (for tests and exports)."""
@@ -318,6 +364,10 @@ class StepView(QWidget):
             rows = "".join(f"<tr><td>{k}</td><td align='right'>{_fmt(v)}</td></tr>" for k, v in step.metrics.items())
             self.inspector.setHtml(f"<h3>{view.noun.capitalize()} {step.index + 1}</h3><p>{step.component!s}</p>"
                                    f"<table>{rows}</table>")
+
+    def set_presentation(self, on: bool) -> None:
+        """Large type in the learner plots (the step inspector's text follows the window's font)."""
+        self.plots.set_presentation(on)
 
     def shutdown(self) -> None:
         """No redraw is pending any more (the window is closing)."""

@@ -29,7 +29,7 @@ from superqt.utils import qthrottled
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from boomer_gui.plots.canvas import LiveCanvas
+from boomer_gui.plots.canvas import LiveCanvas, xaxis_depth_pt
 from boomer_gui.components.state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250
@@ -434,12 +434,8 @@ class TrajectoryPlot(QWidget):
             self.runs_label.setText(html)
 
     def _legend_offset_px(self) -> float:
-        """How far below the axes the x tick labels and the x label reach (pixels of the figure)."""
-        ax = self.traj_ax
-        points = (ax.xaxis.get_major_ticks()[0].get_pad() + ax.xaxis.get_major_ticks()[0].get_tick_padding()
-                  + 1.25 * ax.xaxis.get_ticklabels()[0].get_fontsize() + ax.xaxis.labelpad
-                  + 1.25 * ax.xaxis.label.get_fontsize() + 4) if ax.xaxis.get_major_ticks() else 40
-        return points * self.traj_fig.dpi / 72
+        """How far below the axes the x tick labels and the x label reach (dots of the figure)."""
+        return xaxis_depth_pt(self.traj_ax) * self.traj_fig.dpi / 72
 
     def _keep_style_legend(self) -> None:
         """The (hidden) style legend stays an artist of the axes for exports, whatever legend the

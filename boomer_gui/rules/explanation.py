@@ -11,7 +11,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine.inspection import explain, nearest_label_vectors
+from engine.api import explain, nearest_label_vectors
 from engine.rules import Schema
 
 # colour-blind-safe (Okabe & Ito): blue for positive, vermillion for negative; wrong cells also say so

@@ -15,7 +15,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from engine.head_explanation import HeadStatistics, head_statistics
+from engine.api import HeadStatistics, head_statistics
 from engine.rules import Schema
 
 from boomer_gui.plots.canvas import MarginCanvas

@@ -11,7 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidget, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from engine.model import rule_coverage
+from engine.api import rule_coverage
 from engine.rules import Schema
 
 from boomer_gui.plots.canvas import MarginCanvas

@@ -193,11 +193,15 @@ class RuleTableModel(QAbstractTableModel):
         return a
 
     def predicted_labels(self, row: int) -> frozenset:
-        """The labels the rule's head gives a non-zero score (what the label filter matches)."""
+        """The labels the rule is about (what the label filter matches): those its head scores at
+        least ``STRONG_SHARE`` of its largest absolute score: a single-label head's label, a
+        complete head's (which scores every label) strongest ones."""
         s = self._strong[row]
         if s is None:
             rule = self.records[row].rule
-            s = frozenset(int(k) for k, v in zip(rule.head_labels, rule.head_scores) if v != 0)
+            scores = np.abs(np.asarray(rule.head_scores, dtype=float))
+            top = scores.max() if scores.size else 0.0
+            s = frozenset(int(k) for k, v in zip(rule.head_labels, scores) if v != 0 and v >= STRONG_SHARE * top)
             self._strong[row] = s
         return s
 
@@ -289,6 +293,9 @@ class RuleTableModel(QAbstractTableModel):
         self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
         self.activeToggled.emit(row, on)
         return True
+
+
+STRONG_SHARE = 0.5  # a label the head scores at least half its largest |score|: the rule is about it
 
 
 class RuleFilterProxy(QSortFilterProxyModel):

@@ -26,9 +26,9 @@ YEAST = PROJECT_ROOT.parent / "shared" / "data" / "yeast.svm"
 
 def bench_data(path: Path | None, seed: int = 0):
     """(LoadedData, description): yeast split 70/30, or a random stand-in of the same shape."""
-    from engine.datasets import Dataset, load
+    from engine.api import Dataset, load
 
-    from boomer_gui.state import DataSpec, LoadedData
+    from boomer_gui.components.state import DataSpec, LoadedData
 
     path = path or YEAST
     if path.exists():
@@ -109,10 +109,10 @@ def gui_run(app, data, params: dict) -> dict:
 
 def plot_update_time(app, n_rules: int = 1000, repeats: int = 15) -> tuple[float, float]:
     """(full update, live blit update) in ms of a trajectory plot holding ``n_rules`` rules."""
-    from engine.learner import RuleRecord
+    from engine.api import RuleRecord
     from engine.rules import Rule
 
-    from boomer_gui.state import RunHistory
+    from boomer_gui.components.state import RunHistory
     from boomer_gui.plots.trajectory_plot import TrajectoryPlot
 
     history = RunHistory()

@@ -77,7 +77,7 @@ def _start_fake_preparation(window, timeout: float) -> None:
     import time
 
     from boomer_gui import training
-    from boomer_gui.preparation import KernelPreparation
+    from boomer_gui.adapters.preparation import KernelPreparation
 
     sys_command = [sys.executable, "-c", FAKE_COMPILE]
     training.is_prepared, KernelPreparation.command = (lambda key: False), sys_command
@@ -168,7 +168,7 @@ def take(args) -> Path:
         window.top_tabs.setCurrentWidget(window.run_table)
     window.table.flush_repaint()
     window.plot.draw_now()
-    window._refresh_status()  # the rule count and the losses now, not at the status timer's next tick
+    window.driver.refresh_status()  # the rule count and the losses now, not at the status timer's next tick
     for _ in range(10):  # let the inspector's and the status bar's pending paints happen
         app.processEvents()
     pixmap = window.grab()

@@ -23,6 +23,7 @@ from engine.boomer import BoomerClassifier
 from engine.datasets import load
 from engine.ranking import LabelRankingBooster
 from engine.ranking.graphs import DECOMPOSITIONS
+from engine.ranking.measures import generalized_error
 
 DATA_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 DATASETS = {"emotions": ("emotions.arff",), "yeast": ("yeast.svm",), "enron": ("enron.arff",),
@@ -38,7 +39,7 @@ def _load(name: str):
 
 
 def _scores(Y, S) -> dict:
-    out = {d: M.generalized_error(Y, S, d) for d in DECOMPOSITIONS}
+    out = {d: generalized_error(Y, S, d) for d in DECOMPOSITIONS}
     out["rank loss"] = M.rank_loss(Y, S)
     out["avg precision"] = M.average_precision(Y, S)
     return out

@@ -23,8 +23,8 @@ def no_leftover_threads(qapp):
     from PySide6.QtWidgets import QApplication
     from superqt.utils import WorkerBase
 
-    from boomer_gui.preparation import running_preparations
-    from boomer_gui.training import running_workers
+    from boomer_gui.adapters.preparation import running_preparations
+    from boomer_gui.adapters.training import running_workers
 
     yield
     problems = []
@@ -54,7 +54,7 @@ def no_leftover_threads(qapp):
 @pytest.fixture(autouse=True)
 def kernels_prepared(monkeypatch):
     """Every setting counts as prepared: runs start their worker at once, as before preparations."""
-    import boomer_gui.training as training
+    import boomer_gui.adapters.training as training
 
     monkeypatch.setattr(training, "is_prepared", lambda key: True)
 
@@ -68,7 +68,7 @@ def errors():
 def make_window(qtbot, errors):
     """A factory of main windows whose error boxes are recorded in ``errors`` instead of shown."""
     from boomer_gui.main_window import MainWindow
-    from boomer_gui.state import DataSpec
+    from boomer_gui.components.state import DataSpec
 
     windows = []
 

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from boomer_gui.files.session import Session, load_session
+from boomer_gui.components.session import Session, load_session
 
 
 def _snapshot(w):
@@ -111,7 +111,7 @@ def test_a_corrupt_session_shows_a_message_and_changes_nothing(trained, saved, e
 
 @pytest.mark.parametrize("content", ["@relation x\n@attribute a numeric\n@data\n1,2,3\n", "", "\x00\xff"])
 def test_a_malformed_data_file_shows_a_message_and_changes_nothing(trained, errors, tmp_path, content):
-    from boomer_gui.state import DataSpec
+    from boomer_gui.components.state import DataSpec
 
     path = tmp_path / "bad.arff"
     path.write_text(content, errors="surrogateescape") if content.isascii() else path.write_bytes(

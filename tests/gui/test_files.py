@@ -6,8 +6,8 @@ import json
 import numpy as np
 import pytest
 
-from boomer_gui.files import exports
-from boomer_gui.state import DataSpec
+from boomer_gui.components import exports
+from boomer_gui.components.state import DataSpec
 from engine import BoomerClassifier
 from engine.rules import Rule
 
@@ -23,9 +23,8 @@ def test_rule_exports_reload(trained, tmp_path):
     trained.export_rules(tmp_path / "rules.csv")
     import csv
 
-    text = (tmp_path / "rules.csv").read_text().splitlines()
-    assert "# learner: boomer" in text  # the run's metadata first, as comment lines
-    rows = list(csv.DictReader(line for line in text if not line.startswith("#")))
+    rows = list(csv.DictReader((tmp_path / "rules.csv").read_text().splitlines()))  # the header first
+    assert json.loads((tmp_path / "rules.csv.json").read_text())["metadata"]["learner"] == "boomer"  # the sidecar
     assert len(rows) == len(records) and rows[2]["index"] == "2" and rows[2]["active"] == "1"
     assert float(rows[2]["test_hamming"]) == pytest.approx(records[2].test_hamming, rel=1e-5)
     trained.export_rules(tmp_path / "rules.txt")

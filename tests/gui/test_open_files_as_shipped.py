@@ -92,7 +92,7 @@ def test_loader_warnings_are_shown(window, tmp_path, errors, qtbot):
 def test_data_load_off_the_gui_thread_with_progress(window, tmp_path, errors, qtbot):
     import threading
 
-    from boomer_gui.files import data_loading
+    from boomer_gui.adapters import data_loading
 
     rows = "".join(f"{i % 7},{i % 3},{i % 2},{(i // 2) % 2}\n" for i in range(20000))
     path = tmp_path / "big.arff"

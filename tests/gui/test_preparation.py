@@ -13,8 +13,9 @@ import pytest
 from PySide6.QtWidgets import QMessageBox
 
 import boomer_gui.main_window as main_window
-import boomer_gui.training as training
-from boomer_gui.preparation import KernelPreparation, running_preparations
+import boomer_gui.components.controller as controller
+import boomer_gui.adapters.training as training
+from boomer_gui.adapters.preparation import KernelPreparation, running_preparations
 
 FAKE_CHILD = r"""
 import json, sys, time
@@ -227,7 +228,7 @@ def test_a_child_that_cannot_start_reports_failure(qtbot):
 def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot, make_window, unprepared,
                                                                            monkeypatch):
     monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
-    monkeypatch.setattr(main_window, "is_prepared", lambda key: False)
+    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
     unprepared(fake_child())
     window = make_window()
     background = window.background
@@ -249,7 +250,7 @@ def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot
 
 def test_closing_the_window_kills_the_background_preparation(qtbot, make_window, unprepared, monkeypatch):
     monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
-    monkeypatch.setattr(main_window, "is_prepared", lambda key: False)
+    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
     unprepared(fake_child())
     window = make_window()
     qtbot.waitUntil(lambda: window.background is not None and window.background.pid > 0, timeout=5000)
@@ -262,6 +263,6 @@ def test_closing_the_window_kills_the_background_preparation(qtbot, make_window,
 def test_no_background_preparation_when_boomer_is_prepared(make_window, monkeypatch):
     monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
     keys = []
-    monkeypatch.setattr(main_window, "is_prepared", lambda key: keys.append(key) or True)
+    monkeypatch.setattr(controller, "is_prepared", lambda key: keys.append(key) or True)
     window = make_window()
     assert window.background is None and keys and keys[0].startswith("boomer|")

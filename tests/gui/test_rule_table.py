@@ -32,17 +32,17 @@ def test_filters_by_label_attribute_and_text(trained):
     assert 0 < len(shown) < total
     assert all(2 in set(int(k) for k in rec.rule.head_labels) for rec in shown)
     trained.label_filter.setCurrentIndex(0)
-    trained.attribute_filter.setCurrentIndex(trained.attribute_filter.findData(0))
+    trained.browser.attribute_filter.setCurrentIndex(trained.browser.attribute_filter.findData(0))
     shown = [proxy.index(r, 0).data(RecordRole) for r in range(proxy.rowCount())]
     assert shown and all(any(c.attribute == 0 for c in rec.rule.conditions) for rec in shown)
-    trained.attribute_filter.setCurrentIndex(0)
-    trained.text_filter.setText("x2 >")
-    trained._apply_filters()
+    trained.browser.attribute_filter.setCurrentIndex(0)
+    trained.browser.text_filter.setText("x2 >")
+    trained.browser.apply_filters()
     shown = [proxy.index(r, 0).data(RecordRole) for r in range(proxy.rowCount())]
     assert shown and all("x2 >" in rec.rule.body_text(trained.data.train.schema) for rec in shown)
     assert "of" in trained.count_label.text()
-    trained.text_filter.setText("")
-    trained._apply_filters()
+    trained.browser.text_filter.setText("")
+    trained.browser.apply_filters()
     assert proxy.rowCount() == total
 
 

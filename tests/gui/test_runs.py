@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from boomer_gui.panels.run_table import COL_DATA, COL_LEARNER, COL_NAME, COL_SIZE, COL_TEH, COL_TRS
-from boomer_gui.state import DataSpec
+from boomer_gui.components.state import DataSpec
 
 SMALL = dict(n_examples=300, n_test=300, seed=0)
 
@@ -150,7 +150,7 @@ def test_quitting_with_unsaved_runs_asks_first(qtbot, make_window, train, tmp_pa
     asked = []
     answers = ["cancel", "save"]
     window.confirm_close = lambda text: (asked.append(text), answers.pop(0))[1]
-    window._ask_save = lambda *args: str(tmp_path / "quit.json")
+    window.files.ask_save = lambda *args: str(tmp_path / "quit.json")
     assert train(window) == "finished"
     assert not window.close() and window.isVisible() and "1 run" in asked[0]  # cancelled
     assert window.close() and not window.isVisible()  # saved, then closed

@@ -43,7 +43,7 @@ def test_the_kept_prefix_of_global_pruning_is_marked_on_the_plot(qtbot, make_win
     holdout = [r.extra["holdout_loss"] for r in window.table_model.records]
     assert kept == int(np.argmin(holdout[4:])) + 5
     # the session keeps the marker
-    from boomer_gui.state import Run
+    from boomer_gui.components.state import Run
     assert Run.from_dict(run.to_dict()).selected == kept
 
 

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from boomer_gui.files.session import Session
-from boomer_gui.state import DataSpec, RunHistory, load_data, marker_positions, preset_name
-from boomer_gui.training import RateMeter
+from boomer_gui.components.session import Session
+from boomer_gui.components.state import DataSpec, RunHistory, load_data, marker_positions, preset_name
+from boomer_gui.adapters.training import RateMeter
 from engine.learner import RuleRecord
 from engine.rules import Rule
 

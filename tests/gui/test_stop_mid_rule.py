@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from boomer_gui.state import DataSpec
+from boomer_gui.components.state import DataSpec
 
 # 100 labels (200 attributes), complete heads of the example-wise loss, all attributes: one rule
 # takes tens of seconds here.
@@ -36,7 +36,7 @@ def test_stop_during_a_long_rule_is_quick_and_keeps_the_rules(make_window, train
 
 
 def test_closing_during_a_long_rule_stops_the_worker(make_window, train, qtbot):
-    from boomer_gui.training import running_workers
+    from boomer_gui.adapters.training import running_workers
 
     _warm_up(make_window, train)
     w = make_window(spec=SPEC, max_rules=50, **LONG_RULES)

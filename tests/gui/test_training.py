@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 
-from boomer_gui.training import STREAMING_SWITCH_INTERVAL_S, running_workers
+from boomer_gui.adapters.training import STREAMING_SWITCH_INTERVAL_S, running_workers
 
 
 def test_start_streams_rules_into_table_and_plot(qtbot, window):
@@ -157,7 +157,7 @@ def test_process_wide_tweaks_are_restored_after_every_run(qtbot, make_window, tr
         window.stop_training()
     assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen
 
-    from boomer_gui.training import streaming_tweaks
+    from boomer_gui.adapters.training import streaming_tweaks
     try:
         with streaming_tweaks():
             assert gc.get_freeze_count() >= frozen

@@ -11,7 +11,7 @@ Closing the generator (on stop, on error or at its end) happens in the worker th
 ``finished`` is emitted, so the estimator's ``model_`` holds the learned rules by then.
 
 A run whose kernels are not in Numba's cache yet is first *prepared*: a child process compiles
-them (:mod:`boomer_gui.preparation`), which Stop and Quit can kill at once; the worker starts
+them (:mod:`boomer_gui.adapters.preparation`), which Stop and Quit can kill at once; the worker starts
 when the child is done and loads the kernels from the cache.
 """
 from __future__ import annotations
@@ -30,9 +30,9 @@ from collections import deque
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from superqt.utils import GeneratorWorker
 
-from engine.prepare import is_prepared, kernel_setting, save_data
+from engine.api import is_prepared, kernel_setting, save_data
 
-from boomer_gui.preparation import KernelPreparation
+from boomer_gui.adapters.preparation import KernelPreparation
 
 BATCH_INTERVAL_MS = 100
 # While a run streams, threads hand the GIL over after at most 1 ms (Python's default: 5 ms), so

@@ -14,7 +14,7 @@ from engine import persistence
 from engine.fileio import atomic_write_text
 from engine.registry import get as get_learner
 
-from boomer_gui.state import DataSpec, RunHistory
+from boomer_gui.components.state import DataSpec, RunHistory
 
 SESSION_FORMAT = "boomer-gui-session"
 SESSION_VERSION = 1
@@ -29,12 +29,14 @@ class Session:
     runs: list = field(default_factory=list)  # Run.to_dict() of every run
     current_run: int | None = None  # index into runs of the run the model belongs to
     active: list | None = None  # what-if switches of the model's rules
+    view: dict = field(default_factory=dict)  # the rule filters and the selected rule (VIEW_FIELDS)
     estimator: object | None = field(default=None, repr=False, compare=False)  # built from ``model``
+    checked_runs: RunHistory | None = field(default=None, repr=False, compare=False)  # built from ``runs``
 
     def to_dict(self) -> dict:
         return {"format": SESSION_FORMAT, "version": SESSION_VERSION, "data": self.data.to_dict(),
                 "learner": {"key": self.learner, "params": self.params}, "model": self.model,
-                "runs": self.runs, "current_run": self.current_run, "active": self.active}
+                "runs": self.runs, "current_run": self.current_run, "active": self.active, "view": self.view}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Session":
@@ -63,7 +65,7 @@ class Session:
         if model is not None:
             estimator = persistence.estimator_from_document(model, "session model")
         runs = check.sequence(d.get("runs") or [], "runs", max_length=10_000)
-        RunHistory.from_list(runs)  # every run checked
+        checked_runs = RunHistory.from_list(runs)  # every run and its model checked, once
         current = d.get("current_run")
         if current is not None:
             if model is None:
@@ -82,12 +84,39 @@ class Session:
                 raise ValueError(f"active: expected {len(estimator.model_.rules)} true/false switches, "
                                  f"one per rule of the model")
         session = cls(data=data, learner=key, params=params, model=model, runs=list(runs), current_run=current,
-                      active=active)
+                      active=active, view=check_view(d.get("view")))
         session.estimator = estimator
+        session.checked_runs = checked_runs
         return session
 
     def history(self) -> RunHistory:
-        return RunHistory.from_list(self.runs)
+        """The session's runs (built when the file was checked; a new session builds them now)."""
+        if self.checked_runs is None:
+            self.checked_runs = RunHistory.from_list(self.runs)
+        return self.checked_runs
+
+
+VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "selected_rule")
+
+
+def check_view(view) -> dict:
+    """The view state of a session: label and attribute filters (indices or null), the filter text
+    and the selected rule (an index or null); unknown fields are refused."""
+    if view is None:
+        return {}
+    view = check.mapping(view, "view")
+    unknown = sorted(str(k) for k in view if k not in VIEW_FIELDS)
+    if unknown:
+        raise ValueError(f"view: unknown field(s) {', '.join(unknown)}")
+    out = {}
+    for key, value in view.items():
+        if key == "text_filter":
+            out[key] = check.string(value, f"view, {key}")[:1000]
+        elif value is not None:
+            out[key] = check.integer(value, f"view, {key}", 0, 10 ** 7)
+        else:
+            out[key] = None
+    return out
 
 
 def save_session(path, session: Session) -> None:

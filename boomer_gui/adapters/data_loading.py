@@ -7,9 +7,9 @@ import warnings
 from PySide6.QtCore import QObject, Qt, Signal
 from superqt.utils import create_worker
 
-from engine.datasets import DatasetWarning
+from engine.datasets.errors import DatasetWarning
 
-from boomer_gui.state import DataSpec, load_data
+from boomer_gui.components.state import DataSpec, load_data
 
 
 def load_with_notes(spec: DataSpec, progress=None):

@@ -7,8 +7,11 @@ history), :meth:`Controller.record` for each batch of streamed steps, :meth:`Con
 Which view shows a run's components (the rule table or the step view) follows the *run's*
 learner (:func:`shows_steps`), never the learner chosen in the setup panel.
 
-The main window is a view over this object: it forwards user actions here and shows the result.
-Nothing here imports Qt, so all of it is tested without a window (``tests/gui/test_controller.py``)."""
+Every change is announced by a plain event (:class:`~boomer_gui.components.events.Event`):
+``data_changed``, ``run_added``, ``run_updated`` (new steps, replay progress, what-if), ``run_ended``
+(the learner stopped), ``run_settled`` (all its steps are on screen), ``run_removing`` and
+``run_removed`` (before and after it leaves the history) and ``history_replaced``.  The window's views subscribe; nothing here imports Qt, so all of it is
+tested without a window (``tests/test_controller.py``)."""
 from __future__ import annotations
 
 import math
@@ -18,13 +21,15 @@ import numpy as np
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
+from engine.prepare import is_prepared, kernel_setting
 from engine.registry import LearnerSpec
 from engine.registry import get as get_learner
 from engine.trajectory import LOSSES
 
-from boomer_gui.files import exports
-from boomer_gui.files.session import Session
-from boomer_gui.state import LoadedData, Run, RunHistory, preset_name
+from boomer_gui.components import exports
+from boomer_gui.components.events import Event
+from boomer_gui.components.session import Session, load_session
+from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, preset_name
 
 
 def spec_of(run: Run | None) -> LearnerSpec | None:
@@ -42,8 +47,17 @@ def shows_steps(spec: LearnerSpec | None) -> bool:
     return spec is not None and spec.component.kind != "rule"
 
 
-def run_title(spec: LearnerSpec, params) -> str:
-    return f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
+def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> str:
+    """``learner: preset`` (or ``custom``); a second run of the same setting is told apart by its
+    changed parameters, or ``#2`` when nothing differs."""
+    title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
+    if history is None:
+        return title
+    same = [r for r in history if r.learner == spec.key and r.name.split(": ", 1)[-1].startswith(title)]
+    if not same:
+        return title
+    changed = [f"{k}={v}" for k, v in sorted(params.items()) if same[-1].params.get(k) != v]
+    return f"{title} ({', '.join(changed)})" if changed else f"{title} #{len(same) + 1}"
 
 
 def records_of(run: Run, model) -> list:
@@ -95,6 +109,10 @@ def check_model_fits(est, data: LoadedData) -> None:
                          f"have {data.train.n_features} and {data.train.n_labels}")
 
 
+EVENTS = ("data_changed", "run_added", "run_updated", "run_ended", "run_settled", "run_removing", "run_removed",
+          "history_replaced")
+
+
 class Controller:
     def __init__(self):
         self.data: LoadedData | None = None
@@ -104,11 +122,30 @@ class Controller:
         self.model = None
         self.whatif: WhatIf | None = None
         self.unsaved_models: list[str] = []  # runs whose model the last session could not hold
+        for name in EVENTS:
+            setattr(self, name, Event(name))
 
     # -- data and runs ---------------------------------------------------------------------------
     def set_data(self, loaded: LoadedData) -> None:
         self.data = loaded
         self.forget_model()
+        self.data_changed.emit(loaded)
+
+    def replace_history(self, history: RunHistory) -> None:
+        """A session's runs replace this session's."""
+        self.history = history
+        self.forget_model()
+        self.history_replaced.emit(history)
+
+    def remove_run(self, run: Run) -> None:
+        """``run`` leaves the session (its lines, its row; its components if it is shown)."""
+        if run not in self.history.runs:
+            return
+        self.run_removing.emit(run)
+        self.history.remove(run)
+        if self.run is run:
+            self.forget_model()
+        self.run_removed.emit(run)
 
     def forget_model(self) -> None:
         self.estimator = self.model = self.whatif = self.run = None
@@ -119,29 +156,68 @@ class Controller:
         run.records = []
         return run
 
-    def begin_run(self, spec: LearnerSpec, params) -> Run:
-        """The run of a training that starts now (any learner): it joins the history at once."""
-        run = self.new_run(run_title(spec, params), spec.key, params)
+    def begin_run(self, spec: LearnerSpec, params, estimator=None) -> Run:
+        """The run of a training that starts now (any learner): it joins the history at once and
+        becomes the shown run."""
+        run = self.new_run(run_title(spec, params, self.history), spec.key, params)
         run.status = "running"
+        self.forget_model()
+        self.run, self.estimator = run, estimator
+        self.run_added.emit(run)
         return run
+
+    def set_status(self, run: Run, status: str) -> None:
+        """preparing | running | paused, while the run trains."""
+        run.status = status
+        self.run_updated.emit(run)
 
     def record(self, run: Run, steps) -> None:
         """Steps ``run`` streamed (rule records or any learner's steps): its series and records."""
         steps = list(steps)
         run.append(steps)
         run.records.extend(steps)
+        self.run_updated.emit(run)
 
     def end_run(self, run: Run, state: str, elapsed: float, estimator) -> None:
         """The training of ``run`` ended (finished, stopped or failed): what it learned is kept."""
         run.status, run.elapsed, run.estimator = state, elapsed, estimator
         run.selected = getattr(estimator, "selected_steps_", None)  # global pruning's kept prefix
+        self.run_ended.emit(run)
+
+    def settle(self, run: Run) -> None:
+        """Every step of ``run`` is on screen (after a slowed-down display or a replay)."""
+        run.shown = None
+        self.run_settled.emit(run)
 
     def discard_run(self, run: Run) -> None:
-        """A run that could not start leaves the history."""
-        if run in self.history.runs:
-            self.history.remove(run)
-        if self.run is run:
-            self.forget_model()
+        """A run that could not start: settled with no steps, then out of the history."""
+        self.run_settled.emit(run)
+        self.remove_run(run)
+
+    # -- replay ------------------------------------------------------------------------------------
+    def begin_replay(self, run: Run) -> list:
+        """Show ``run`` again from its first step: its records, to be passed to :meth:`replayed`."""
+        records = list(run.records) if run.records is not None else []
+        run.shown = 0
+        self.whatif = None
+        self.run_updated.emit(run)
+        return records
+
+    def replayed(self, run: Run, n: int) -> None:
+        """``n`` more steps of a replayed run are on screen."""
+        run.shown = (run.shown or 0) + n
+        self.run_updated.emit(run)
+
+    # -- kernels -----------------------------------------------------------------------------------
+    def needs_preparation(self, learner: str) -> bool:
+        """Are the kernels of ``learner``'s default run on the loaded data not compiled yet?"""
+        if self.data is None:
+            return False
+        try:
+            estimator = get_learner(learner).make()
+            return not is_prepared(kernel_setting(estimator, self.data.train.X, self.data.train.Y))
+        except Exception:  # noqa: BLE001 - no such learner or no kernel key: nothing to prepare
+            return False
 
     def close_prompt(self, training: bool) -> str:
         """The question asked before unsaved runs (of every learner) are lost."""
@@ -201,6 +277,7 @@ class Controller:
         run.append(RuleRecord(i, model.rules[i], cov[i], math.nan, losses["train_hamming"][i],
                               losses["train_subset"][i], losses["test_hamming"][i], losses["test_subset"][i])
                    for i in range(n))
+        self.run_added.emit(run)
         return run
 
     # -- what-if ---------------------------------------------------------------------------------
@@ -232,7 +309,17 @@ class Controller:
         return self.run.final_losses() if self.run is not None else {}
 
     # -- sessions --------------------------------------------------------------------------------
-    def session(self, learner: str, params: dict, has_model: bool, active) -> Session:
+    @staticmethod
+    def read_session(path) -> tuple[Session, LoadedData]:
+        """A session file and its data, read and checked completely (ValueError, OSError) before
+        anything changes: the file, every run and model, the data, and that the model fits them."""
+        session = load_session(path)
+        loaded = load_data(session.data)
+        if session.estimator is not None:
+            check_model_fits(session.estimator, loaded)
+        return session, loaded
+
+    def session(self, learner: str, params: dict, has_model: bool, active, view: dict | None = None) -> Session:
         """The session document: data, learner settings, the shown model and its switches, and every
         run of every learner with its series and model (so any run can be inspected after reopening;
         the steps of a learner whose steps are not rules are not kept, its model is).  A model that
@@ -254,7 +341,7 @@ class Controller:
                     self.unsaved_models.append(run.name)
             runs.append(d)
         return Session(data=self.data.spec, learner=learner, params=params, model=model_doc, runs=runs,
-                       current_run=current, active=switches)
+                       current_run=current, active=switches, view=dict(view or {}))
 
     @staticmethod
     def _model_document(estimator) -> dict | None:

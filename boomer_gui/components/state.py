@@ -13,9 +13,11 @@ import numpy as np
 
 from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, make_synthetic
 from engine.metrics import hamming_loss, subset_zero_one_loss
-from engine.trajectory import SERIES, Trajectory, marker_indices
+from engine.trajectory import LOSSES, SERIES, Trajectory, marker_indices
 
 TEST_MODES = ("split", "file", "generated")
+MAX_SYNTHETIC_EXAMPLES = 1_000_000  # the data panel's limits; a session may not ask for more
+MAX_SYNTHETIC_LABELS = 100
 # Colour-blind-safe run colours (Okabe & Ito, with two of Tol's) and marker shapes: run k gets
 # colour k mod 8 and marker k mod 5, so 40 runs differ by colour or shape.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
@@ -99,9 +101,9 @@ class DataSpec:
                              for v in check.sequence(value, where, max_length=10 ** 6)]
                 out[key] = value
             elif key in ("n_examples", "n_test"):
-                out[key] = check.integer(value, where, 1, 10 ** 8)
+                out[key] = check.integer(value, where, 10, MAX_SYNTHETIC_EXAMPLES)
             elif key == "n_labels":
-                out[key] = check.integer(value, where, 1, 10 ** 4)
+                out[key] = check.integer(value, where, 1, MAX_SYNTHETIC_LABELS)
             elif key in ("seed", "split_seed"):
                 out[key] = check.integer(value, where, 0, 2 ** 32 - 1)
             elif key == "test_fraction":
@@ -266,13 +268,16 @@ class Run:
         return self.trajectory.has_test()
 
     def final_losses(self) -> dict:
-        """The losses after the last step; a loss the last step did not report (a learner that
-        evaluates every few steps, stopped in between) is its last reported value."""
-        out = self.trajectory.final_losses()
-        for key, value in out.items():
-            if isinstance(value, float) and math.isnan(value):
-                known = _finite(self.array(key))
-                out[key] = float(known[-1]) if known.size else value
+        """The losses after the last step (see :meth:`losses_at`)."""
+        return self.losses_at(len(self) - 1) if len(self) else self.trajectory.final_losses()
+
+    def losses_at(self, i: int) -> dict:
+        """The losses after step ``i``; a loss that step did not report (a learner that evaluates
+        every few steps) is the last value reported before it."""
+        out = {}
+        for key in LOSSES if self.has_test() else LOSSES[:2]:
+            known = _finite(self.array(key)[: i + 1])
+            out[key] = float(known[-1]) if known.size else math.nan
         return out
 
     def view_len(self) -> int:

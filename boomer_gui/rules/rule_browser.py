@@ -1,0 +1,116 @@
+"""The rule table with its filters (label, attribute, free text) and the count of rules shown."""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from superqt.utils import qdebounced
+
+from boomer_gui.rules.rule_table import RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
+
+FILTER_DELAY_MS = 200
+
+
+class RuleBrowser(QWidget):
+    """``model`` (the rules), ``proxy`` (filtered and sorted), ``table`` (the view) and the filter
+    widgets.  ``steps_of_run`` (set by the window) returns the shown run's number of steps and
+    their noun when they are not one rule each ('20 rules from 10 rounds')."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model = RuleTableModel(self)
+        self.proxy = RuleFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = RuleTableView()
+        self.table.setModel(self.proxy)
+        self.steps_of_run: Callable[[], tuple[int, str] | None] = lambda: None
+        self.label_filter = QComboBox()
+        self.label_filter.setToolTip("Only rules about this label: a single-label head's label, or a label a "
+                                     "complete head scores at least half as strongly as its strongest one")
+        self.attribute_filter = QComboBox()
+        self.attribute_filter.setToolTip("Only rules with a condition on this attribute")
+        self.attribute_filter.setMaximumWidth(200)
+        self.text_filter = QLineEdit()
+        self.text_filter.setPlaceholderText("Filter rules by text…")
+        self.text_filter.setClearButtonEnabled(True)
+        self.count_label = QLabel("0 rules")
+        self.count_label.setMinimumWidth(150)
+        self.count_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self._lay_out()
+        self.label_filter.currentIndexChanged.connect(self.apply_filters)
+        self.attribute_filter.currentIndexChanged.connect(self.apply_filters)
+        self.apply_filters_soon = qdebounced(self.apply_filters, timeout=FILTER_DELAY_MS, parent=self)
+        self.text_filter.textChanged.connect(lambda *_: self.apply_filters_soon())
+        for signal in (self.proxy.rowsRemoved, self.proxy.modelReset, self.proxy.layoutChanged):
+            signal.connect(self.update_count)
+
+    def _lay_out(self) -> None:
+        filters = QHBoxLayout()
+        filters.setContentsMargins(0, 0, 0, 0)
+        for text, widget in (("Label", self.label_filter), ("Attribute", self.attribute_filter)):
+            filters.addWidget(QLabel(text))
+            filters.addWidget(widget)
+        filters.addWidget(self.text_filter, 1)
+        filters.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(filters)
+        layout.addWidget(self.table)
+
+    def fill_filters(self, ds) -> None:
+        """The label and attribute choices of a data set (filters reset, the text kept)."""
+        for combo, names, everything in ((self.label_filter, ds.label_names, "all labels"),
+                                         (self.attribute_filter, ds.feature_names, "all attributes")):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(everything, None)
+            for i, name in enumerate(names):
+                combo.addItem(name, i)
+            combo.blockSignals(False)
+        self.proxy.set_filters(None, None, self.text_filter.text())
+
+    def apply_filters(self) -> None:
+        self.proxy.set_filters(self.label_filter.currentData(), self.attribute_filter.currentData(),
+                               self.text_filter.text())
+        self.update_count()
+
+    def update_count(self, *args) -> None:
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        text = f"{total} rules" if shown == total else f"{shown} of {total} rules"
+        steps = self.steps_of_run()
+        if steps is not None and steps[0] != total:
+            n, noun = steps
+            text += f" from {n} {noun}{'s' if n != 1 else ''}"
+        self.count_label.setText(text)
+
+    def selected_records(self) -> list:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.proxy.index(r, 0).data(RecordRole) for r in rows]
+
+    def selected_text(self, schema) -> str:
+        """The selected rules as text, one per line: index, body -> head."""
+        return "\n".join(f"{rec.index}\t{rec.rule.to_text(schema)}" for rec in self.selected_records())
+
+    # -- sessions ------------------------------------------------------------------------------------
+    def view_state(self) -> dict:
+        """The filters and the selected rule, as a session keeps them."""
+        selected = self.selected_records()
+        return {"label_filter": self.label_filter.currentData(), "attribute_filter": self.attribute_filter.currentData(),
+                "text_filter": self.text_filter.text(), "selected_rule": int(selected[0].index) if selected else None}
+
+    def restore_view(self, view: dict) -> None:
+        """Filters and selection of a session (entries that do not fit the data are left as they are)."""
+        for combo, key in ((self.label_filter, "label_filter"), (self.attribute_filter, "attribute_filter")):
+            at = combo.findData(view.get(key))
+            if at >= 0:
+                combo.setCurrentIndex(at)
+        self.text_filter.setText(view.get("text_filter", ""))
+        self.apply_filters()
+        rule = view.get("selected_rule")
+        if rule is not None and rule < self.model.rowCount():
+            self.table.select_source_row(rule)
+
+    def shutdown(self) -> None:
+        self.apply_filters_soon.cancel()
+        self.table.shutdown()

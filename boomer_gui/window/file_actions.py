@@ -1,0 +1,173 @@
+"""File actions of the window: rule and plot exports, model files, sessions and evaluation results.
+Each dialog action is guarded: any failure is one message box and the window stays as it was."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QFileDialog
+
+from engine.registry import get as get_learner
+
+from boomer_gui.components import exports
+from boomer_gui.components.controller import shows_steps
+from boomer_gui.components.session import Session, save_session
+from boomer_gui.plots.trajectory_plot import EXPORT_FILTER
+
+SESSION_FILTER = "Sessions (*.json);;All files (*)"
+MODEL_FILTER = "Models (*.json);;All files (*)"
+
+
+class FileActions(QObject):
+    def __init__(self, window):
+        super().__init__(window)
+        self.w = window
+        self.app = window.app
+        self.evaluation_windows: list = []
+
+    def ask_save(self, title: str, filters: str, default: str) -> str | None:
+        path, chosen = QFileDialog.getSaveFileName(self.w, title, default, filters)
+        if not path:
+            return None
+        if not Path(path).suffix and "(*." in chosen:
+            path += chosen.split("(*", 1)[1].split(")", 1)[0].split()[0]
+        return path
+
+    def _ask_open(self, title: str, filters: str) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self.w, title, "", filters)
+        return path or None
+
+    def _dialog(self, title: str, action, path: str | None, *args) -> None:
+        if path:
+            self.w.guard(title, action, path, *args)
+
+    # -- rules and plots -------------------------------------------------------------------------
+    def export_rules(self, path) -> None:
+        table = self.w.browser.model
+        records = table.records
+        if not records:
+            raise ValueError("there are no rules to export")
+        run, data = self.app.run, self.app.data
+        meta = run.metadata() if run is not None else {}
+        active = table.active.tolist() if len(table.active) == len(records) else None
+        exports.write_rules(path, records, data.train.schema if data else None, metadata=meta, active=active)
+
+    def export_rules_dialog(self) -> None:
+        path = self.ask_save("Export rules", exports.RULE_EXPORT_FILTER, "rules.txt")
+        self._dialog("Cannot export the rules", self.export_rules, path)
+
+    def export_plot(self, path, which: str | None = None) -> None:
+        """The trajectories of every run, ``which='losses'`` the losses against steps, or
+        ``which='learner'`` the shown run's learner plots."""
+        if which == "learner":
+            self.w.step_view.plots.export(path)
+        else:
+            self.w.plot.export(path, which)
+
+    def export_plot_dialog(self) -> None:
+        path = self.ask_save("Export plot", EXPORT_FILTER, "trajectories.png")
+        self._dialog("Cannot export the plot", self.export_plot, path,
+                     "losses" if self.w.plot.tabs.currentIndex() == 1 else None)
+
+    # -- models ----------------------------------------------------------------------------------
+    def save_model(self, path) -> None:
+        if self.app.estimator is None or not self.w.views.has_model() or self.w.training_active:
+            raise ValueError("there is no finished model to save")
+        self.app.estimator.save(path)
+
+    def save_model_dialog(self) -> None:
+        self._dialog("Cannot save the model", self.save_model, self.ask_save("Save model", MODEL_FILTER, "model.json"))
+
+    def load_model(self, path) -> None:
+        """Load a model file for the current data; its rules fill the table, its trajectory is
+        recomputed by switching its rules on one by one."""
+        if self.w.training_active:
+            raise ValueError("stop the current run before loading a model")
+        if self.app.data is None:
+            raise ValueError("load data first: the model is shown on the current data")
+        spec, est = exports.load_model(path)
+        if spec.component.kind != "rule":
+            self.w.views.show_loaded_steps_model(spec, est, Path(path).name)
+        else:
+            self.w.views.show_loaded_model(spec, est, name=f"loaded {Path(path).name}")
+
+    def load_model_dialog(self) -> None:
+        self._dialog("Cannot load the model", self.load_model, self._ask_open("Load model", MODEL_FILTER))
+
+    # -- sessions --------------------------------------------------------------------------------
+    def session(self) -> Session:
+        w = self.w
+        spec = w.learner_panel.spec
+        return self.app.session(spec.key if spec else "", w.learner_panel.params(), w.views.has_model(),
+                                w.browser.model.active.tolist(), w.browser.view_state())
+
+    def save_session(self, path) -> None:
+        if self.w.training_active:
+            raise ValueError("stop the current run before saving the session")
+        save_session(path, self.session())
+        self.w.unsaved = False
+        if self.app.unsaved_models:
+            self.w.statusBar().showMessage(f"Session saved; no model to keep for {', '.join(self.app.unsaved_models)}"
+                                           " (its losses are kept)", 10000)
+
+    def save_session_dialog(self) -> bool:
+        path = self.ask_save("Save session", SESSION_FILTER, "session.json")
+        return bool(path) and self.w.guard("Cannot save the session", self.save_session, path)
+
+    def open_session(self, path) -> None:
+        """Everything is read and checked first (file, data, models, runs); the window changes only
+        when all of it succeeded, so a bad session leaves the window as it was."""
+        w = self.w
+        if w.training_active:
+            raise ValueError("stop the current run before opening a session")
+        s, loaded = self.app.read_session(path)
+        w.set_data(loaded)
+        if s.learner:
+            try:
+                w.learner_panel.set_learner(s.learner)
+                w.learner_panel.set_params(s.params)
+            except ValueError as exc:
+                w.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
+        self.app.replace_history(s.history())
+        self._show_session_model(s)
+        w.browser.restore_view(s.view)
+        w.unsaved = False
+        w.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
+        w.update_enabled()
+
+    def _show_session_model(self, s: Session) -> None:
+        views = self.w.views
+        spec = get_learner(s.model["learner"]) if s.estimator is not None else None
+        run = self.app.history.runs[s.current_run] if s.current_run is not None else None
+        if shows_steps(spec) and run is not None:
+            run.estimator = s.estimator
+            views.show_step_run(spec, run)
+        elif shows_steps(spec):
+            views.show_loaded_steps_model(spec, s.estimator, "session model")
+        elif spec is not None:
+            views.show_loaded_model(spec, s.estimator, name="session model", run=run, active=s.active)
+        if run is not None:
+            self.w.run_table.select(run)
+
+    def open_session_dialog(self) -> None:
+        self._dialog("Cannot open the session", self.open_session, self._ask_open("Open session", SESSION_FILTER))
+
+    # -- evaluation results ----------------------------------------------------------------------
+    def open_evaluation_dialog(self) -> None:
+        from boomer_gui.panels.evaluation_view import EVALUATION_FILTER
+
+        path = self._ask_open("Open evaluation results", EVALUATION_FILTER)
+        self._dialog("Cannot open the evaluation results", self.open_evaluation, path)
+
+    def open_evaluation(self, path):
+        """Show a Table-1 result store in its own window (raises for a file that is not one)."""
+        from boomer_gui.panels.evaluation_view import open_evaluation
+
+        window = open_evaluation(path, self.w)
+        window.setAttribute(Qt.WA_DeleteOnClose)
+        self.evaluation_windows = [w for w in self.evaluation_windows if w.isVisible()] + [window]
+        return window
+
+    def close_evaluations(self) -> None:
+        for window in self.evaluation_windows:
+            window.close()

@@ -1,0 +1,52 @@
+"""The window's menus (File, Edit, Run, View) and their shortcuts."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+
+
+def _action(window, menu, text, slot, shortcut=None, tip=None) -> QAction:
+    action = QAction(text, window)
+    if shortcut:
+        action.setShortcut(QKeySequence(shortcut))
+    if tip:
+        action.setStatusTip(tip)
+    action.triggered.connect(slot)
+    menu.addAction(action)
+    return action
+
+
+def build_menus(w) -> None:
+    """Sets ``w.act_*`` for the actions the window enables and disables."""
+    m = w.menuBar().addMenu("&File")
+    w.act_open = _action(w, m, "&Open data file…", w.data_panel.choose_file, QKeySequence.Open)
+    m.addSeparator()
+    w.act_open_session = _action(w, m, "Open &session…", w.files.open_session_dialog)
+    w.act_save_session = _action(w, m, "Save s&ession…", w.files.save_session_dialog, QKeySequence.Save)
+    m.addSeparator()
+    w.act_load_model = _action(w, m, "&Load model…", w.files.load_model_dialog)
+    w.act_save_model = _action(w, m, "Save &model…", w.files.save_model_dialog)
+    w.act_export_rules = _action(w, m, "Export &rules (text, CSV, JSON)…", w.files.export_rules_dialog)
+    w.act_export_plot = _action(w, m, "Export &plot (PNG, SVG, PDF)…", w.files.export_plot_dialog)
+    m.addSeparator()
+    w.act_open_evaluation = _action(w, m, "Open e&valuation results…", w.files.open_evaluation_dialog,
+                                    tip="A result store of python -m engine evaluate (the paper's Table 1)")
+    m.addSeparator()
+    _action(w, m, "&Quit", w.close, QKeySequence.Quit)
+    e = w.menuBar().addMenu("&Edit")
+    w.act_copy_rules = _action(w, e, "&Copy selected rules", w.copy_selected_rules, QKeySequence.Copy,
+                               "Copy the selected rules as text")
+    w.act_copy_rules.setShortcutContext(Qt.WidgetWithChildrenShortcut)  # Ctrl+C elsewhere is untouched
+    w.browser.table.addAction(w.act_copy_rules)
+    r = w.menuBar().addMenu("&Run")
+    w.act_start = _action(w, r, "&Start", w.start_training, "Ctrl+R")
+    w.act_pause = _action(w, r, "&Pause / resume", w.driver.toggle_pause, "Ctrl+P")
+    w.act_stop = _action(w, r, "S&top", w.stop_training, "Ctrl+.")
+    r.addSeparator()
+    w.act_step = _action(w, r, "Show one more rule (&step)", w.driver.step, "Ctrl+Right")
+    w.act_replay = _action(w, r, "&Replay the shown run", lambda: w.replay(), "Ctrl+Shift+R")
+    v = w.menuBar().addMenu("&View")
+    v.addAction(w.setup_dock.toggleViewAction())
+    w.act_presentation = _action(w, v, "&Presentation mode", lambda on: w.set_presentation(on), "F11",
+                                 "Large type, the plot enlarged with its legend beside it, the setup hidden")
+    w.act_presentation.setCheckable(True)

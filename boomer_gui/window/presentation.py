@@ -1,0 +1,88 @@
+"""Presentation mode (View, F11), for a lecture hall: large type, the setup hidden, and the
+trajectory plot taking two thirds of the window's width over its whole height, with the runs'
+legend beside the data; the rules and runs and the inspector share the column on the right.
+Turning it off restores the layout as it was."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from boomer_gui.rules.rule_table import COL_BODY
+
+SCALE = 1.4
+PLOT_SHARE = 0.68  # of the central area's width, over its whole height
+
+
+class PresentationMode:
+    def __init__(self, window):
+        self.w = window
+        self.saved: dict | None = None
+
+    @property
+    def on(self) -> bool:
+        return self.saved is not None
+
+    def _tables(self) -> list:
+        w = self.w
+        return [w.browser.table, w.run_table.view, w.explanation.table, w.inspector.examples, w.head_view.table]
+
+    def set(self, on: bool) -> None:
+        on = bool(on)
+        if on == self.on:
+            return
+        self._enter() if on else self._leave()
+        w = self.w
+        w.plot.set_presentation(on)
+        for view in (w.inspector, w.step_view.inspector):
+            if hasattr(view, "set_presentation"):
+                view.set_presentation(on)
+        w.act_presentation.setChecked(on)
+
+    def _enter(self) -> None:
+        w = self.w
+        header = w.browser.table.horizontalHeader()
+        self.saved = dict(font=w.font(), setup=w.setup_dock.isVisible(), split=w.splitter.sizes(),
+                          bottom=w.bottom.sizes(), rows=[t.verticalHeader().defaultSectionSize() for t in self._tables()],
+                          columns=[header.sectionSize(c) for c in range(header.count())])
+        font = w.font()
+        font.setPointSizeF(font.pointSizeF() * SCALE)
+        w.setFont(font)
+        w.setup_dock.hide()
+        self._plot_beside()
+        height = w.fontMetrics().height() + 8
+        for table in self._tables():
+            table.verticalHeader().setDefaultSectionSize(height)
+        for c, width in enumerate(self.saved["columns"]):  # numbers stay readable in large type
+            if c != COL_BODY:
+                header.resizeSection(c, int(width * SCALE))
+
+    def _plot_beside(self) -> None:
+        """[rules over (plot | details)] becomes [plot | (rules over details)]."""
+        w = self.w
+        width, height = w.splitter.width(), w.splitter.height()
+        w.bottom.insertWidget(0, w.top_tabs)
+        w.splitter.insertWidget(0, w.plot)
+        w.splitter.setOrientation(Qt.Horizontal)
+        w.bottom.setOrientation(Qt.Vertical)
+        w.splitter.setSizes([int(width * PLOT_SHARE), width - int(width * PLOT_SHARE)])
+        w.bottom.setSizes([height // 2, height - height // 2])
+
+    def _plot_below(self) -> None:
+        w = self.w
+        w.bottom.insertWidget(0, w.plot)
+        w.splitter.insertWidget(0, w.top_tabs)
+        w.splitter.setOrientation(Qt.Vertical)
+        w.bottom.setOrientation(Qt.Horizontal)
+
+    def _leave(self) -> None:
+        w, saved = self.w, self.saved
+        self.saved = None
+        w.setFont(saved["font"])
+        w.setup_dock.setVisible(saved["setup"])
+        self._plot_below()
+        w.splitter.setSizes(saved["split"])
+        w.bottom.setSizes(saved["bottom"])
+        for table, h in zip(self._tables(), saved["rows"]):
+            table.verticalHeader().setDefaultSectionSize(h)
+        for c, width in enumerate(saved["columns"]):
+            if c != COL_BODY:
+                w.browser.table.horizontalHeader().resizeSection(c, width)

@@ -1,0 +1,37 @@
+"""The engine's public façade for applications: what a front end (the desktop window, a notebook)
+may call beyond the registry (``engine.registry``), the rule types (``engine.rules``), the step
+types (``engine.steps``) and the data-set errors (``engine.datasets.errors``).
+
+Everything else in the engine is internal; the GUI's import-linter contract allows its views and
+Qt adapters exactly these modules (``pyproject.toml``), so a refactoring behind this file never
+reaches the window."""
+from __future__ import annotations
+
+from engine.datasets import SUFFIXES, SVMLIGHT_SUFFIXES, Dataset, load, make_synthetic, test_sibling
+from engine.datasets.synthetic import SYNTHETIC_KINDS
+from engine.evaluation import paper_table1
+from engine.evaluation.cd_diagram import cd_figure
+from engine.evaluation.measures import MEASURES
+from engine.evaluation.report import MeasureView, Report, load_report, measure_view, store_progress
+from engine.fileio import atomic_savefig, atomic_write_text
+from engine.head_explanation import HeadStatistics, head_statistics
+from engine.inspection import WhatIf, explain, nearest_label_vectors
+from engine.learner import RuleRecord
+from engine.metrics import hamming_loss, subset_zero_one_loss
+from engine.model import rule_coverage
+from engine.prepare import is_prepared, kernel_setting, save_data
+
+__all__ = [
+    # data
+    "Dataset", "load", "make_synthetic", "test_sibling", "SYNTHETIC_KINDS", "SUFFIXES", "SVMLIGHT_SUFFIXES",
+    # a model's rules and what users ask of them
+    "RuleRecord", "rule_coverage", "WhatIf", "explain", "nearest_label_vectors", "HeadStatistics",
+    "head_statistics", "hamming_loss", "subset_zero_one_loss",
+    # compiling a run's kernels ahead of it
+    "is_prepared", "kernel_setting", "save_data",
+    # files written atomically
+    "atomic_savefig", "atomic_write_text",
+    # the papers' evaluation results
+    "paper_table1", "cd_figure", "MEASURES", "MeasureView", "Report", "load_report", "measure_view",
+    "store_progress",
+]
