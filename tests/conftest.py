@@ -3,6 +3,15 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis budgets: "ci" (the default) keeps the fuzz targets (tests/test_fuzz.py) to about two minutes
+# of the suite on two cores; "long" is the deeper run of `pytest -m fuzz --hypothesis-profile=long`.
+# Tests that set max_examples themselves keep their own budget.
+_FUZZ_CHECKS = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.filter_too_much]
+settings.register_profile("ci", max_examples=25, deadline=None, suppress_health_check=_FUZZ_CHECKS)
+settings.register_profile("long", max_examples=1000, deadline=None, suppress_health_check=_FUZZ_CHECKS)
+settings.load_profile("ci")
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -95,6 +95,8 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
         raise DatasetFormatError(path, f"feature index {indices[i]} beyond the {n_features} attributes given "
                                        f"(n_features)", row_lines[int(rows[i])])
     n_features = n_file if n_features is None else n_features
+    if n_features < 1:  # found by the fuzz target: a data set of no attributes cannot be trained on
+        raise DatasetFormatError(path, "no attributes: no line has a feature and n_features is not given")
     X = _matrix(rows, indices - offset, values, len(row_lines), n_features)
     K = n_labels if n_labels is not None else (max(label_cols) + 1 if label_cols else 0)
     if K < 1:
