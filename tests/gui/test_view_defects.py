@@ -104,3 +104,101 @@ def test_normal_mode_names_every_run_in_its_colour_above_the_plot(qtbot, plot_wi
     assert legend is None or not legend.get_visible()  # nothing over the curves
     plot.set_presentation(True)
     assert not label.isVisible()  # the legend under the axes says it in presentation mode
+
+
+# -- the learner plots of label ranking and ML-ME (panels/step_view.py) -----------------------------
+def expert_steps(values, key: str = "cll"):
+    """ML-ME-like steps whose training and test CLL-loss are ``values`` (test a little lower)."""
+    from engine.steps import Step
+
+    return [Step(i, "expert", None, {f"train_{key}": v, f"test_{key}": v - 0.001, "n_experts": i + 1})
+            for i, v in enumerate(values)]
+
+
+def ranking_steps(n: int, scale: float = 1.0):
+    from engine.steps import Step
+
+    keys = ["train_loss"] + [f"{s}_{e}" for s in ("train", "test") for e in ("01", "dis", "Dom", "dom")]
+    return [Step(i, "update", None, {k: scale * (0.9 - 0.4 * i / n + 0.01 * j) for j, k in enumerate(keys)})
+            for i in range(n)]
+
+
+@pytest.fixture
+def learner_plots(qtbot):
+    from boomer_gui.panels.step_view import MetricPlots
+    from engine import registry
+
+    plots = MetricPlots()
+    qtbot.addWidget(plots)
+    plots.resize(760, 330)
+    plots.show()
+    qtbot.waitExposed(plots)
+
+    def show(key: str, steps, size=None):
+        plots.set_spec(registry.get(key))
+        if size is not None:
+            plots.resize(*size)
+            qtbot.waitUntil(lambda: abs(plots.canvas.width() - size[0]) <= 2)
+        plots.set_steps(steps)
+        plots.flush()
+        plots.canvas.draw()
+        return plots
+
+    return show
+
+
+def shown_ticks(ax, axis: str = "x") -> np.ndarray:
+    lo, hi = ax.get_xlim() if axis == "x" else ax.get_ylim()
+    ticks = np.asarray(ax.get_xticks() if axis == "x" else ax.get_yticks(), float)
+    return ticks[(ticks >= lo - 1e-9) & (ticks <= hi + 1e-9)]
+
+
+@pytest.mark.parametrize("presentation", [False, True])
+@pytest.mark.parametrize("size", [(760, 330), (460, 300), (1280, 420)])
+def test_learner_plots_keep_legends_labels_and_titles_inside_the_figure_and_off_the_curves(
+        qtbot, learner_plots, size, presentation):
+    for key, steps in (("label-ranking", ranking_steps(30, scale=-12345.6)), ("ml-me", expert_steps([0.231] * 5)),
+                       ("label-ranking", ranking_steps(30))):
+        plots = learner_plots(key, [], size)
+        if presentation:
+            plots.set_presentation(True)
+        plots.set_steps(steps)
+        plots.flush()
+        plots.canvas.draw()
+        fig = plots.figure
+        renderer = plots.canvas.get_renderer()
+        axes = fig.axes
+        assert axes
+        for ax in axes:
+            assert inside(ax.get_tightbbox(renderer), fig.bbox, slack=1), (key, size, ax.get_title())
+            legend = ax.get_legend()
+            if legend is not None:
+                box = legend.get_window_extent(renderer)
+                assert not any(overlaps(box, other.bbox) for other in axes), (key, size)
+            for other in axes:  # no axes' labels on the neighbour's data
+                if other is not ax:
+                    assert not overlaps(ax.get_tightbbox(renderer), other.bbox)
+            if presentation:
+                for label in ax.get_xticklabels() + ax.get_yticklabels():
+                    assert px(label.get_fontsize(), fig) >= MIN_TICK_PX
+
+
+def test_mlme_y_axis_does_not_magnify_tiny_differences(qtbot, learner_plots):
+    plots = learner_plots("ml-me", expert_steps([0.2325, 0.2290, 0.2276, 0.2280]))
+    (ax,) = plots.figure.axes
+    lo, hi = ax.get_ylim()
+    assert hi - lo >= 0.05 and lo <= 0.2275 and hi >= 0.2325
+    plots = learner_plots("ml-me", expert_steps([410.0, 388.0, 387.0, 387.5]))
+    (ax,) = plots.figure.axes
+    lo, hi = ax.get_ylim()
+    assert hi - lo >= 0.1 * 410 and lo >= 0  # large values: a span in proportion, still nothing below 0
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 12])
+def test_the_expert_axis_has_whole_experts_only(qtbot, learner_plots, n):
+    plots = learner_plots("ml-me", expert_steps(list(np.linspace(0.4, 0.3, n))))
+    (ax,) = plots.figure.axes
+    ticks = shown_ticks(ax)
+    assert ticks.size >= 1 and np.all(ticks == np.round(ticks)), ticks
+    if n <= 5:
+        assert set(range(1, n + 1)) <= set(ticks.astype(int))  # every expert named while they are few
