@@ -19,7 +19,7 @@ from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries,
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
-from .options import option_help, parse_option, value_names
+from .options import OPTIONS, option_help, parse_option, value_names
 from .parameters import FROM_INIT, Parameter
 from .pruning import make_pruning
 from .rules import OPERATORS, Condition, Rule
@@ -27,28 +27,48 @@ from .tracking import LossTracker
 
 HEAD_TYPES = value_names("head_type")
 INSTANCE_SAMPLING = value_names("instance_sampling")
-FEATURE_SAMPLING = ("without-replacement", "none")
+FEATURE_SAMPLING = value_names("feature_sampling")
+RULE_INDUCTION = value_names("rule_induction")
 FEATURE_BINNING = value_names("feature_binning")
 LABEL_BINNING = value_names("label_binning")
 HOLDOUT = value_names("holdout")
 GLOBAL_PRUNING = value_names("global_pruning")
-STATISTIC_TYPES = ("64-bit", "32-bit")
+STATISTIC_TYPES = ("32-bit", "64-bit")
 _MAX_CONDITIONS_CAP = 256
 
 
-def sampled_feature_count(n_features: int) -> int:
-    """Alg. 3 line 2: floor(log2(L - 1) + 1) attributes per refinement step (at least 1)."""
-    if n_features <= 2:
-        return 1
-    return min(n_features, int(math.floor(math.log2(n_features - 1) + 1)))
+def sampled_feature_count(n_features: int, sample_size: float = 0.0, min_samples: int = 1,
+                          max_samples: int = 0) -> int:
+    """Attributes per refinement step: with ``sample_size`` 0, floor(log2(D - 1) + 1) (Alg. 3 line 2,
+    at least 1), else ceil(sample_size x D) bounded by ``min_samples`` and ``max_samples`` (0: none)."""
+    if sample_size <= 0.0:
+        if n_features <= 2:
+            return 1
+        return min(n_features, int(math.floor(math.log2(n_features - 1) + 1)))
+    return bounded_fraction(n_features, sample_size, min_samples, max_samples)
+
+
+def bounded_fraction(n: int, fraction: float, minimum: int, maximum: int) -> int:
+    """ceil(fraction x n), at least ``minimum`` (or n if that is smaller), at most ``maximum`` (0: no
+    bound): how mlrl-boomer sizes samples of examples and attributes."""
+    count = int(math.ceil(fraction * n - 1e-9))
+    count = max(count, min(minimum, n))
+    if maximum > 0:
+        count = min(count, max(maximum, min(minimum, n)))
+    return min(count, n)
+
+
+# The losses whose statistics mlrl-boomer keeps sparse: 'auto' heads are single-label heads for them
+SPARSE_LOSSES = ("squared-hinge-decomposable",)
 
 
 def head_kind(loss: str, head_type: str) -> str:
-    """The head a ``head_type`` value gives under ``loss``: 'auto' is single-label heads for
-    decomposable losses and complete heads otherwise."""
+    """The head a ``head_type`` value gives under ``loss``: 'auto' is what mlrl-boomer 0.15.6
+    chooses, complete heads, except single-label heads for the decomposable squared hinge loss
+    (whose statistics it keeps sparse)."""
     name = parse_option("head_type", head_type)[0]
     if name == "auto":
-        return "single" if is_decomposable(loss) else "complete"
+        return "single" if loss in SPARSE_LOSSES else "complete"
     return name
 
 
@@ -57,6 +77,51 @@ def label_binning_applies(loss: str, head_type: str) -> bool:
     complete heads of non-decomposable losses; a decomposable loss's complete head costs O(K) already
     and is computed exactly."""
     return not is_decomposable(loss) and head_kind(loss, head_type) == "complete"
+
+
+def label_binning_kind(loss: str, head_type: str, label_binning: str) -> str:
+    """'none' or 'equal-width': the label binning a fit uses.  'auto' is equal-width binning where it
+    applies (:func:`label_binning_applies`; mlrl-boomer's rule: complete and partial heads of
+    non-decomposable losses), else none."""
+    name = parse_option("label_binning", label_binning)[0]
+    if name == "auto":
+        name = "equal-width"
+    return name if label_binning_applies(loss, head_type) else "none"
+
+
+AUTO_BINNING_MIN_EXAMPLES = 200_000  # feature_binning='auto': equal-width bins above this many dense examples
+
+
+def feature_binning_kind(feature_binning: str, n_examples: int, sparse: bool) -> str:
+    """The feature binning a fit uses: 'auto' is equal-width binning for dense features and more than
+    200,000 examples, else none (mlrl-boomer 0.15.6)."""
+    name = parse_option("feature_binning", feature_binning)[0]
+    if name == "auto":
+        return "equal-width" if not sparse and n_examples > AUTO_BINNING_MIN_EXAMPLES else "none"
+    return name
+
+
+def holdout_kind(holdout: str, global_pruning: str) -> str:
+    """The holdout a fit uses: 'auto' is a stratified output-wise holdout when global pruning watches
+    the holdout set (``use_holdout_set``, its default), else none (mlrl-boomer 0.15.6; it also makes
+    one for probability calibration, which this learner does not have)."""
+    name = parse_option("holdout", holdout)[0]
+    if name == "auto":
+        pruning, options = parse_option("global_pruning", global_pruning)
+        return "stratified-output-wise" if pruning != "none" and options["use_holdout_set"] else "none"
+    return name
+
+
+# The settings of Rapp et al. (2020), Sec. 5: the estimator's defaults were these until mlrl-boomer
+# 0.15.6's became them.  Bagging draws N examples per rule, log2 attributes per step, 64-bit
+# statistics, single-label heads by the objective; loss and head type are each experiment's.
+PAPER_2020 = {"max_rules": 1000, "shrinkage": 0.3, "l2_regularization_weight": 1.0, "l1_regularization_weight": 0.0,
+              "instance_sampling": "with-replacement{sample_size=1.0}", "feature_sampling": "without-replacement",
+              "rule_induction": "top-down-greedy", "max_conditions": None, "min_coverage": 1,
+              "feature_binning": "none", "label_binning": "none", "holdout": "none", "global_pruning": "none",
+              "statistic_type": "64-bit", "single_label_choice": "objective"}
+
+STOP_REASONS = ("max_rules", "no_refinement", "pre_pruning", "cancelled", "constant_attributes")
 
 
 def _applies_while_typing(predicate) -> Callable[[Mapping], bool]:
@@ -73,18 +138,23 @@ def _applies_while_typing(predicate) -> Callable[[Mapping], bool]:
 _label_binning_applies = _applies_while_typing(label_binning_applies)
 _single_heads = _applies_while_typing(lambda loss, head_type: head_kind(loss, head_type) == "single")
 
-SINGLE_LABEL_CHOICES = ("objective", "largest-score")
+SINGLE_LABEL_CHOICES = ("largest-score", "objective")
 
 
 class BoomerClassifier(RuleLearner):
     """Gradient-boosted multi-label classification rules.
 
-    Parameters follow mlrl-boomer's names.  Defaults are the paper's experimental setting:
-    label-wise logistic loss, 1000 rules, shrinkage 0.3, L2 weight 1.0, bagging and
-    log2-sized attribute samples.  ``head_type='auto'`` means single-label heads for
-    decomposable and complete heads for non-decomposable losses.  ``max_conditions=None``
-    means no limit; ``min_coverage`` is the least number of (in-bag) training examples a
-    condition must cover.
+    Parameters, values and defaults are mlrl-boomer 0.15.6's (``BoomerClassifier()`` is its
+    default model): label-wise logistic loss, 1000 rules (0: no limit), shrinkage 0.3, L2 weight
+    1.0, no instance sampling, log2-sized attribute samples per refinement step, 32-bit statistics,
+    ``head_type='auto'`` (complete heads, single-label heads for the decomposable squared hinge
+    loss), ``feature_binning``/``label_binning``/``holdout`` ``'auto'`` (see
+    :func:`feature_binning_kind`, :func:`label_binning_kind`, :func:`holdout_kind`).  The paper's
+    2020 settings are :data:`PAPER_2020` (:meth:`paper_2020`).  ``max_conditions`` (None: no limit)
+    and ``min_coverage`` (the least number of sampled training examples a condition covers) are
+    also options of ``rule_induction='top-down-greedy{...}'``, mlrl-boomer's spelling; set one or
+    the other.  After a fit, ``stop_reason_`` says why training ended (:data:`STOP_REASONS`) and
+    ``stop_message_`` explains it when that was before the budget.
 
     mlrl-boomer's scale settings take its values, options in braces included
     (``feature_binning='equal-frequency{bin_ratio=0.1}'``, see :mod:`engine.options`):
@@ -93,13 +163,12 @@ class BoomerClassifier(RuleLearner):
     ``holdout`` (:mod:`engine.holdout`), ``global_pruning`` (:mod:`engine.pruning`; the model keeps
     ``selected_steps_`` rules) and ``statistic_type`` (gradients and Hessians in 32 or 64 bits).
 
-    ``single_label_choice`` says which label a single-label head predicts.  ``'objective'`` (the
-    default) is the paper's: the label whose optimal score lowers the objective most (Alg. 2 line 5,
-    eq. 17), so conditions and labels are chosen together by the objective.  ``'largest-score'`` is
-    what mlrl-boomer 0.15.6 does (found by reproducing its rules condition by condition): for each
-    candidate condition the label with the largest absolute score, and conditions are ranked by that
-    label's objective.  Its rules are shorter, so it fits faster; its conditions are not always the
-    ones that lower the objective most.
+    ``single_label_choice`` (an extension of ours) says which label a single-label head predicts.
+    ``'largest-score'`` (the default) is what mlrl-boomer 0.15.6 does (found by reproducing its rules
+    condition by condition): for each candidate condition the label with the largest absolute score,
+    and conditions are ranked by that label's objective.  ``'objective'`` is the paper's: the label
+    whose optimal score lowers the objective most (Alg. 2 line 5, eq. 17), so conditions and labels
+    are chosen together by the objective.
     """
 
     LEARNER_NAME = "boomer"
@@ -108,25 +177,31 @@ class BoomerClassifier(RuleLearner):
             Parameter("loss", "choice", FROM_INIT, "Loss", "label-wise (decomposable) or example-wise",
                       choices=LOSSES),
             Parameter("head_type", "option", FROM_INIT, "Head", "single label, all labels, some labels (partial), or "
-                      "auto (single for decomposable losses, complete otherwise)" + option_help("head_type"),
+                      "auto (complete; single for the decomposable squared hinge loss)" + option_help("head_type"),
                       choices=HEAD_TYPES),
             Parameter("single_label_choice", "choice", FROM_INIT, "Single label", "the label a single-label head "
-                      "predicts: the one that lowers the objective most (objective, the paper's) or the one with "
-                      "the largest absolute score (largest-score, as mlrl-boomer 0.15 does: shorter rules)",
+                      "predicts: the one with the largest absolute score (largest-score, as mlrl-boomer 0.15 "
+                      "does) or the one that lowers the objective most (objective, the paper's)",
                       choices=SINGLE_LABEL_CHOICES, applies=_single_heads),
-            Parameter("max_rules", "int", FROM_INIT, "Rules", "number of rules including the default rule", minimum=1,
-                      maximum=2**31 - 1),
+            Parameter("max_rules", "int", FROM_INIT, "Rules", "number of rules including the default rule; 0: no "
+                      "limit", minimum=0, maximum=2**31 - 1),
             Parameter("shrinkage", "float", FROM_INIT, "Shrinkage η", "learning rate in (0, 1]", minimum=0.0, maximum=1.0,
                       low_open=True),
             Parameter("l2_regularization_weight", "float", FROM_INIT, "L2 weight λ", "eq. 15", minimum=0.0),
             Parameter("l1_regularization_weight", "float", FROM_INIT, "L1 weight", "", minimum=0.0),
-            Parameter("instance_sampling", "option", FROM_INIT, "Instance sampling", "bagging per rule: "
-                      "sample_size x N examples drawn with replacement (the paper: N; mlrl-boomer's default: "
-                      "0.66 N)" + option_help("instance_sampling"), choices=INSTANCE_SAMPLING),
-            Parameter("feature_sampling", "choice", FROM_INIT, "Feature sampling",
-                      "log2 attributes per refinement step", choices=FEATURE_SAMPLING),
-            Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit", minimum=1, optional=True),
-            Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "examples a condition must cover", minimum=1),
+            Parameter("instance_sampling", "option", FROM_INIT, "Instance sampling", "examples each rule is "
+                      "learned on: ceil(sample_size x N) drawn with replacement (bagging; the paper: N), a subset "
+                      "without replacement, or one stratified by labels" + option_help("instance_sampling"),
+                      choices=INSTANCE_SAMPLING),
+            Parameter("feature_sampling", "option", FROM_INIT, "Feature sampling", "attributes per refinement "
+                      "step: sample_size 0 is log2 of them (Alg. 3)" + option_help("feature_sampling"),
+                      choices=FEATURE_SAMPLING),
+            Parameter("rule_induction", "option", FROM_INIT, "Rule induction", "greedy top-down search of a rule"
+                      + option_help("rule_induction"), choices=RULE_INDUCTION),
+            Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit (also "
+                      "rule_induction's max_conditions)", minimum=1, optional=True),
+            Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "examples a condition must cover (also "
+                      "rule_induction's min_coverage)", minimum=1),
             Parameter("feature_binning", "option", FROM_INIT, "Feature binning", "split only between bins of each "
                       "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
             Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete heads of example-wise "
@@ -134,10 +209,11 @@ class BoomerClassifier(RuleLearner):
                       "label-wise complete heads are exact already in O(K)" + option_help("label_binning"),
                       choices=LABEL_BINNING, applies=_label_binning_applies),
             Parameter("holdout", "option", FROM_INIT, "Holdout set", "training examples set aside to watch the loss "
-                      "(for global pruning)" + option_help("holdout"), choices=HOLDOUT),
+                      "(for global pruning; auto: 33 % stratified output-wise when pruning uses one)"
+                      + option_help("holdout"), choices=HOLDOUT),
             Parameter("global_pruning", "option", FROM_INIT, "Global pruning", "early stopping (pre) or keep the best "
                       "prefix (post), by the holdout loss" + option_help("global_pruning"), choices=GLOBAL_PRUNING),
-            Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 64 or 32 bits",
+            Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 32 or 64 bits",
                       choices=STATISTIC_TYPES),
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
     )
@@ -151,7 +227,7 @@ class BoomerClassifier(RuleLearner):
         single = self.single_head
         head_mode = self._head_mode(np.zeros((1, n_labels)))[0]
         full_refine = full and not single  # single-label heads refine on the Hessian's diagonal
-        n_sample = sampled_feature_count(n_features) if self.feature_sampling != "none" else n_features
+        n_sample = self._n_sampled_features(n_features) or n_features
         first = first_step_family(head_mode, full_refine, float(self.l2_regularization_weight),
                                   float(self.l1_regularization_weight))
         threaded = may_thread(n_examples, n_sample, n_labels, n_hessian_entries(n_labels, not full_refine),
@@ -163,17 +239,18 @@ class BoomerClassifier(RuleLearner):
         """The key of the kernels a fit on data of ``profile`` (:func:`engine.prepare.data_profile`)
         compiles: the refinement family, the loss, the statistics' type and the optional parts."""
         family = self._kernel_family(profile["n_examples"], profile["n_features"], profile["n_labels"])
-        optional = [parse_option(name, getattr(self, name))[0] != "none"
-                    for name in ("feature_binning", "holdout", "global_pruning")]
+        optional = [feature_binning_kind(self.feature_binning, profile["n_examples"], profile["sparse"]) != "none",
+                    holdout_kind(self.holdout, self.global_pruning) != "none",
+                    parse_option("global_pruning", self.global_pruning)[0] != "none"]
         return "boomer|" + "|".join(str(v) for v in (*family, self.loss, self.statistic_type, self.prediction,
                                                      profile["sparse"], *optional))
 
-    def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="objective",
+    def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="largest-score",
                  max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
-                 instance_sampling="with-replacement", feature_sampling="without-replacement",
-                 max_conditions=None, min_coverage=1, feature_binning="none", label_binning="none",
-                 holdout="none", global_pruning="none", statistic_type="64-bit", random_state=1):
+                 instance_sampling="none", feature_sampling="without-replacement", rule_induction="top-down-greedy",
+                 max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
+                 holdout="auto", global_pruning="none", statistic_type="32-bit", random_state=1):
         self.loss = loss
         self.head_type = head_type
         self.single_label_choice = single_label_choice
@@ -183,6 +260,7 @@ class BoomerClassifier(RuleLearner):
         self.l1_regularization_weight = l1_regularization_weight
         self.instance_sampling = instance_sampling
         self.feature_sampling = feature_sampling
+        self.rule_induction = rule_induction
         self.max_conditions = max_conditions
         self.min_coverage = min_coverage
         self.feature_binning = feature_binning
@@ -193,10 +271,49 @@ class BoomerClassifier(RuleLearner):
         self.random_state = random_state
 
     # -- parameters ------------------------------------------------------------------------
+    @classmethod
+    def paper_2020(cls, loss="logistic-decomposable", head_type="single", **overrides) -> "BoomerClassifier":
+        """The estimator with the settings of Rapp et al. (2020) (:data:`PAPER_2020`)."""
+        return cls(**{**PAPER_2020, "loss": loss, "head_type": head_type, **overrides})
+
     def _check_combination(self) -> None:
-        if parse_option("label_binning", self.label_binning)[0] != "none" and self.l1_regularization_weight:
-            raise ValueError("label_binning does not support l1_regularization_weight > 0; set one of them to "
-                             "'none' / 0")
+        if parse_option("label_binning", self.label_binning)[0] == "equal-width" and self.l1_regularization_weight:
+            raise ValueError("label_binning does not support l1_regularization_weight > 0 here (mlrl-boomer "
+                             "allows it; our binned heads have no L1 term); set label_binning to 'none' or 'auto' "
+                             "(which then means none) or the weight to 0")
+        for name in ("instance_sampling", "feature_sampling"):
+            _, options = parse_option(name, getattr(self, name))
+            if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
+                raise ValueError(f"{name} option max_samples must be 0 or at least min_samples "
+                                 f"({options['min_samples']}), got {options['max_samples']}")
+        _, options = parse_option("feature_sampling", self.feature_sampling)
+        if options.get("num_retained"):
+            raise ValueError("feature_sampling option num_retained is not supported (only 0)")
+        _, induction = parse_option("rule_induction", self.rule_induction)
+        if not induction["recalculate_predictions"]:
+            raise ValueError("rule_induction option recalculate_predictions=false is not supported: heads are "
+                             "always computed from every covered training example")
+        given = _explicit_options(self.rule_induction)
+        for name, default in (("max_conditions", None), ("min_coverage", 1)):
+            if name in given and getattr(self, name) != default:
+                raise ValueError(f"{name} is set twice (the parameter and rule_induction's option); set one")
+
+    def _induction(self) -> tuple[int, int, float]:
+        """(max_conditions (0: no limit), min_coverage, min_support) from ``rule_induction`` and the
+        top-level parameters."""
+        _, options = parse_option("rule_induction", self.rule_induction)
+        given = _explicit_options(self.rule_induction)
+        max_conditions = options["max_conditions"] if "max_conditions" in given else (self.max_conditions or 0)
+        min_coverage = options["min_coverage"] if "min_coverage" in given else int(self.min_coverage)
+        return int(max_conditions), int(min_coverage), float(options["min_support"])
+
+    def _n_sampled_features(self, n_features: int) -> int:
+        """Attributes sampled per refinement step (0: all, no sampling)."""
+        name, options = parse_option("feature_sampling", self.feature_sampling)
+        if name == "none":
+            return 0
+        return sampled_feature_count(n_features, options["sample_size"], options["min_samples"],
+                                     options["max_samples"])
 
     @property
     def head_kind(self) -> str:
@@ -213,8 +330,11 @@ class BoomerClassifier(RuleLearner):
         params = np.zeros(4)
         _, options = parse_option("head_type", self.head_type)
         kind = self.head_kind
-        binning, bins = parse_option("label_binning", self.label_binning)
-        if binning != "none" and label_binning_applies(self.loss, self.head_type):
+        _, bins = parse_option("label_binning", self.label_binning)
+        if label_binning_kind(self.loss, self.head_type, self.label_binning) != "none" and \
+                not self.l1_regularization_weight:  # 'auto' with L1: no binning (see _check_combination)
+            if not bins:
+                bins = {k: spec.default for k, spec in OPTIONS["label_binning"]["equal-width"].items()}
             params[3] = number_of_bins(K, bins["bin_ratio"], bins["min_bins"], bins["max_bins"])
             return HEAD_BINNED, params
         if kind == "single":
@@ -250,7 +370,9 @@ class BoomerClassifier(RuleLearner):
         watched = None
         self.holdout_indices_ = None  # training examples set aside as the holdout set
         holdout_name, holdout_options = parse_option("holdout", self.holdout)
+        holdout_name = holdout_kind(self.holdout, self.global_pruning)
         if holdout_name != "none":
+            holdout_options = holdout_options or {"holdout_set_size": 0.33}
             train_rows, holdout_rows = split_holdout(Y, holdout_name, holdout_options["holdout_set_size"],
                                                      int(rng.integers(2**63 - 1)))
             self.holdout_indices_ = holdout_rows
@@ -267,12 +389,15 @@ class BoomerClassifier(RuleLearner):
         self.label_vectors_ = np.unique(Y, axis=0) if self.prediction == "example-wise" else None
 
         index = build_feature_index(X, data.nominal)
+        self.stop_reason_, self.stop_message_ = "max_rules", ""
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: only the default rule is learned",
                           RuntimeWarning, stacklevel=3)
         keys = index.values
-        binning, binning_options = parse_option("feature_binning", self.feature_binning)
+        binning_options = parse_option("feature_binning", self.feature_binning)[1]
+        binning = feature_binning_kind(self.feature_binning, n, sp.issparse(X))
         if binning != "none":
+            binning_options = binning_options or {k: spec.default for k, spec in OPTIONS["feature_binning"][binning].items()}
             keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
                             METHOD_CODES[binning], binning_options["bin_ratio"], binning_options["min_bins"],
                             binning_options["max_bins"])
@@ -307,8 +432,10 @@ class BoomerClassifier(RuleLearner):
             diagonal = np.array([packed_index(k, k, K) for k in range(K)], dtype=np.int64)
             H_refine, full_refine = np.ascontiguousarray(H[:, diagonal]), False
 
-        n_sample = sampled_feature_count(index.n_features) if self.feature_sampling != "none" else 0
-        max_conditions = self.max_conditions or _MAX_CONDITIONS_CAP
+        n_sample = self._n_sampled_features(index.n_features)
+        max_conditions, min_coverage, min_support = self._induction()
+        min_coverage = max(min_coverage, int(math.ceil(min_support * n - 1e-9)))
+        max_conditions = max_conditions or _MAX_CONDITIONS_CAP
         perm = np.arange(index.n_features, dtype=np.int64)
         covered = np.empty(n, dtype=np.uint8)
         rows = np.empty(n, dtype=np.int64)
@@ -318,8 +445,11 @@ class BoomerClassifier(RuleLearner):
         head = np.empty(K)
         weights = np.ones(n, dtype=np.int64)
         sampling, sampling_options = parse_option("instance_sampling", self.instance_sampling)
-        # draws per rule (0: no bagging)
-        bagging = max(1, int(round(sampling_options["sample_size"] * n))) if sampling == "with-replacement" else 0
+        n_drawn = 0 if sampling == "none" else bounded_fraction(
+            n, sampling_options["sample_size"], sampling_options["min_samples"], sampling_options["max_samples"])
+        # draws per rule with replacement, in the kernel (0: none, or the weights set here per rule)
+        bagging = n_drawn if sampling == "with-replacement" else 0
+        subset = sampling in ("without-replacement", "stratified-output-wise", "stratified-example-wise")
         diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
         vector_index = train.kernel_vectors()
         head_labels = np.empty(K, dtype=np.int64)
@@ -329,12 +459,18 @@ class BoomerClassifier(RuleLearner):
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)
-        min_coverage = int(self.min_coverage)
         boost_one_rule = boosting_kernel(*self._kernel_family(n, index.n_features, K))
-        for t in range(1, self.max_rules):
+        t = 0
+        while self.max_rules == 0 or t < self.max_rules - 1:
+            t += 1
             if stop:
-                break  # global pre-pruning
+                self.stop_reason_ = "pre_pruning"
+                self.stop_message_ = (f"global pre-pruning stopped training after {len(self.records_)} rules: the "
+                                      "watched loss no longer improved enough")
+                break
             rng_state[0] = seeds.next()
+            if subset:
+                _subset_weights(weights, Y, sampling, n_drawn, rng_state[0])
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
                 index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows,
                 index.nominal,
@@ -342,8 +478,15 @@ class BoomerClassifier(RuleLearner):
                 single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
                 max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
                 train.Y, train.errors, train.example_wise, *vector_index, data.cancel)
-            if n_cond == 0 or data.cancelled:
-                break  # no condition improves the objective (or training was cancelled)
+            if data.cancelled:
+                self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
+                break
+            if n_cond == 0:
+                self.stop_reason_ = "constant_attributes" if index.constant_attributes().all() else "no_refinement"
+                self.stop_message_ = (f"training ended after {len(self.records_)} of "
+                                      f"{self.max_rules or 'unlimited'} rules: no condition on the sampled "
+                                      "attributes improves the objective on the sampled examples")
+                break
             train.count(d_labels, d_examples)
             labels = head_labels[:n_head].copy()
             conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
@@ -401,6 +544,30 @@ class _WatchedLoss:
             add_head_scores(self.F, rows, n_rows, rule.head_labels, rule.head_scores, 1.0)
         self.total += refresh_example_losses(self.loss, self.Ysign, self.F, rows, n_rows, self.losses)
         return self.total / len(self.losses)
+
+
+def _explicit_options(value: str) -> set[str]:
+    """The option names written in braces in ``value`` (``'name{a=1,b=2}'`` -> {'a', 'b'})."""
+    body = value.partition("{")[2].rpartition("}")[0]
+    return {item.partition("=")[0].strip() for item in body.split(",") if item.strip()}
+
+
+def _subset_weights(weights: np.ndarray, Y: np.ndarray, method: str, size: int, seed) -> None:
+    """Per rule, weight 1 for ``size`` examples chosen without replacement (uniformly, or stratified
+    by labels with engine.holdout's output-wise or example-wise stratification), 0 for the others."""
+    n = Y.shape[0]
+    weights[:] = 0
+    if size >= n:
+        weights[:] = 1
+        return
+    rng = np.random.default_rng(int(seed))
+    if method == "without-replacement":
+        weights[rng.choice(n, size, replace=False)] = 1
+        return
+    # the stratified split's "holdout" part is the sample (of n - size examples set aside)
+    kind = "stratified-output-wise" if method == "stratified-output-wise" else "stratified-example-wise"
+    _, sample = split_holdout(Y, kind, size / n, int(rng.integers(2**63 - 1)))
+    weights[sample] = 1
 
 
 def _take_rows(X, rows: np.ndarray):

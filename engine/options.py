@@ -22,6 +22,7 @@ class OptionSpec:
     maximum: float | None = None
     low_open: bool = False
     choices: tuple = ()
+    high_open: bool = False
 
     def convert(self, where: str, text: str):
         if self.kind == "bool":
@@ -41,11 +42,12 @@ class OptionSpec:
 
     def check(self, where: str, value):
         low_ok = self.minimum is None or (value > self.minimum if self.low_open else value >= self.minimum)
-        high_ok = self.maximum is None or value <= self.maximum
+        high_ok = self.maximum is None or (value < self.maximum if self.high_open else value <= self.maximum)
         if not (low_ok and high_ok) or value != value:
             low = "-inf" if self.minimum is None else f"{self.minimum:g}"
             high = "inf" if self.maximum is None else f"{self.maximum:g}"
-            raise ValueError(f"{where} must be in {'(' if self.low_open else '['}{low}, {high}], got {value:g}")
+            raise ValueError(f"{where} must be in {'(' if self.low_open else '['}{low}, {high}"
+                             f"{')' if self.high_open else ']'}, got {value:g}")
         return value
 
 
@@ -59,13 +61,27 @@ def _bins(ratio: float, min_bins: int) -> dict[str, OptionSpec]:
 
 _HOLDOUT = {"holdout_set_size": OptionSpec("float", 0.33, 0.0, 1.0, low_open=True)}
 
-# parameter -> value name -> option name -> spec.  Values without options take no braces.
+
+def _sample(default: float, low_open: bool = True, high_open: bool = False) -> dict[str, OptionSpec]:
+    """``sample_size`` (a fraction of the examples or attributes, ceil-rounded), bounded below by
+    ``min_samples`` and above by ``max_samples`` (0: no upper bound), as mlrl-boomer 0.15.6 has them."""
+    return {"sample_size": OptionSpec("float", default, 0.0, 1.0, low_open=low_open, high_open=high_open),
+            "min_samples": OptionSpec("int", 1, 1), "max_samples": OptionSpec("int", 0, 0)}
+
+
+# parameter -> value name -> option name -> spec.  Values without options take no braces.  Names,
+# options and defaults are mlrl-boomer 0.15.6's; 'auto' is resolved by the learner (engine.boomer).
 OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
-    # sample_size: draws per rule as a fraction of N (1.0: N draws, Alg. 1 line 5; mlrl-boomer's default is 0.66)
-    "instance_sampling": {"with-replacement": {"sample_size": OptionSpec("float", 1.0, 0.0, 1.0, low_open=True)},
-                          "none": {}},
-    "feature_binning": {"none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2)},
-    "label_binning": {"none": {}, "equal-width": _bins(0.04, 1)},
+    # per rule: ceil(sample_size x N) examples drawn with replacement (weights count the draws), a
+    # subset of that size, or a subset stratified by labels (engine.holdout's two stratifications)
+    "instance_sampling": {"none": {}, "with-replacement": _sample(0.66), "without-replacement": _sample(0.66),
+                          "stratified-output-wise": _sample(0.66), "stratified-example-wise": _sample(0.66)},
+    # per refinement step: sample_size 0 means floor(log2(D - 1) + 1) attributes (Alg. 3), else a
+    # fraction of D in [0, 1); num_retained: the last attributes always in the sample
+    "feature_sampling": {"none": {}, "without-replacement": {**_sample(0.0, low_open=False, high_open=True),
+                                                             "num_retained": OptionSpec("int", 0, 0)}},
+    "feature_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2)},
+    "label_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.04, 1)},
     "head_type": {
         "auto": {}, "single": {}, "complete": {},
         "partial-fixed": {"output_ratio": OptionSpec("float", 0.0, 0.0, 1.0),
@@ -73,15 +89,14 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
         "partial-dynamic": {"threshold": OptionSpec("float", 0.02, 0.0, 1.0, low_open=True),
                             "exponent": OptionSpec("float", 2.0, 1.0)},
     },
-    "holdout": {"none": {}, "random": _HOLDOUT, "stratified-output-wise": _HOLDOUT,
+    "holdout": {"auto": {}, "none": {}, "random": _HOLDOUT, "stratified-output-wise": _HOLDOUT,
                 "stratified-example-wise": _HOLDOUT},
     "global_pruning": {
         "none": {},
         "pre-pruning": {"min_rules": OptionSpec("int", 100, 1), "update_interval": OptionSpec("int", 1, 1),
                         "stop_interval": OptionSpec("int", 1, 1), "num_past": OptionSpec("int", 50, 1),
                         "num_recent": OptionSpec("int", 50, 1),
-                        "aggregation": OptionSpec("choice", "arithmetic-mean",
-                                                  choices=("min", "max", "arithmetic-mean")),
+                        "aggregation": OptionSpec("choice", "avg", choices=("min", "max", "avg")),
                         "min_improvement": OptionSpec("float", 0.005, 0.0, 1.0),
                         "use_holdout_set": OptionSpec("bool", True),
                         "remove_unused_rules": OptionSpec("bool", True)},
@@ -89,6 +104,16 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
                          "use_holdout_set": OptionSpec("bool", True),
                          "remove_unused_rules": OptionSpec("bool", True)},
     },
+    # the greedy search of one rule: max_conditions 0 is no limit; min_support a fraction of the
+    # training examples a condition must cover (besides min_coverage); after max_head_refinements
+    # conditions the head's labels are fixed; recalculate_predictions: the head from every covered
+    # training example, not the sample (Alg. 1 line 7).  Only the defaults of the last two are
+    # implemented (other values are refused).
+    "rule_induction": {"top-down-greedy": {"min_coverage": OptionSpec("int", 1, 1),
+                                           "min_support": OptionSpec("float", 0.0, 0.0, 1.0, high_open=True),
+                                           "max_conditions": OptionSpec("int", 0, 0),
+                                           "max_head_refinements": OptionSpec("int", 1, 1, 1),
+                                           "recalculate_predictions": OptionSpec("bool", True)}},
 }
 
 _SYNTAX = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\{(.*)\})?\s*$", re.DOTALL)

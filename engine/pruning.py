@@ -4,16 +4,19 @@ Both strategies watch a quality — the learner's loss on the holdout set (or on
 set with ``use_holdout_set=false`` or no holdout) — after rule ``t`` (rules counted with the
 default rule):
 
-- :class:`PrePruning` (early stopping): every ``update_interval`` rules the quality joins a
-  window of the last ``num_past + num_recent`` values; every ``stop_interval`` rules, once at
-  least ``min_rules`` were learned and the window is full, training stops when the aggregated
-  recent values improve on the aggregated past ones by less than ``min_improvement`` (relative:
-  ``(past - recent) / past``).  Aggregation is ``min``, ``max`` or ``arithmetic-mean``.
+- :class:`PrePruning` (early stopping, mlrl-boomer 0.15.6's meaning): the quality is read after
+  every ``update_interval``-th rule from rule ``min_rules - (num_past + num_recent) x update_interval``
+  on; it enters a window of the ``num_recent`` latest values, and values leaving it enter one of the
+  ``num_past`` before them.  Once both are full, every ``stop_interval``-th reading (before it enters
+  the window) compares the aggregated windows (``min``, ``max`` or ``avg``): when the improvement
+  ``(past - recent) / recent`` is below ``min_improvement``, the model keeps the prefix of the best
+  quality read while the windows were full, and training stops (with ``remove_unused_rules``) or goes
+  on (without; the later rules are then unused).
 - :class:`PostPruning`: all rules are learned; every ``interval`` rules from ``min_rules`` on
   the quality is recorded.
 
-With ``remove_unused_rules`` the model keeps the prefix of the best (lowest) recorded quality,
-else every learned rule.  ``selected`` is that number of rules.
+Post-pruning with ``remove_unused_rules`` keeps the prefix of the best (lowest) recorded quality,
+else every learned rule.  ``selected`` is the number of rules the model keeps.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from typing import Mapping
 
 import numpy as np
 
-_AGGREGATE = {"min": np.min, "max": np.max, "arithmetic-mean": np.mean}
+_AGGREGATE = {"min": np.min, "max": np.max, "avg": np.mean}
 
 
 class _BestPrefix:
@@ -46,27 +49,41 @@ class _BestPrefix:
 
 class PrePruning(_BestPrefix):
     def __init__(self, min_rules=100, update_interval=1, stop_interval=1, num_past=50, num_recent=50,
-                 aggregation="arithmetic-mean", min_improvement=0.005, remove_unused_rules=True, **_):
+                 aggregation="avg", min_improvement=0.005, remove_unused_rules=True, **_):
         super().__init__(remove_unused_rules)
-        self.min_rules, self.update_interval, self.stop_interval = min_rules, update_interval, stop_interval
-        self.num_past, self.num_recent = num_past, num_recent
+        self.update_interval, self.stop_interval = update_interval, stop_interval
         self.aggregate = _AGGREGATE[aggregation]
         self.min_improvement = min_improvement
-        self.window: deque[float] = deque(maxlen=num_past + num_recent)
+        self.offset = max(0, min_rules - (num_past + num_recent) * update_interval)
+        self.past: deque[float] = deque(maxlen=num_past)
+        self.recent: deque[float] = deque(maxlen=num_recent)
+        self.stopped = False
+        self.used = None  # the best prefix once the criterion fired
 
     def update(self, n_rules: int, quality: float) -> bool:
         """Record the quality after ``n_rules`` rules; True means stop training."""
         self.learned = n_rules
-        if n_rules % self.update_interval == 0:
-            self.window.append(quality)
-            self._record(n_rules, quality)
-        if n_rules < self.min_rules or n_rules % self.stop_interval != 0 or len(self.window) < self.window.maxlen:
+        if self.stopped or n_rules <= self.offset or n_rules % self.update_interval:
             return False
-        values = np.asarray(self.window)
-        past = float(self.aggregate(values[:self.num_past]))
-        recent = float(self.aggregate(values[self.num_past:]))
-        improvement = (past - recent) / past if past != 0.0 else 0.0
-        return improvement < self.min_improvement
+        stop = False
+        if len(self.past) == self.past.maxlen:
+            self._record(n_rules, quality)
+            if n_rules % self.stop_interval == 0:
+                past = float(self.aggregate(np.asarray(self.past)))
+                recent = float(self.aggregate(np.asarray(self.recent)))
+                improvement = (past - recent) / recent if recent != 0.0 else 0.0
+                if improvement < self.min_improvement:
+                    self.stopped, self.used = True, self.best_rules
+                    stop = self.remove_unused_rules
+        if len(self.recent) == self.recent.maxlen:
+            self.past.append(self.recent[0])
+        self.recent.append(quality)
+        return stop
+
+    @property
+    def selected(self) -> int:
+        """Every learned rule unless the criterion fired; then the best prefix."""
+        return self.used if self.used is not None else self.learned
 
 
 class PostPruning(_BestPrefix):

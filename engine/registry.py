@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .boomer import BoomerClassifier
+from .boomer import PAPER_2020, BoomerClassifier
 from .parameters import Parameter, declared  # noqa: F401 - Parameter is part of this API
 
 
@@ -121,6 +121,9 @@ class LearnerSpec:
 
 
 _REGISTRY: dict[str, LearnerSpec] = {}
+PAPER_PRESETS = ("Label-wise, single-label heads", "Label-wise, multi-label heads", "Example-wise, single-label heads",
+                 "Example-wise, multi-label heads")  # BOOMER's presets with the paper's 2020 settings (Figure 1)
+MLRL_DEFAULTS_PRESET = "mlrl-boomer 0.15.6 defaults"
 
 
 def register(spec: LearnerSpec) -> None:
@@ -152,11 +155,17 @@ register(LearnerSpec(
     capabilities=frozenset({"what-if", "explain"}),
     metrics=CLASSIFIER_METRICS + (Metric("holdout_loss", "loss on the holdout set"),
                                   Metric("train_loss", "loss on the training set (global pruning without holdout)")),
+    # The paper's Figure 1 (Rapp et al. 2020): each preset sets every parameter of PAPER_2020 explicitly,
+    # so choosing one gives the paper's model whatever the estimator's defaults (mlrl-boomer's) are.
+    # The last preset is mlrl-boomer 0.15.6's default model, every value spelled out.
     presets={
-        "Label-wise, single-label heads": {"loss": "logistic-decomposable", "head_type": "single"},
-        "Label-wise, multi-label heads": {"loss": "logistic-decomposable", "head_type": "complete"},
-        "Example-wise, single-label heads": {"loss": "logistic-non-decomposable", "head_type": "single"},
-        "Example-wise, multi-label heads": {"loss": "logistic-non-decomposable", "head_type": "complete"},
+        "Label-wise, single-label heads": {**PAPER_2020, "loss": "logistic-decomposable", "head_type": "single"},
+        "Label-wise, multi-label heads": {**PAPER_2020, "loss": "logistic-decomposable", "head_type": "complete"},
+        "Example-wise, single-label heads": {**PAPER_2020, "loss": "logistic-non-decomposable",
+                                             "head_type": "single"},
+        "Example-wise, multi-label heads": {**PAPER_2020, "loss": "logistic-non-decomposable",
+                                            "head_type": "complete"},
+        MLRL_DEFAULTS_PRESET: {p.name: p.default for p in declared(BoomerClassifier) if p.name != "random_state"},
     },
 ))
 

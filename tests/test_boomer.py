@@ -34,11 +34,16 @@ def test_get_params_clone_round_trip():
     assert twin.max_rules == 3 and est.max_rules == 17
 
 
-def test_defaults_are_the_papers_setting():
+def test_defaults_are_mlrl_boomers_and_the_paper_is_a_preset():
     p = BoomerClassifier().get_params()
     assert p["loss"] == "logistic-decomposable" and p["max_rules"] == 1000
     assert p["shrinkage"] == 0.3 and p["l2_regularization_weight"] == 1.0
-    assert p["instance_sampling"] == "with-replacement" and p["feature_sampling"] == "without-replacement"
+    assert p["instance_sampling"] == "none" and p["feature_sampling"] == "without-replacement"
+    assert p["statistic_type"] == "32-bit" and p["head_type"] == "auto"
+    assert (p["feature_binning"], p["label_binning"], p["holdout"]) == ("auto", "auto", "auto")
+    paper = BoomerClassifier.paper_2020().get_params()
+    assert paper["instance_sampling"] == "with-replacement{sample_size=1.0}" and paper["statistic_type"] == "64-bit"
+    assert paper["single_label_choice"] == "objective" and paper["head_type"] == "single"
 
 
 @pytest.mark.parametrize("loss", LOSSES)
@@ -186,7 +191,7 @@ def test_max_conditions_and_min_coverage_are_respected():
 @pytest.mark.parametrize("params, message", [
     ({"loss": "hinge"}, "loss='hinge' is not supported"),
     ({"head_type": "partial"}, "head_type"),
-    ({"max_rules": 0}, "max_rules must be an integer"),
+    ({"max_rules": -1}, "max_rules must be an integer"),
     ({"shrinkage": 0.0}, "shrinkage must be a number in"),
     ({"shrinkage": float("nan")}, "shrinkage"),
     ({"l2_regularization_weight": -1.0}, "l2_regularization_weight"),
@@ -317,14 +322,15 @@ def test_bagging_draws_sample_size_times_n_with_replacement():
 
 
 def test_instance_sampling_sample_size():
-    """``'with-replacement'`` is the paper's N draws (``sample_size=1.0``); a smaller sample gives other
-    rules; bad sizes are refused before any work, naming the option."""
+    """``'with-replacement'`` draws ceil(0.66 N) examples (mlrl-boomer's default ``sample_size``); the
+    paper's N draws are ``sample_size=1.0``; another size gives other rules; bad sizes are refused
+    before any work, naming the option."""
     X, Y = _data()
-    default = BoomerClassifier(max_rules=15).fit(X, Y)
+    default = BoomerClassifier(max_rules=15, instance_sampling="with-replacement").fit(X, Y)
+    same = BoomerClassifier(max_rules=15, instance_sampling="with-replacement{sample_size=0.66}").fit(X, Y)
     full = BoomerClassifier(max_rules=15, instance_sampling="with-replacement{sample_size=1.0}").fit(X, Y)
-    small = BoomerClassifier(max_rules=15, instance_sampling="with-replacement{sample_size=0.3}").fit(X, Y)
-    assert default.rules_ == full.rules_
-    assert small.rules_ != default.rules_
+    assert default.rules_ == same.rules_
+    assert full.rules_ != default.rules_
     for bad in ("with-replacement{sample_size=0}", "with-replacement{sample_size=1.5}",
                 "with-replacement{size=0.5}"):
         with pytest.raises(ValueError, match="instance_sampling"):

@@ -46,9 +46,9 @@ def test_option_strings_parse_like_mlrl_boomer():
     ("feature_binning", "equal-width{foo=1}", "unknown option 'foo'"),
     ("feature_binning", "equal-width{bin_ratio=0}", "bin_ratio must be in (0, 1]"),
     ("feature_binning", "equal-width{bin_ratio=abc}", "must be a number"),
-    ("feature_binning", "equal-heights", "must be one of none, equal-width, equal-frequency"),
+    ("feature_binning", "equal-heights", "must be one of auto, none, equal-width, equal-frequency"),
     ("holdout", "random{holdout_set_size}", "not of the form key=value"),
-    ("global_pruning", "pre-pruning{aggregation=median}", "must be one of min, max, arithmetic-mean"),
+    ("global_pruning", "pre-pruning{aggregation=median}", "must be one of min, max, avg"),
     ("head_type", "single{x=1}", "takes no options"),
 ])
 def test_bad_option_strings_name_the_problem(param, value, message):
@@ -361,23 +361,39 @@ def test_post_pruning_keeps_the_best_prefix_on_the_holdout_set():
 
 def test_pruning_without_a_holdout_set_watches_the_training_loss():
     X, Y = _problem(200, 4, 3, seed=2)
-    est = BoomerClassifier(max_rules=50, global_pruning="post-pruning{min_rules=1}").fit(X, Y)
+    est = BoomerClassifier(max_rules=50, global_pruning="post-pruning{min_rules=1}", holdout="none").fit(X, Y)
     losses = np.array([r.extra["train_loss"] for r in est.records_])
     assert est.holdout_indices_ is None
     assert est.selected_steps_ == int(np.argmin(losses)) + 1 == len(est.rules_)
     # remove_unused_rules=false keeps every rule
-    keep = BoomerClassifier(max_rules=50, global_pruning="post-pruning{min_rules=1,remove_unused_rules=false}")
+    keep = BoomerClassifier(max_rules=50, global_pruning="post-pruning{min_rules=1,remove_unused_rules=false}",
+                            holdout="none")
     assert len(keep.fit(X, Y).rules_) == 50
 
 
 def test_pre_pruning_aggregations():
-    # past window [5, 1, 5], recent [0.95]: min 1 -> 0.95 is a 5 % improvement (< 10 %: stop);
-    # max 5 and mean 3.67 -> 0.95 are large improvements (go on)
-    for aggregation, stops in (("min", True), ("max", False), ("arithmetic-mean", False)):
+    # mlrl-boomer 0.15.6's meaning: readings 5, 1, 5 fill the past window [5, 1, 5] (through the recent
+    # one), 0.95 is then the recent window; reading 0.9 compares them: min 1 -> 0.95 improves by
+    # (1 - 0.95) / 0.95 = 5.3 % (< 10 %: stop); max 5 and avg 3.67 -> 0.95 improve a lot (go on)
+    for aggregation, stops in (("min", True), ("max", False), ("avg", False)):
         p = PrePruning(min_rules=1, num_past=3, num_recent=1, aggregation=aggregation, min_improvement=0.1)
-        results = [p.update(t + 1, v) for t, v in enumerate([5.0, 1.0, 5.0, 0.95])]
-        assert results == [False, False, False, stops]
-        assert p.selected == 4  # the best value so far
+        results = [p.update(t + 1, v) for t, v in enumerate([5.0, 1.0, 5.0, 0.95, 0.9])]
+        assert results == [False, False, False, False, stops]
+        # the best prefix counts only readings taken while the windows were full: rule 5
+        assert p.selected == 5
+
+
+def test_pre_pruning_window_starts_at_min_rules_and_may_go_on():
+    # min_rules 10 with windows of 3 + 1 readings: readings start after rule 10 - 4 = 6
+    p = PrePruning(min_rules=10, num_past=3, num_recent=1, aggregation="min", min_improvement=0.1)
+    values = [0.1] * 6 + [5.0, 1.0, 5.0, 0.95, 0.9]
+    assert [p.update(t + 1, v) for t, v in enumerate(values)] == [False] * 10 + [True]
+    assert p.selected == 11
+    # remove_unused_rules=false: training goes on, the model keeps the best prefix once it fired
+    p = PrePruning(min_rules=1, num_past=3, num_recent=1, aggregation="min", min_improvement=0.1,
+                   remove_unused_rules=False)
+    assert not any(p.update(t + 1, v) for t, v in enumerate([5.0, 1.0, 5.0, 0.95, 0.9, 0.1, 0.05]))
+    assert p.selected == 5 and p.learned == 7
 
 
 def test_thirty_two_bit_statistics_learn_the_same_model_quality():

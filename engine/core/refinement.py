@@ -476,6 +476,46 @@ def bagging_weights(weights, n_draws, state):
         weights[rng_below(state, n)] += 1
 
 
+TIE_TOLERANCE = 1e-12  # relative difference of two qualities below which the earlier candidate wins
+
+
+@njit(cache=True, nogil=True)
+def _covering_condition(perm, m, ptr, rows, values, nominal, cw, miss_ptr, miss_rows):
+    """The first of the ``m`` sampled attributes on which every sampled example (``cw`` > 0) has the
+    implicit value 0 while some training example has another: (attribute, operator) of the condition
+    that covers exactly the value 0 ('<= 0' if the other values are all positive, else '== 0'), or
+    (-1, -1).  An example with a missing value is never covered, so one in the sample rules it out."""
+    for c in range(m):
+        j = perm[c]
+        if ptr[j + 1] == ptr[j]:
+            continue  # only zeros (or missing values): the condition would exclude nothing
+        ok = True
+        positive = True
+        for idx in range(ptr[j], ptr[j + 1]):
+            if cw[rows[idx]] > 0.0:
+                ok = False
+                break
+            if values[idx] < 0.0:
+                positive = False
+        if ok:
+            for r in range(miss_ptr[j], miss_ptr[j + 1]):
+                if cw[miss_rows[r]] > 0.0:
+                    ok = False
+                    break
+        if ok:
+            return j, (OP_LEQ if positive and not nominal[j] else OP_EQ)
+    return -1, -1
+
+
+@njit(cache=True, nogil=True)
+def _all_sampled_quality(T_g, T_h, full_hessian, head, head_params, l2, l1, sc):
+    """(quality, label or -1) of the best head of ``head`` on the statistics ``T_g``, ``T_h``."""
+    if head <= HEAD_PARTIAL_FIXED:
+        return variant_quality(T_g, T_h, full_hessian, head, head_params, l2, l1, sc.chol[0], sc.z[0], sc.vi[0, 0],
+                               sc.vi[0, 1], sc.vi[0, 2], sc.vg[0], sc.vh[0]), -1
+    return _side_quality(T_g, T_h, full_hessian, head, l2, l1, sc.chol[0], sc.z[0])
+
+
 # Per-step scratch of :func:`refine_rule`: covered statistics T, per-candidate results and sweep space.
 _Scratch = namedtuple("_Scratch", "T_g T_h q op thr label cnt g h work_g work_h chol z vi vg vh")
 
@@ -609,8 +649,46 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
             return 0, current, -1  # cancelled: no rule
         best = -1
         for c in range(m):
-            if sc.op[c] >= 0 and (best < 0 or sc.q[c] < sc.q[best]):
+            # qualities within a relative 1e-12 are a tie, won by the earlier candidate (the lower
+            # attribute without feature sampling): two conditions covering the same examples differ
+            # only by the order their sums were added in, and that must not decide
+            if sc.op[c] >= 0 and (best < 0 or sc.q[c] < sc.q[best] - TIE_TOLERANCE * abs(sc.q[best])):
                 best = c
+        if best < 0 and n_conditions == 0 and T_cnt < N:
+            # Examples out of the sample (zero weight): as mlrl-boomer does, a first condition may cover
+            # every sampled example if it excludes some training example (an attribute whose entries
+            # all lie out of the sample); without it a sample on sparse data often has no condition
+            # at all and training would end early.  The first such attribute in sample order.
+            j, op = _covering_condition(perm, m, ptr, rows, values, nominal, cw, miss_ptr, miss_rows)
+            if j >= 0:
+                current, label = _all_sampled_quality(T_g, T_h, full_hessian, head, head_params, l2, l1, sc_all)
+                if current < 0.0:
+                    out_attr[0] = j
+                    out_op[0] = op
+                    out_thr[0] = 0.0
+                    apply_condition(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, covered)
+                    n_conditions = 1
+                    for i in range(N):
+                        if not covered[i]:
+                            cw[i] = 0.0
+                    if single:
+                        d = diagonal_position(label, K, full_hessian)
+                        for i in range(N):
+                            w = cw[i]
+                            if w > 0.0:
+                                if interleave:
+                                    WGH[i, 0] = w * G[i, label]
+                                    WGH[i, 1] = w * H[i, d]
+                                else:
+                                    G_one[i, 0] = G[i, label]
+                                    H_one[i, 0] = H[i, d]
+                        sc_one.T_g[0] = T_g[label]
+                        sc_one.T_h[0] = T_h[d]
+                        head = label
+                    for jj in range(seg.shape[0]):
+                        seg[jj, 0] = 0  # the coverage changed outside the sweeps: no cached entries
+                    continue
+            break
         if best < 0 or not sc.q[best] < current:
             break
         current = sc.q[best]
