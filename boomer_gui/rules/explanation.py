@@ -1,15 +1,18 @@
 """Explanation of one test example's prediction: the rules covering it, each one's contribution
 to every label's score, their sum (the scores), the prediction and the truth.
 
-The numbers come from ``engine.inspection.explain``; this module only lays them out."""
+The numbers come from ``engine.inspection.explain``; this module only lays them out.  A rule's
+body is cut in its table cell; its tooltip and the word-wrapped text under the table (for the
+selected row) show the whole rule."""
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
-                               QPushButton, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, QHBoxLayout, QHeaderView, QLabel,
+                               QPushButton, QScrollArea, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from engine.api import explain, nearest_label_vectors
 from engine.rules import Schema
@@ -21,6 +24,8 @@ _WRONG = QColor(255, 221, 196)
 _RIGHT = QColor(214, 232, 247)
 SUMMARY_ROWS = 3  # Σ = score, prediction, truth
 DEFAULT_TOP = 50  # covering rules listed before "show all"
+RULE_TEXT_HINT = "Select a rule's row to read the whole rule here."
+RULE_TEXT_LINES = 6  # the whole-rule text takes up to this many lines, then scrolls
 MAX_VALUES_SHOWN = 12  # attribute values listed in the summary
 
 
@@ -83,6 +88,17 @@ class ExplanationPanel(QWidget):
         self.table.horizontalHeader().setDefaultSectionSize(58)
         self.table.setWordWrap(False)
         self.table.cellDoubleClicked.connect(self._double_clicked)
+        self.table.currentCellChanged.connect(lambda row, *_: self._show_rule_of_row(row))
+        # the selected row's whole rule, word-wrapped (the body column shows its start)
+        self.rule_text = QLabel(RULE_TEXT_HINT)
+        self.rule_text.setObjectName("rule_text")
+        self.rule_text.setWordWrap(True)
+        self.rule_text.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.rule_text.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.rule_scroll = QScrollArea()
+        self.rule_scroll.setWidgetResizable(True)
+        self.rule_scroll.setFrameShape(QFrame.NoFrame)
+        self.rule_scroll.setWidget(self.rule_text)
 
         top = QHBoxLayout()
         top.addWidget(self.spin, 1)
@@ -99,7 +115,28 @@ class ExplanationPanel(QWidget):
         layout.addWidget(self.values)
         layout.addLayout(order)
         layout.addWidget(self.table, 1)
+        layout.addWidget(self.rule_scroll)
         self._set_enabled(False)
+
+    def _show_rule_of_row(self, row: int) -> None:
+        item = self.table.item(row, 0) if row >= 0 else None
+        index = item.data(Qt.UserRole) if item is not None else None
+        if index is None or self.model is None:
+            self.rule_text.setText(RULE_TEXT_HINT)
+        else:
+            self.rule_text.setText(f"Rule {int(index)}: {self.model.rules[int(index)].to_text(self.schema)}")
+        self._fit_rule_text()
+
+    def _fit_rule_text(self) -> None:
+        """As high as the text (up to RULE_TEXT_LINES lines; then it scrolls)."""
+        width = self.rule_scroll.viewport().width() or self.width()
+        line = self.rule_text.fontMetrics().lineSpacing()
+        need = self.rule_text.heightForWidth(max(width, 50))
+        self.rule_scroll.setFixedHeight(max(line + 4, min(need, RULE_TEXT_LINES * line) + 4))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_rule_text()
 
     def _set_enabled(self, on: bool) -> None:
         self.spin.setEnabled(on)
@@ -163,6 +200,7 @@ class ExplanationPanel(QWidget):
         self.table.setRowCount(0)
         self.table.setColumnCount(0)
         self.values.setText("")
+        self.rule_text.setText(RULE_TEXT_HINT)
         self.summary.setText(message or "Explanations need a trained model (finish or stop a run).")
         self._set_enabled(False)
 
@@ -315,6 +353,7 @@ class ExplanationPanel(QWidget):
                              f"Prediction: {{{pred}}}<br>Truth: {{{true}}} — <b>{verdict}</b><br>"
                              f"<span style='color:#555'>{self._prediction_text(ex, names)}</span>")
         self.values.setText(self._attribute_values(ex))
+        self._show_rule_of_row(self.table.currentRow())
 
     @staticmethod
     def _number(v: float, scale: float | None) -> QTableWidgetItem:

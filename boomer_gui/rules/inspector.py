@@ -1,5 +1,10 @@
 """The rule inspector: a selected rule's conditions, its full head, the training examples it
-covers and how often each label occurs among them compared with the whole training data."""
+covers and how often each label occurs among them compared with the whole training data.
+
+Every condition is shown, however long the body: a word-wrapped paragraph (conditions are never
+split across lines) that takes the room it needs, scrolling only beyond most of the inspector's
+height.  The charts' margins are fitted to their text; presentation mode enlarges their type
+(ticks 15.3 px)."""
 from __future__ import annotations
 
 import math
@@ -8,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from matplotlib.figure import Figure
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
-from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QLabel, QListWidget, QSplitter, QTableView,
+from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHeaderView, QLabel, QScrollArea, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
 from engine.api import rule_coverage
@@ -19,6 +24,17 @@ from boomer_gui.plots.canvas import MarginCanvas
 POS, NEG = "#0072B2", "#D55E00"  # colour-blind safe (Okabe & Ito)
 MAX_TICK_LABELS = 18
 MAX_NAME = 12  # characters of a label name under a chart
+TICK_PT, TITLE_PT = 7, 9  # chart type (points at 100 dpi): 9.7 px ticks on screen ...
+PRESENTATION_SCALE = 11 / 7  # ... 15.3 px in presentation mode
+CONDITIONS_SHARE = 0.6  # the conditions take at most this share of the left column's height, then scroll
+
+
+def conditions_html(texts) -> str:
+    """Conditions joined by ∧, each kept on one line (lines break only between conditions)."""
+    def keep(text: str) -> str:
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return text.replace(" ", "&nbsp;")
+    return " <b>∧</b> ".join(keep(t) for t in texts)
 
 
 def _short(name: str) -> str:
@@ -153,13 +169,25 @@ class RuleInspector(QWidget):
         self.step_label.setWordWrap(True)
         self.step_label.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.step_label.setObjectName("step_metrics")
-        self.conditions = QListWidget()
+        self.conditions = QLabel("")
+        self.conditions.setObjectName("conditions")
+        self.conditions.setWordWrap(True)
+        self.conditions.setTextFormat(Qt.RichText)
+        self.conditions.setAlignment(Qt.AlignTop | Qt.AlignLeft)
+        self.conditions.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.conditions.setToolTip("The rule's conditions (all must hold)")
-        self.conditions.setMinimumHeight(40)
+        self.conditions_scroll = QScrollArea()
+        self.conditions_scroll.setWidgetResizable(True)
+        self.conditions_scroll.setFrameShape(QFrame.StyledPanel)
+        self.conditions_scroll.setWidget(self.conditions)
+        self.conditions_scroll.setMinimumHeight(40)
+        self.condition_texts: list[str] = []
+        self.presentation = False
         self.figure = Figure(figsize=(4, 3.4), dpi=100)
         self.head_ax = self.figure.add_subplot(2, 1, 1)
         self.freq_ax = self.figure.add_subplot(2, 1, 2)
-        self.canvas = MarginCanvas(self.figure, left=48, right=8, bottom=34, top=22, hspace=62)
+        # margins fitted to the charts' text (upright label names, presentation type) before each draw
+        self.canvas = MarginCanvas(self.figure, left=48, right=8, bottom=34, top=22, hspace=62, fit_text=True)
         self.canvas.setMinimumSize(240, 200)
         self.examples_model = CoveredExamplesModel(self)
         self.examples = QTableView()
@@ -172,12 +200,12 @@ class RuleInspector(QWidget):
         self.examples.setWordWrap(False)
         self.examples_label = QLabel("Covered training examples")
 
-        left = QSplitter(Qt.Vertical)
+        left = self.left = QSplitter(Qt.Vertical)
         cond_box = QWidget()
         cl = QVBoxLayout(cond_box)
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(QLabel("Conditions"))
-        cl.addWidget(self.conditions)
+        cl.addWidget(self.conditions_scroll, 1)
         ex_box = QWidget()
         el = QVBoxLayout(ex_box)
         el.setContentsMargins(0, 0, 0, 0)
@@ -211,7 +239,7 @@ class RuleInspector(QWidget):
         self.mask = None
         self.title.setText("Select a rule in the table to inspect it.")
         self.step_label.setText("")
-        self.conditions.clear()
+        self._set_conditions([])
         self.examples_model.clear()
         self.examples_label.setText("Covered training examples")
         K = self.train.n_labels if self.train is not None else 0
@@ -227,12 +255,15 @@ class RuleInspector(QWidget):
     def _setup_axes(self, K: int) -> None:
         """Create the bars once per number of labels; rules only change their heights."""
         self._bars_for = K
+        big = PRESENTATION_SCALE if self.presentation else 1.0
         for ax in (self.head_ax, self.freq_ax):
             ax.clear()
-            ax.tick_params(labelsize=7)
+            ax.tick_params(labelsize=TICK_PT * big)
             ax.grid(True, axis="y", alpha=0.3, lw=0.5)
-        self.head_ax.set_title("head: score per label", fontsize=9)
-        self.freq_ax.set_title("label frequency: covered vs all", fontsize=9)
+        title_pt = max(TITLE_PT, TICK_PT * big)  # in presentation mode as large as the ticks, so it fits
+        self.head_ax.set_title("head: score per label", fontsize=title_pt)
+        # the title names the bars (no legend over tall bars): covered left in blue, all right in grey
+        self.freq_ax.set_title("label frequency:\ncovered (blue), all (grey)", fontsize=title_pt)
         x = np.arange(K)
         self.head_bars = self.head_ax.bar(x, np.zeros(K), color=POS, width=0.8)
         self.head_ax.axhline(0, color="0.4", lw=0.6)
@@ -240,21 +271,51 @@ class RuleInspector(QWidget):
         self.all_bars = self.freq_ax.bar(x + 0.2, np.zeros(K), width=0.4, color="0.7", label="all")
         self.freq_ax.set_ylim(0, 1.05)
         if K:
-            self.freq_ax.legend(fontsize=7, loc="upper right", ncols=2)
             names = [_short(self.schema.label(k)) for k in range(K)]
             step = max(1, int(math.ceil(K / MAX_TICK_LABELS)))
             # names side by side only when they fit (about 6 pixels a character, 180 pixels an axis)
-            upright = K > 8 or max(len(n) for n in names) * K * 6 > 180
+            upright = K > 8 or max(len(n) for n in names) * K * 6 * big > 180
             for ax in (self.head_ax, self.freq_ax):
                 ax.set_xticks(x[::step])
-                ax.set_xticklabels(names[::step], rotation=90 if upright else 0, fontsize=7)
+                ax.set_xticklabels(names[::step], rotation=90 if upright else 0, fontsize=TICK_PT * big)
                 ax.set_xlim(-0.6, K - 0.4)
-            # upright names only under the lower chart, with room for them
+            # upright names only under the lower chart (the canvas fits its margins to them)
             self.head_ax.tick_params(labelbottom=not upright)
-            longest = max(len(n) for n in names[::step])
-            self.canvas.margins["bottom"] = 34 if not upright else 22 + 6 * longest
-            self.canvas.margins["hspace"] = 62 if not upright else 30
-            self.canvas.fit_margins(self.canvas.width(), self.canvas.height())
+
+    def set_presentation(self, on: bool) -> None:
+        """Large chart type for a projector (ticks 15.3 px); off: the screen sizes."""
+        if bool(on) == self.presentation:
+            return
+        self.presentation = bool(on)
+        record = self.record
+        self._setup_axes(self._bars_for or 0)
+        if record is not None:
+            self.show_record(record)
+        else:
+            self.canvas.draw_idle()
+
+    def _set_conditions(self, texts: list[str]) -> None:
+        self.condition_texts = list(texts)
+        self.conditions.setText(conditions_html(texts))
+        self._fit_conditions()
+
+    def _fit_conditions(self) -> None:
+        """Give the conditions the height they need (up to CONDITIONS_SHARE of the column)."""
+        sizes = self.left.sizes()
+        total = sum(sizes)
+        if total <= 0 or not self.condition_texts:
+            return
+        width = self.conditions_scroll.viewport().width() or self.conditions_scroll.width()
+        box = self.left.widget(0).layout()
+        header = box.itemAt(0).widget().sizeHint().height() + box.spacing()
+        frame = 2 * self.conditions_scroll.frameWidth() + 2
+        need = self.conditions.heightForWidth(max(width, 50)) + header + frame
+        top = int(min(max(need, 60), CONDITIONS_SHARE * total))
+        self.left.setSizes([top, total - top])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_conditions()
 
     def show_record(self, record) -> None:
         if record is None:
@@ -266,11 +327,7 @@ class RuleInspector(QWidget):
         self.step_label.setText(step_metrics_text(record))
         if not rule.conditions:
             self.title.setText(f"Rule #{record.index} – the default rule (covers every example)")
-        self.conditions.clear()
-        for c in rule.conditions:
-            self.conditions.addItem(c.to_text(schema))
-        if not rule.conditions:
-            self.conditions.addItem("(no conditions)")
+        self._set_conditions([c.to_text(schema) for c in rule.conditions] or ["(no conditions)"])
         K = self.train.n_labels if self.train is not None else int(rule.head_labels.max(initial=-1)) + 1
         if self._bars_for != K:
             self._setup_axes(K)

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 from boomer_gui.components.state import RunHistory
 from engine.api import RuleRecord
@@ -202,3 +203,116 @@ def test_the_expert_axis_has_whole_experts_only(qtbot, learner_plots, n):
     assert ticks.size >= 1 and np.all(ticks == np.round(ticks)), ticks
     if n <= 5:
         assert set(range(1, n + 1)) <= set(ticks.astype(int))  # every expert named while they are few
+
+
+# -- inspectors: presentation type and long rule bodies (rules/inspector.py, rules/explanation.py) ----
+N_CONDITIONS = 33
+
+
+def long_rule(n: int = N_CONDITIONS) -> Rule:
+    """A rule of ``n`` conditions, one per attribute (|x_j| <= 1.5 or x_j > -1.5), that covers the
+    examples whose attribute values are small."""
+    conditions = tuple(Condition(j, "<=" if j % 2 else ">", 1.5 if j % 2 else -1.5) for j in range(n))
+    return Rule(conditions, np.array([0, 2, 3]), np.array([0.8, -0.4, 0.3]))
+
+
+@pytest.fixture
+def small_data():
+    """120 examples of 33 attributes with long names (as in real data sets) and 6 labels."""
+    from engine.api import Dataset
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, N_CONDITIONS)).astype(np.float32)
+    Y = (rng.random((120, 6)) < 0.4).astype(np.uint8)
+    return Dataset(X, Y, [f"attribute_{j:02d}" for j in range(N_CONDITIONS)], [f"label{k}" for k in range(6)])
+
+
+def plain(html: str) -> str:
+    from PySide6.QtGui import QTextDocument
+
+    doc = QTextDocument()
+    doc.setHtml(html)
+    return doc.toPlainText().replace("\xa0", " ")
+
+
+def test_the_inspector_shows_every_condition_of_a_long_body(qtbot, small_data):
+    from boomer_gui.rules.inspector import RuleInspector
+
+    inspector = RuleInspector()
+    qtbot.addWidget(inspector)
+    inspector.resize(900, 620)
+    inspector.show()
+    qtbot.waitExposed(inspector)
+    inspector.set_data(small_data)
+    rule = long_rule()
+    inspector.show_record(RuleRecord(7, rule, 40, 0.5, 0.2, 0.6, 0.21, 0.62))
+    shown = plain(inspector.conditions.text())
+    assert all(c.to_text(small_data.schema) in shown for c in rule.conditions)
+    scroll = inspector.conditions_scroll
+    # all of it in sight, no scrolling needed
+    qtbot.waitUntil(lambda: scroll.verticalScrollBar().maximum() == 0)
+    label = inspector.conditions
+    assert label.isVisible() and scroll.viewport().height() >= label.heightForWidth(label.width())
+    assert inspector.examples.isVisible() and inspector.examples.height() >= 60  # the covered examples keep room
+    inspector.show_record(RuleRecord(0, Rule((), np.array([0]), np.array([0.1])), 120, 0.1, 0.3, 0.8))
+    assert plain(inspector.conditions.text()) == "(no conditions)"
+
+
+def test_inspector_charts_have_large_ticks_in_presentation_mode_only(qtbot, small_data):
+    from boomer_gui.rules.inspector import RuleInspector
+
+    inspector = RuleInspector()
+    qtbot.addWidget(inspector)
+    inspector.resize(700, 520)
+    inspector.show()
+    qtbot.waitExposed(inspector)
+    inspector.set_data(small_data)
+    record = RuleRecord(3, long_rule(4), 40, 0.5, 0.2, 0.6)
+    inspector.show_record(record)
+
+    def tick_px():
+        labels = [t for ax in (inspector.head_ax, inspector.freq_ax) for t in ax.get_xticklabels() + ax.get_yticklabels()]
+        return min(px(t.get_fontsize(), inspector.figure) for t in labels)
+
+    normal = tick_px()
+    assert normal < MIN_TICK_PX  # on screen as before
+    inspector.set_presentation(True)
+    assert tick_px() >= MIN_TICK_PX
+    assert inspector.head_heights()[0] == pytest.approx(0.8)  # the shown rule stays shown
+    inspector.canvas.draw()
+    renderer = inspector.canvas.get_renderer()
+    for ax in (inspector.head_ax, inspector.freq_ax):
+        assert inside(ax.get_tightbbox(renderer), inspector.figure.bbox, slack=1)
+    assert not overlaps(inspector.head_ax.get_tightbbox(renderer), inspector.freq_ax.bbox)
+    inspector.set_presentation(False)
+    assert tick_px() == pytest.approx(normal)
+
+
+def test_the_explanation_shows_a_long_rule_whole(qtbot, small_data):
+    from boomer_gui.rules.explanation import ExplanationPanel
+    from engine.api import rule_coverage
+    from engine.model import RuleModel
+
+    rule = long_rule()
+    default = Rule((), np.arange(6), np.full(6, -0.2))
+    model = RuleModel([default, rule], n_features=N_CONDITIONS, n_labels=6, schema=small_data.schema)
+    panel = ExplanationPanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 520)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_context(model, small_data)
+    covered = int(np.flatnonzero(np.asarray(rule_coverage(rule, small_data.X)))[0])
+    panel.show_example(covered)
+    row = next(r for r in range(panel.table.rowCount())
+               if panel.table.item(r, 0) is not None and panel.table.item(r, 0).data(Qt.UserRole) == 1)
+    body = panel.table.item(row, 1)
+    assert body.toolTip() == rule.to_text(small_data.schema)  # the whole rule on hovering the cut cell
+    panel.table.setCurrentCell(row, 1)
+    text = panel.rule_text.text()
+    assert rule.to_text(small_data.schema) in text  # and under the table, word-wrapped
+    assert panel.rule_text.wordWrap() and panel.rule_text.isVisible()
+    # wrapped within the panel's width, not cut at its right edge
+    assert panel.rule_scroll.horizontalScrollBar().maximum() == 0
+    assert panel.rule_text.width() <= panel.width()
+    qtbot.waitUntil(lambda: panel.rule_scroll.height() > 2 * panel.rule_text.fontMetrics().lineSpacing())
