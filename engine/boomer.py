@@ -58,18 +58,17 @@ def bounded_fraction(n: int, fraction: float, minimum: int, maximum: int) -> int
     return min(count, n)
 
 
-# The losses whose statistics mlrl-boomer keeps sparse: 'auto' heads are single-label heads for them
+# The loss whose statistics mlrl-boomer may keep sparse (then its 'auto' heads are single-label heads)
 SPARSE_LOSSES = ("squared-hinge-decomposable",)
 
 
 def head_kind(loss: str, head_type: str) -> str:
-    """The head a ``head_type`` value gives under ``loss``: 'auto' is what mlrl-boomer 0.15.6
-    chooses, complete heads, except single-label heads for the decomposable squared hinge loss
-    (whose statistics it keeps sparse)."""
+    """The head a ``head_type`` value gives under ``loss``: 'auto' is what mlrl-boomer 0.15.6 chooses
+    with dense statistics, complete heads (it takes single-label heads only for the sparse statistics
+    of the decomposable squared hinge loss, :data:`SPARSE_LOSSES`, which it prefers for sparse label
+    matrices; this learner has dense statistics only)."""
     name = parse_option("head_type", head_type)[0]
-    if name == "auto":
-        return "single" if loss in SPARSE_LOSSES else "complete"
-    return name
+    return "complete" if name == "auto" else name
 
 
 def label_binning_applies(loss: str, head_type: str) -> bool:
@@ -147,8 +146,7 @@ class BoomerClassifier(RuleLearner):
     Parameters, values and defaults are mlrl-boomer 0.15.6's (``BoomerClassifier()`` is its
     default model): label-wise logistic loss, 1000 rules (0: no limit), shrinkage 0.3, L2 weight
     1.0, no instance sampling, log2-sized attribute samples per refinement step, 32-bit statistics,
-    ``head_type='auto'`` (complete heads, single-label heads for the decomposable squared hinge
-    loss), ``feature_binning``/``label_binning``/``holdout`` ``'auto'`` (see
+    ``head_type='auto'`` (complete heads), ``feature_binning``/``label_binning``/``holdout`` ``'auto'`` (see
     :func:`feature_binning_kind`, :func:`label_binning_kind`, :func:`holdout_kind`).  The paper's
     2020 settings are :data:`PAPER_2020` (:meth:`paper_2020`).  ``max_conditions`` (None: no limit)
     and ``min_coverage`` (the least number of sampled training examples a condition covers) are
@@ -177,7 +175,7 @@ class BoomerClassifier(RuleLearner):
             Parameter("loss", "choice", FROM_INIT, "Loss", "label-wise (decomposable) or example-wise",
                       choices=LOSSES),
             Parameter("head_type", "option", FROM_INIT, "Head", "single label, all labels, some labels (partial), or "
-                      "auto (complete; single for the decomposable squared hinge loss)" + option_help("head_type"),
+                      "auto (complete, as mlrl-boomer with dense statistics)" + option_help("head_type"),
                       choices=HEAD_TYPES),
             Parameter("single_label_choice", "choice", FROM_INIT, "Single label", "the label a single-label head "
                       "predicts: the one with the largest absolute score (largest-score, as mlrl-boomer 0.15 "
