@@ -62,7 +62,9 @@ class HeadView(QWidget):
         self.table.setSortingEnabled(False)
         self.figure = Figure(figsize=(3, 3), dpi=100)
         self.ax = self.figure.add_subplot()
-        self.canvas = MarginCanvas(self.figure, left=46, bottom=38, top=22, right=10)
+        self.canvas = MarginCanvas(self.figure, left=46, bottom=38, top=22, right=10, fit_text=True)
+        self.presentation = False
+        self._region_of: int | None = None
         self.canvas.setMinimumWidth(200)
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(self.table)
@@ -74,6 +76,13 @@ class HeadView(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.split, 1)
         self.canvas.hide()
+
+    def set_presentation(self, on: bool) -> None:
+        """Large type in the region chart (ticks 15.3 px); off: the screen sizes."""
+        if bool(on) != self.presentation:
+            self.presentation = bool(on)
+            if self.stats is not None and self._region_of is not None and self.canvas.isVisible():
+                self._draw_region(self._region_of)
 
     def set_context(self, estimator, train, schema: Schema | None) -> None:
         """The fitted estimator and its training data (None: nothing to explain)."""
@@ -150,10 +159,12 @@ class HeadView(QWidget):
         box = Rectangle((max(x0, lo_x), max(y0, lo_y)), min(x1, hi_x) - max(x0, lo_x),
                         min(y1, hi_y) - max(y0, lo_y), fill=False, ec="#D55E00", lw=2)
         ax.add_patch(box)
-        ax.set_xlabel(self.schema.feature(0), fontsize=8)
-        ax.set_ylabel(self.schema.feature(1), fontsize=8)
-        ax.set_title(f"rule #{index}: its region", fontsize=9)
-        ax.tick_params(labelsize=7)
-        ax.legend(loc="upper right", fontsize=7, markerscale=2, framealpha=0.85)
+        big = 11 / 7 if self.presentation else 1.0  # presentation mode: ticks 15.3 px
+        ax.set_xlabel(self.schema.feature(0), fontsize=8 * big)
+        ax.set_ylabel(self.schema.feature(1), fontsize=8 * big)
+        ax.set_title(f"rule #{index}: its region", fontsize=9 * big)
+        ax.tick_params(labelsize=7 * big)
+        ax.legend(loc="upper right", fontsize=7 * big, markerscale=2, framealpha=0.85)
+        self._region_of = index
         self.canvas.show()
         self.canvas.draw_idle()

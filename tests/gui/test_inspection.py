@@ -15,8 +15,8 @@ def test_selecting_a_rule_fills_the_inspector(qtbot, trained):
     record = trained.table_model.records[4]
     ins = trained.inspector
     assert ins.record is record
-    assert ins.conditions.count() == len(record.rule.conditions)
-    assert ins.conditions.item(0).text() == record.rule.conditions[0].to_text(trained.data.train.schema)
+    assert len(ins.condition_texts) == len(record.rule.conditions)
+    assert ins.condition_texts[0] == record.rule.conditions[0].to_text(trained.data.train.schema)
     np.testing.assert_allclose(ins.head_heights(), record.rule.dense_head(trained.data.train.n_labels))
     mask = rule_coverage(record.rule, trained.data.train.X)
     assert ins.examples_model.rowCount() == mask.sum()
