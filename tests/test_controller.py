@@ -132,9 +132,94 @@ def test_runs_of_every_learner_share_the_history_and_the_session(app):
     app.end_run(stopped, "stopped", 0.1, spec_of(ranking).make(max_iterations=5))  # never fitted
     session = app.session("boomer", {}, True, [True] * 6)
     assert app.unsaved_models == [stopped.name]
-    assert [("model" in r) for r in session.runs] == [False, True, True, False]  # boomer's is the session's model
+    # the stopped run is the shown one (a new run is shown at once) and has no model: every other
+    # run keeps its model in its own entry
+    assert [("model" in r) for r in session.runs] == [True, True, True, False] and session.model is None
     reopened = Session.from_dict(session.to_dict()).history()
     assert [r.learner for r in reopened] == ["boomer", "label-ranking", "ml-me", "label-ranking"]
     assert type(reopened.runs[1].estimator) is type(ranking.estimator)
     np.testing.assert_allclose(reopened.runs[2].array("test_hamming"), mlme.array("test_hamming"))
     assert app.why_not_inspectable(reopened.runs[3]).endswith("its steps were not kept (the run has no model).")
+
+
+class _FakeLearner:
+    """A learner that streams three steps with known losses and has no model file."""
+
+    LOSSES = [(0.30, 0.90, 0.32, 0.92), (0.20, 0.70, 0.25, 0.80), (0.10, 0.50, 0.20, 0.75)]
+
+    def fit_iter(self):
+        from engine.steps import Step
+
+        for i, (th, ts, vh, vs) in enumerate(self.LOSSES):
+            yield Step(i, "update", f"step {i}", {"train_hamming": th, "train_subset": ts, "test_hamming": vh,
+                                                   "test_subset": vs})
+
+
+def test_a_run_lives_start_records_finish_replay_and_a_session_round_trip_without_qt(app, tmp_path):
+    """The whole lifecycle on the application model alone, with a fake learner: every change is an
+    event in order, the series are the steps' losses, a replay counts what is on screen, and a
+    session written and read back (data regenerated) holds the same run."""
+    from types import SimpleNamespace
+
+    from boomer_gui.components.controller import EVENTS
+    from boomer_gui.components.session import save_session
+
+    events = []
+    for name in EVENTS:
+        getattr(app, name).connect(lambda *args, name=name: events.append(name))
+    spec = SimpleNamespace(key="fake", presets={"demo": {"depth": 2}})
+    run = app.begin_run(spec, {"depth": 2}, _FakeLearner())
+    assert run.name == "1: fake: demo" and run.status == "running" and app.run is run
+    for step in _FakeLearner().fit_iter():
+        app.record(run, [step])
+    app.end_run(run, "finished", 0.5, app.estimator)
+    app.settle(run)
+    assert events == ["run_added"] + ["run_updated"] * 3 + ["run_ended", "run_settled"]
+    assert run.array("test_hamming").tolist() == [0.32, 0.25, 0.20]
+    assert run.final_losses() == {"train_hamming": 0.10, "train_subset": 0.50, "test_hamming": 0.20,
+                                  "test_subset": 0.75}
+    # replay: the model says how many steps are on screen, and the losses of the step shown
+    events.clear()
+    records = app.begin_replay(run)
+    assert len(records) == 3 and run.view_len() == 0
+    app.replayed(run, 2)
+    assert run.view_len() == 2 and run.losses_at(run.view_len() - 1)["test_subset"] == 0.80
+    app.replayed(run, 1)
+    app.settle(run)
+    assert run.view_len() == 3 and events == ["run_updated"] * 3 + ["run_settled"]
+    # a second run of the same setting is told apart
+    second = app.begin_run(spec, {"depth": 2})
+    assert second.name == "2: fake: demo #2"
+    app.end_run(second, "stopped", 0.1, None)
+    # the session round trip: the fake learner has no model file, its losses are kept
+    path = tmp_path / "s.json"
+    save_session(path, app.session("", {}, False, [], {"text_filter": "x1", "selected_rule": 1}))
+    session, loaded = app.read_session(path)
+    assert loaded.key == app.data.key and session.view == {"text_filter": "x1", "selected_rule": 1}
+    events.clear()
+    app.replace_history(session.history())
+    assert events == ["history_replaced"] and app.run is None
+    back = app.history.runs
+    assert [(r.name, r.status, r.elapsed) for r in back] == [(run.name, "finished", 0.5), (second.name, "stopped", 0.1)]
+    for key in ("train_hamming", "train_subset", "test_hamming", "test_subset"):
+        np.testing.assert_array_equal(back[0].array(key), run.array(key))
+    # removing a run: before and after events around the history change
+    seen = []
+    app.run_removing.connect(lambda r: seen.append(("removing", r in app.history.runs)))
+    app.run_removed.connect(lambda r: seen.append(("removed", r in app.history.runs)))
+    app.remove_run(back[1])
+    assert seen == [("removing", True), ("removed", False)] and len(app.history) == 1
+
+
+def test_a_session_asking_for_more_synthetic_data_than_the_panel_allows_is_refused(tmp_path):
+    """A session file cannot make the window generate 99,999,999 examples on the GUI thread."""
+    import json
+
+    from boomer_gui.components.controller import Controller
+    from boomer_gui.components.session import SESSION_FORMAT
+
+    doc = {"format": SESSION_FORMAT, "version": 1, "learner": {"key": "", "params": {}},
+           "data": {"kind": "synthetic", "n_examples": 99_999_999}}
+    (tmp_path / "huge.json").write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="n_examples"):
+        Controller.read_session(tmp_path / "huge.json")

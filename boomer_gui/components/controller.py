@@ -61,19 +61,31 @@ def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> s
 
 
 def records_of(run: Run, model) -> list:
-    """The step records of ``run``: as streamed, or rebuilt from its model and its series (one per
-    rule) for a run read from a session."""
+    """The step records of ``run``: as streamed, or rebuilt from its model and its series for a run
+    read from a session (one series entry per step: a stump round of AdaBoost.MH adds two rules,
+    which share their step's losses)."""
     if run.records is not None:
         return list(run.records)
-    s = run.series
+    s, n_rules, n_steps = run.series, len(model.rules), max(len(run), 1)
 
     def value(k, i):
-        v = s[k][i]
+        v = s[k][i] if i < len(s[k]) else None
         return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
-    return [RuleRecord(i, rule, int(s["coverage"][i]), float(s["improvement"][i]), s["train_hamming"][i],
-                       s["train_subset"][i], value("test_hamming", i), value("test_subset", i))
-            for i, rule in enumerate(model.rules)]
+    out = []
+    for i, rule in enumerate(model.rules):
+        j = i * n_steps // n_rules  # the step that added rule i
+        out.append(RuleRecord(i, rule, int(value("coverage", j) or 0), float(value("improvement", j) or math.nan),
+                              value("train_hamming", j), value("train_subset", j), value("test_hamming", j),
+                              value("test_subset", j)))
+    return out
+
+
+def belongs_to(run: Run, model) -> bool:
+    """Can ``run``'s series be the trajectory of ``model`` (one entry per rule, or per step of a
+    learner that adds the same number of rules in every step)?"""
+    n_rules, n_steps = len(model.rules), len(run)
+    return run.records is not None or n_steps == n_rules or (n_steps > 0 and n_rules % n_steps == 0)
 
 
 def step_of(run: Run | None, row: int, n_rows: int) -> int:

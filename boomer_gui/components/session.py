@@ -96,7 +96,7 @@ class Session:
         return self.checked_runs
 
 
-VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "selected_rule")
+VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "strongly", "selected_rule")
 
 
 def check_view(view) -> dict:
@@ -112,6 +112,10 @@ def check_view(view) -> dict:
     for key, value in view.items():
         if key == "text_filter":
             out[key] = check.string(value, f"view, {key}")[:1000]
+        elif key == "strongly":
+            if not isinstance(value, bool):
+                raise ValueError("view, strongly: expected true or false")
+            out[key] = value
         elif value is not None:
             out[key] = check.integer(value, f"view, {key}", 0, 10 ** 7)
         else:

@@ -140,6 +140,8 @@ class DataPanel(QWidget):
         self.generate_button.setToolTip("Draw a synthetic data set (BOOMER paper, Sec. 5.1)")
         self.generate_button.clicked.connect(self.generate)
         synth = QGroupBox("Synthetic data")
+        self.synthetic_box = synth
+        synth.setCheckable(True)  # unticked while a file is loaded
         sf = QFormLayout(synth)
         sf.addRow("Kind", self.kind)
         sf.addRow("Training examples", self.n_examples)
@@ -230,6 +232,7 @@ class DataPanel(QWidget):
             self.n_examples.setValue(int(spec.n_examples))
             self.n_labels.setValue(int(spec.n_labels))
             self.seed.setValue(int(spec.seed))
+        self._show_source(spec.kind)
         self.n_test.setValue(int(spec.n_test))
         self.fraction.setValue(float(spec.test_fraction))
         self.split_seed.setValue(int(spec.split_seed))
@@ -239,6 +242,13 @@ class DataPanel(QWidget):
         gen_item.setEnabled(spec.kind == "synthetic")
         self.test_mode.setCurrentIndex(self.test_mode.findData(spec.test_mode))
         self._mode_changed()
+
+    def _show_source(self, kind: str) -> None:
+        """A file is loaded: the generator's box is unticked and greyed (its settings do not
+        describe the data); ticking it again offers them, and Generate, to go back to synthetic data."""
+        synthetic = kind == "synthetic"
+        self.synthetic_box.setChecked(synthetic)
+        self.synthetic_box.setToolTip("" if synthetic else "A file is loaded; tick to generate synthetic data instead")
 
     def _mode_changed(self, *args) -> None:
         mode = self.test_mode.currentData()
@@ -359,5 +369,5 @@ class DataPanel(QWidget):
             t.setItem(k, 1, value)
 
     def set_editable(self, on: bool) -> None:
-        for w in (self.open_button, self.generate_button, self.apply_button, self.test_file_button):
+        for w in (self.open_button, self.synthetic_box, self.apply_button, self.test_file_button):
             w.setEnabled(on)

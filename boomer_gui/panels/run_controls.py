@@ -62,8 +62,11 @@ class RunControls(QWidget):
         self.replay_button.clicked.connect(self.replayRequested)
         self.noun = "rule"
         self.progress = QProgressBar()
-        self.progress.setTextVisible(True)
-        self.progress.setFormat("%v / %m rules")
+        self.progress.setTextVisible(False)  # the count beside the bar, never under its fill
+        self.count = QLabel("")
+        self.count.setMinimumWidth(110)
+        self.count.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
+        self.progress.valueChanged.connect(lambda *_: self._show_count())
         self.info = QLabel("Ready")
         self.info.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)  # text changes never relayout
         self.start_button.clicked.connect(self.startRequested)
@@ -79,6 +82,7 @@ class RunControls(QWidget):
             layout.addWidget(button)
         layout.addWidget(self.speed)
         layout.addSpacing(8)
+        layout.addWidget(self.count)
         layout.addWidget(self.progress, 1)
         layout.addWidget(self.info, 2)
         self.state = "idle"
@@ -119,6 +123,16 @@ class RunControls(QWidget):
         self.speed.setCurrentIndex(i)
         self.speed.blockSignals(False)
 
+    def _show_count(self) -> None:
+        """'2 / 5 experts' (a budget), '7 iterations' (none), or nothing while preparing."""
+        bar, noun = self.progress, self.noun
+        if self.progress.format() == "preparing…":
+            self.count.setText("")
+        elif bar.maximum() > 0:
+            self.count.setText(f"{bar.value()} / {bar.maximum()} {noun}s")
+        else:
+            self.count.setText("")
+
     def set_budget(self, budget: int | None, noun: str = "rule") -> None:
         """The run's step budget; ``noun`` names a step ("rule", "iteration", "expert")."""
         self.noun = noun
@@ -130,11 +144,13 @@ class RunControls(QWidget):
             self.progress.setRange(0, 0)  # busy indicator: the learner has no step budget
             self.progress.setFormat(f"%v {noun}s")
         self.progress.setValue(0)
+        self._show_count()
 
     def show_preparing(self, text: str) -> None:
         """The run's kernels are being compiled: a busy bar and ``text`` (no rate, no ETA)."""
         self.progress.setRange(0, 0)
         self.progress.setFormat("preparing…")
+        self._show_count()
         self.info.setText(f"preparing: {text}")
         self.info.setToolTip(PREPARING_TIP)
 
@@ -157,7 +173,9 @@ class RunControls(QWidget):
         n = len(run)
         self.noun = noun or self.noun
         self.progress.setRange(0, max(n, 1))
+        self.progress.setFormat(f"%v / %m {self.noun}s")
         self.progress.setValue(n)
+        self._show_count()
         took = f" after {run.elapsed:.1f} s" if run.elapsed is not None else ""
         self.info.setText(f"{run.name}: {n} {self.noun}{'s' if n != 1 else ''} · {run.status}{took}")
         self.info.setToolTip(run.describe())
@@ -165,6 +183,8 @@ class RunControls(QWidget):
     def finish(self, n: int, state: str, elapsed: float) -> None:
         if self.progress.maximum() == 0:
             self.progress.setRange(0, max(n, 1))
+            self.progress.setFormat(f"%v / %m {self.noun}s")
         self.progress.setValue(min(n, self.progress.maximum()))
         self.info.setText(f"{n} {self.noun}s · {state} after {elapsed:.1f} s")
         self.info.setToolTip("")
+        self._show_count()

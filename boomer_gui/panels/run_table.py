@@ -219,6 +219,7 @@ class RunTable(QWidget):
         QShortcut(QKeySequence.Delete, self.view, self._remove_clicked, context=Qt.WidgetShortcut)
         hint = QLabel("Select a run to see its rules or steps; untick to hide its curves. Grey: another data set.")
         hint.setStyleSheet("color: #555;")
+        hint.setWordWrap(True)  # the table fits a narrow column (presentation mode)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(hint, 1)

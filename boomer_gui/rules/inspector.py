@@ -188,7 +188,7 @@ class RuleInspector(QWidget):
         self.freq_ax = self.figure.add_subplot(2, 1, 2)
         # margins fitted to the charts' text (upright label names, presentation type) before each draw
         self.canvas = MarginCanvas(self.figure, left=48, right=8, bottom=34, top=22, hspace=62, fit_text=True)
-        self.canvas.setMinimumSize(240, 200)
+        self.canvas.setMinimumSize(160, 160)
         self.examples_model = CoveredExamplesModel(self)
         self.examples = QTableView()
         self.examples.setModel(self.examples_model)

@@ -26,19 +26,28 @@ class RuleBrowser(QWidget):
         self.table.setModel(self.proxy)
         self.steps_of_run: Callable[[], tuple[int, str] | None] = lambda: None
         self.label_filter = QComboBox()
-        self.label_filter.setToolTip("Only rules about this label: a single-label head's label, or a label a "
-                                     "complete head scores at least half as strongly as its strongest one")
+        self.label_filter.setToolTip("Only rules whose head scores this label")
+        self.label_mode = QComboBox()
+        self.label_mode.addItem("strongly", True)
+        self.label_mode.addItem("at all", False)
+        self.label_mode.setToolTip("strongly: the label's score is at least half the head's strongest (a complete "
+                                   "head scores every label); at all: any non-zero score")
         self.attribute_filter = QComboBox()
         self.attribute_filter.setToolTip("Only rules with a condition on this attribute")
+        for combo in (self.label_filter, self.attribute_filter):  # narrow enough for presentation mode's column
+            combo.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(5)
         self.attribute_filter.setMaximumWidth(200)
         self.text_filter = QLineEdit()
         self.text_filter.setPlaceholderText("Filter rules by text…")
         self.text_filter.setClearButtonEnabled(True)
+        self.text_filter.setMinimumWidth(60)
         self.count_label = QLabel("0 rules")
-        self.count_label.setMinimumWidth(150)
+        self.count_label.setMinimumWidth(90)
         self.count_label.setAlignment(Qt.AlignRight | Qt.AlignVCenter)
         self._lay_out()
         self.label_filter.currentIndexChanged.connect(self.apply_filters)
+        self.label_mode.currentIndexChanged.connect(self.apply_filters)
         self.attribute_filter.currentIndexChanged.connect(self.apply_filters)
         self.apply_filters_soon = qdebounced(self.apply_filters, timeout=FILTER_DELAY_MS, parent=self)
         self.text_filter.textChanged.connect(lambda *_: self.apply_filters_soon())
@@ -46,16 +55,24 @@ class RuleBrowser(QWidget):
             signal.connect(self.update_count)
 
     def _lay_out(self) -> None:
-        filters = QHBoxLayout()
-        filters.setContentsMargins(0, 0, 0, 0)
-        for text, widget in (("Label", self.label_filter), ("Attribute", self.attribute_filter)):
-            filters.addWidget(QLabel(text))
-            filters.addWidget(widget)
-        filters.addWidget(self.text_filter, 1)
-        filters.addWidget(self.count_label)
+        """Label and attribute filters on one row, the text filter and the count on the next: the
+        browser fits the narrow column of presentation mode."""
+        choices = QHBoxLayout()
+        choices.setContentsMargins(0, 0, 0, 0)
+        for text, widgets in (("Label", (self.label_filter, self.label_mode)), ("Attribute", (self.attribute_filter,))):
+            choices.addWidget(QLabel(text))
+            for widget in widgets:
+                choices.addWidget(widget)
+        choices.addStretch(1)
+        search = QHBoxLayout()
+        search.setContentsMargins(0, 0, 0, 0)
+        search.addWidget(self.text_filter, 1)
+        search.addWidget(self.count_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(filters)
+        layout.setSpacing(3)
+        layout.addLayout(choices)
+        layout.addLayout(search)
         layout.addWidget(self.table)
 
     def fill_filters(self, ds) -> None:
@@ -72,7 +89,7 @@ class RuleBrowser(QWidget):
 
     def apply_filters(self) -> None:
         self.proxy.set_filters(self.label_filter.currentData(), self.attribute_filter.currentData(),
-                               self.text_filter.text())
+                               self.text_filter.text(), self.label_mode.currentData())
         self.update_count()
 
     def update_count(self, *args) -> None:
@@ -97,7 +114,8 @@ class RuleBrowser(QWidget):
         """The filters and the selected rule, as a session keeps them."""
         selected = self.selected_records()
         return {"label_filter": self.label_filter.currentData(), "attribute_filter": self.attribute_filter.currentData(),
-                "text_filter": self.text_filter.text(), "selected_rule": int(selected[0].index) if selected else None}
+                "text_filter": self.text_filter.text(), "strongly": bool(self.label_mode.currentData()),
+                "selected_rule": int(selected[0].index) if selected else None}
 
     def restore_view(self, view: dict) -> None:
         """Filters and selection of a session (entries that do not fit the data are left as they are)."""
@@ -106,6 +124,7 @@ class RuleBrowser(QWidget):
             if at >= 0:
                 combo.setCurrentIndex(at)
         self.text_filter.setText(view.get("text_filter", ""))
+        self.label_mode.setCurrentIndex(self.label_mode.findData(view.get("strongly", True)))
         self.apply_filters()
         rule = view.get("selected_rule")
         if rule is not None and rule < self.model.rowCount():

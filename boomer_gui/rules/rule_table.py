@@ -58,6 +58,8 @@ HEAD_LABELS_SHOWN = 3
 ROW_HEIGHT = 22
 REPAINT_INTERVAL_S = 0.5  # while rules stream in, the table repaints at most twice a second
 
+STRONG_SHARE = 0.5  # the label filter's "strongly": at least half the head's largest |score|
+
 
 def _fmt(x, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -192,18 +194,19 @@ class RuleTableModel(QAbstractTableModel):
             self._attrs[row] = a
         return a
 
-    def predicted_labels(self, row: int) -> frozenset:
-        """The labels the rule is about (what the label filter matches): those its head scores at
-        least ``STRONG_SHARE`` of its largest absolute score: a single-label head's label, a
-        complete head's (which scores every label) strongest ones."""
-        s = self._strong[row]
-        if s is None:
+    def predicted_labels(self, row: int, strong: bool = False) -> frozenset:
+        """The labels the rule's head scores (any non-zero score), or with ``strong`` the labels it
+        is about: scored at least ``STRONG_SHARE`` of the head's largest absolute score (a single-label
+        head's label; a complete head, which scores every label, its strongest ones)."""
+        cached = self._strong[row]
+        if cached is None:
             rule = self.records[row].rule
             scores = np.abs(np.asarray(rule.head_scores, dtype=float))
             top = scores.max() if scores.size else 0.0
-            s = frozenset(int(k) for k, v in zip(rule.head_labels, scores) if v != 0 and v >= STRONG_SHARE * top)
-            self._strong[row] = s
-        return s
+            cached = (frozenset(int(k) for k, v in zip(rule.head_labels, scores) if v != 0),
+                      frozenset(int(k) for k, v in zip(rule.head_labels, scores) if v != 0 and v >= STRONG_SHARE * top))
+            self._strong[row] = cached
+        return cached[1] if strong else cached[0]
 
     def search_text(self, row: int) -> str:
         t = self._search[row]
@@ -295,9 +298,6 @@ class RuleTableModel(QAbstractTableModel):
         return True
 
 
-STRONG_SHARE = 0.5  # a label the head scores at least half its largest |score|: the rule is about it
-
-
 class RuleFilterProxy(QSortFilterProxyModel):
     """Filter rules by a label in their head, an attribute in their body and free text."""
 
@@ -306,6 +306,7 @@ class RuleFilterProxy(QSortFilterProxyModel):
         self.label: int | None = None
         self.attribute: int | None = None
         self.text = ""
+        self.strong = True  # the label filter matches labels the head scores strongly, not any score
         self.identity = True  # no filter and no sorting: proxy rows are source rows (a fast path)
         self.setSortRole(SortRole)
         self.setDynamicSortFilter(True)
@@ -317,13 +318,18 @@ class RuleFilterProxy(QSortFilterProxyModel):
     def _update_identity(self):
         self.identity = not self.filtering and self.sortColumn() < 0
 
-    def set_filters(self, label: int | None = None, attribute: int | None = None, text: str = "") -> None:
+    def set_filters(self, label: int | None = None, attribute: int | None = None, text: str = "",
+                    strong: bool | None = None) -> None:
+        def assign():
+            self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
+            self.strong = self.strong if strong is None else bool(strong)
+
         if hasattr(self, "beginFilterChange"):  # Qt >= 6.9
             self.beginFilterChange()
-            self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
+            assign()
             self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
         else:  # pragma: no cover - older Qt
-            self.label, self.attribute, self.text = label, attribute, (text or "").strip().lower()
+            assign()
             self.invalidateFilter()
         self._update_identity()
 
@@ -344,7 +350,7 @@ class RuleFilterProxy(QSortFilterProxyModel):
         if not self.filtering:
             return True
         m = self.sourceModel()
-        if self.label is not None and self.label not in m.predicted_labels(row):
+        if self.label is not None and self.label not in m.predicted_labels(row, self.strong):
             return False
         if self.attribute is not None and self.attribute not in m.attributes(row):
             return False

@@ -6,9 +6,10 @@ reached the table, selects one so the inspector is filled, and grabs the window 
 run is still going.  Runs offscreen unless ``QT_QPA_PLATFORM`` says otherwise.  The README's
 screenshot, ``resources/screenshot.png``, is made by this command.  ``--show preparing`` pictures
 a first run whose kernels are being compiled (a fake child process reports the compile);
-``--show learners`` finished runs of three learners (BOOMER, label ranking, ML-ME) on one
-trajectory plot, the run table above it and the selected run's own plots beside it
-(``resources/runs_all_learners.png``).
+``--show learners`` four finished runs of three learners (BOOMER's label-wise and example-wise
+variants, label ranking, ML-ME) on one trajectory plot, the run table above it and the selected
+run's own plots beside it (``resources/runs_all_learners.png``; with ``--presentation --size
+1280x800``, ``resources/presentation.png``).
 """
 from __future__ import annotations
 
@@ -91,7 +92,8 @@ def _start_fake_preparation(window, timeout: float) -> None:
 
 
 # --show learners: (learner, preset, parameters) of the runs, in order; the last one is selected
-LEARNER_RUNS = (("boomer", "Example-wise, multi-label heads", {"max_rules": 300}),
+LEARNER_RUNS = (("boomer", "Label-wise, single-label heads", {"max_rules": 300}),
+                ("boomer", "Example-wise, multi-label heads", {"max_rules": 300}),
                 ("label-ranking", None, {"max_iterations": 60, "eval_every": 3}),
                 ("ml-me", "Paper (5 experts, early stopping)", {"n_experts": 3}))
 
@@ -108,7 +110,7 @@ def _train_learners(window, timeout: float) -> None:
             raise SystemExit(f"{key}: training could not start")
         if not _wait(lambda: not window.training_active, timeout):
             raise SystemExit(f"{key}: the run did not finish in {timeout:g} s")
-    window.show_run(window.history.runs[1])
+    window.show_run(next(r for r in window.history.runs if r.learner == "label-ranking"))
     window.top_tabs.setCurrentWidget(window.run_table)
     window.details.setCurrentWidget(window.step_view.plots)
 

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from boomer_gui.rules.rule_table import COL_BODY
 
 SCALE = 1.4
-PLOT_SHARE = 0.68  # of the central area's width, over its whole height
+PLOT_SHARE = 0.7  # of the central area's width, over its whole height
 
 
 class PresentationMode:
@@ -32,9 +32,8 @@ class PresentationMode:
         self._enter() if on else self._leave()
         w = self.w
         w.plot.set_presentation(on)
-        for view in (w.inspector, w.step_view.inspector):
-            if hasattr(view, "set_presentation"):
-                view.set_presentation(on)
+        for view in (w.inspector, w.head_view, w.step_view):  # their charts' type, too
+            view.set_presentation(on)
         w.act_presentation.setChecked(on)
 
     def _enter(self) -> None:

@@ -8,7 +8,8 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import QObject, Qt
 
-from boomer_gui.components.controller import check_model_fits, format_losses, shows_steps, spec_of, step_of
+from boomer_gui.components.controller import (belongs_to, check_model_fits, format_losses, shows_steps, spec_of,
+                                               step_of)
 from boomer_gui.components.state import Run
 from boomer_gui.rules.rule_table import COL_ON
 
@@ -216,7 +217,7 @@ class RunViews(QObject):
         app, table = self.app, self.w.browser.model
         check_model_fits(est, app.data)
         self.clear()
-        if run is None or (run.records is None and len(run) != len(est.model_.rules)):
+        if run is None or not belongs_to(run, est.model_):
             run = app.reconstruct_run(spec.key, est, name)
         records = app.show(run, est)
         if spec is not None:

@@ -138,15 +138,23 @@ def test_row_painter_looks_like_per_cell_painting(trained, qapp):
     assert differing(rows_sorted, cells_sorted) < 0.01 and differing(rows_sorted, rows_first) > 0.05
 
 
-def test_label_filter_matches_every_rule_that_predicts_the_label(make_window, train):
-    """Complete heads score all 6 labels; the filter must not look at the 3 strongest only."""
+def test_label_filter_on_complete_heads_lists_the_rules_about_the_label(make_window, train):
+    """Complete heads score all 6 labels: 'strongly' (the default) lists the rules whose score for the
+    label is at least half their strongest one, so the filter narrows the table; 'at all' lists every
+    rule that scores the label (all of them here)."""
     w = make_window(max_rules=30, loss="logistic-non-decomposable", head_type="complete")
     assert train(w) == "finished"
+    records = w.table_model.records
     w.label_filter.setCurrentIndex(w.label_filter.findData(5))
-    expected = sum(1 for rec in w.table_model.records if 5 in set(int(k) for k, v in
-                                                                   zip(rec.rule.head_labels, rec.rule.head_scores)
-                                                                   if v != 0))
-    assert w.proxy.rowCount() == expected > 3
+    strong = [rec.index for rec in records
+              if abs(rec.rule.head_scores[list(rec.rule.head_labels).index(5)]) >= 0.5 * np.abs(rec.rule.head_scores).max()]
+    shown = [w.proxy.index(r, 0).data(RecordRole).index for r in range(w.proxy.rowCount())]
+    assert shown == strong and 0 < len(shown) < len(records)
+    assert w.count_label.text() == f"{len(shown)} of {len(records)} rules"
+    w.browser.label_mode.setCurrentIndex(w.browser.label_mode.findData(False))
+    assert w.proxy.rowCount() == sum(1 for rec in records if 5 in set(int(k) for k, v in
+                                                                     zip(rec.rule.head_labels, rec.rule.head_scores)
+                                                                     if v != 0)) > len(shown)
 
 
 def test_ctrl_c_copies_the_selected_rules_as_text(trained, qtbot):
@@ -167,8 +175,9 @@ def test_ctrl_c_copies_the_selected_rules_as_text(trained, qtbot):
 
 def test_rules_read_as_intervals_and_filters_match_what_is_shown(qapp):
     """Problem 7: redundant conditions are merged in the body column; the text filter matches the
-    shown text, not a condition that is not shown; the label filter matches any non-zero head score
-    (not only the strongest three); the full rule is the tooltip."""
+    shown text, not a condition that is not shown; the label filter 'at all' matches any non-zero head
+    score (not only the strongest three), 'strongly' the labels scored at least half the strongest;
+    the full rule is the tooltip."""
     from PySide6.QtCore import Qt
 
     from engine.learner import RuleRecord
@@ -191,7 +200,11 @@ def test_rules_read_as_intervals_and_filters_match_what_is_shown(qapp):
     assert proxy.rowCount() == 0
     proxy.set_filters(None, None, "-0.8274 < x1")
     assert proxy.rowCount() == 1
-    proxy.set_filters(5, None, "")  # y5's score 0.05 is not among the three strongest, still a match
+    proxy.set_filters(5, None, "", strong=False)  # y5's score 0.05 is weak, still a match 'at all'
     assert proxy.rowCount() == 1
-    proxy.set_filters(4, None, "")  # y4: zero in the first rule, non-zero in the second
+    proxy.set_filters(5, None, "", strong=True)  # ... but not 'strongly' (0.05 < 0.9 / 2)
+    assert proxy.rowCount() == 0
+    proxy.set_filters(3, None, "", strong=True)  # y3: 0.6 >= 0.9 / 2
+    assert proxy.rowCount() == 1
+    proxy.set_filters(4, None, "", strong=False)  # y4: zero in the first rule, non-zero in the second
     assert [proxy.index(r, 0).data(RecordRole).index for r in range(proxy.rowCount())] == [1]

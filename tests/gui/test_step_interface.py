@@ -117,6 +117,8 @@ def test_mlme_streams_experts_into_the_window(qtbot, window, train, errors):
     view.select_step(1)
     assert "Expert 2: accepted" in view.inspector.toPlainText()
     assert window.run_controls.progress.text() == "2 / 2 experts"
+    # the count is beside the bar, never under its fill (the walkthrough could not read "2/5 experts")
+    assert not window.run_controls.progress.isTextVisible() and window.run_controls.count.text() == "2 / 2 experts"
     assert errors == []
 
 
