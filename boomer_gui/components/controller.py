@@ -50,13 +50,14 @@ def shows_steps(spec: LearnerSpec | None) -> bool:
 def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> str:
     """``learner: preset`` (or ``custom``); a second run of the same setting is told apart by its
     changed parameters, or ``#2`` when nothing differs."""
-    title = f"{spec.key}: {preset_name(spec.presets, params) or 'custom'}"
+    budget = (getattr(spec, "budget", None),)
+    title = f"{spec.key}: {preset_name(spec.presets, params, budget) or 'custom'}"
     if history is None:
         return title
     same = [r for r in history if r.learner == spec.key and r.name.split(": ", 1)[-1].startswith(title)]
     if not same:
         return title
-    changed = [f"{k}={v}" for k, v in sorted(params.items()) if same[-1].params.get(k) != v]
+    changed = [f"{k}={v}" for k, v in sorted(params.items()) if same[-1].params.get(k) != v][:3]
     return f"{title} ({', '.join(changed)})" if changed else f"{title} #{len(same) + 1}"
 
 

@@ -410,10 +410,12 @@ def _finite(a: np.ndarray) -> np.ndarray:
     return a[np.isfinite(a)]
 
 
-def preset_name(presets: Mapping[str, Mapping], params: Mapping) -> str | None:
-    """The name of the preset whose settings all match ``params``, if any."""
+def preset_name(presets: Mapping[str, Mapping], params: Mapping, ignore: Iterable[str] = ()) -> str | None:
+    """The name of the preset whose settings all match ``params``, if any; the settings named in
+    ``ignore`` (a run's step budget: 300 rules of a preset are still that preset) need not match."""
+    ignore = set(ignore)
     for name, values in presets.items():
-        if all(params.get(k) == v for k, v in values.items()):
+        if all(params.get(k) == v for k, v in values.items() if k not in ignore):
             return name
     return None
 

@@ -257,7 +257,7 @@ class LearnerPanel(QWidget):
             self.set_params({k: v for k, v in self._spec.defaults().items() if k in self.editors})
 
     def current_preset(self) -> str | None:
-        return preset_name(self._spec.presets, self.params()) if self._spec is not None else None
+        return preset_name(self._spec.presets, self.params(), (self._spec.budget,)) if self._spec is not None else None
 
     def _edited(self, *args) -> None:
         if self._updating:
