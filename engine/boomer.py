@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from typing import Callable, Iterator, Mapping
 
@@ -402,6 +403,7 @@ class BoomerClassifier(RuleLearner):
         Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
         F = np.zeros((n, K))
         G = np.empty((n, K), dtype=dtype)
+        _check_statistics_memory(n, K, full_hessian, np.dtype(dtype).itemsize)
         H = np.empty((n, n_hessian_entries(K, not full_hessian)), dtype=dtype)
         all_rows = np.arange(n, dtype=np.int64)
         update_statistics(loss, Ysign, F, all_rows, n, G, H)
@@ -542,6 +544,27 @@ class _WatchedLoss:
             add_head_scores(self.F, rows, n_rows, rule.head_labels, rule.head_scores, 1.0)
         self.total += refresh_example_losses(self.loss, self.Ysign, self.F, rows, n_rows, self.losses)
         return self.total / len(self.losses)
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (0 where unknown)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 0
+
+
+def _check_statistics_memory(n: int, K: int, full_hessian: bool, itemsize: int) -> None:
+    """A clear error instead of numpy's failed allocation: example-wise losses keep each example's
+    K x K Hessian (packed, K(K+1)/2 entries), label binning included (its bins are chosen per candidate
+    condition from the summed Hessians)."""
+    need = n * n_hessian_entries(K, not full_hessian) * itemsize
+    have = physical_memory()
+    if full_hessian and have and need > have:
+        raise MemoryError(f"the example-wise loss keeps a {K} x {K} Hessian per training example: "
+                          f"{need / 2**30:.1f} GiB for {n} examples, more than this machine's "
+                          f"{have / 2**30:.1f} GiB; use a label-wise loss, single-label heads of fewer "
+                          "labels, or fewer examples")
 
 
 def _explicit_options(value: str) -> set[str]:

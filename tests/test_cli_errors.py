@@ -42,7 +42,7 @@ def _assert_one_line_error(code, err):
     (["fit", "{csv}", "--every", "0"], "--every"),
     (["fit", "{csv}", "--every", "-3"], "--every"),
     (["fit", "{csv}", "--rules", "10000000000000"], "--rules"),
-    (["fit", "{csv}", "--rules", "0"], "--rules"),
+    (["fit", "{csv}", "--rules=-1"], "--rules"),  # 0 is no limit (mlrl-boomer's max_rules=0)
     (["fit", "{csv}", "--shrinkage", "0"], "--shrinkage"),
     (["fit", "{csv}", "--shrinkage", "nan"], "--shrinkage"),
     (["fit", "{csv}", "--test-size", "1"], "--test-size"),

@@ -19,7 +19,7 @@ def data():
 @pytest.mark.parametrize("params", [
     dict(loss="logistic-decomposable", head_type="single"),
     dict(loss="logistic-decomposable", head_type="complete"),
-    dict(loss="logistic-non-decomposable", head_type="complete"),
+    dict(loss="logistic-non-decomposable", head_type="complete", label_binning="none"),
     dict(loss="logistic-non-decomposable", head_type="single"),
     dict(loss="logistic-non-decomposable", head_type="partial-fixed"),
     dict(loss="squared-error-decomposable", head_type="complete", holdout="random"),

@@ -32,14 +32,15 @@ def _data(n=300, d=4, k=3, seed=0):
 def test_a_prepared_setting_is_stamped_and_other_settings_are_not(stamps):
     X, Y = _data()
     data = {"X": X, "Y": Y, "X_test": X[:50], "Y_test": Y[:50], "nominal": None}
-    single = BoomerClassifier(max_rules=3)
+    single = BoomerClassifier(max_rules=3, head_type="single")
     complete = BoomerClassifier(max_rules=3, head_type="complete")
     assert not prepare.is_prepared(prepare.kernel_setting(single, X, Y))
-    key, seconds = prepare.prepare_setting(prepare.Setting("boomer", {"max_rules": 50}), data)
+    key, seconds = prepare.prepare_setting(prepare.Setting("boomer", {"max_rules": 50, "head_type": "single"}), data)
     assert key == prepare.kernel_setting(single, X, Y) and seconds >= 0
     assert prepare.is_prepared(key)
     # the stamp names the kernels, not the parameters that change no kernel
-    assert prepare.is_prepared(prepare.kernel_setting(BoomerClassifier(shrinkage=0.1, random_state=7), X, Y))
+    assert prepare.is_prepared(prepare.kernel_setting(BoomerClassifier(head_type="single", shrinkage=0.1,
+                                                                       random_state=7), X, Y))
     assert not prepare.is_prepared(prepare.kernel_setting(complete, X, Y))
     # nor data that needs the threaded kernels
     big_X, big_Y = _data(n=PARALLEL_MIN_WORK, d=4, k=3)
@@ -157,9 +158,9 @@ def test_settings_with_the_same_kernels_are_prepared_once():
     boomer = [s for s in prepare.default_settings(["boomer"])]
     distinct = prepare.distinct_settings(boomer, data)
     labels = [s.label for s in distinct]
-    # the defaults (head_type auto: single-label heads for the label-wise loss) and the label-wise
-    # single-label preset compile the same kernels; the other three presets each their own
-    assert "boomer: defaults" in labels and "boomer: Label-wise, single-label heads" not in labels
-    assert len(distinct) == 4
+    # the defaults (mlrl-boomer's: complete heads, 32-bit statistics) and the fifth preset (the same
+    # values spelled out) compile the same kernels; the paper's four Figure 1 presets each their own
+    assert "boomer: defaults" in labels and "boomer: mlrl-boomer 0.15.6 defaults" not in labels
+    assert len(distinct) == 5
     bad = prepare.Setting("boomer", {"shrinkage": 7.0}, "bad")
     assert bad in prepare.distinct_settings([bad, bad], data)  # invalid: kept, so preparing reports it

@@ -25,7 +25,7 @@ def emotions_split():
 ])
 def test_emotions_reaches_the_papers_quality(emotions_split, loss, head, max_subset, max_hamming):
     train, test = emotions_split
-    est = BoomerClassifier(loss=loss, head_type=head, max_rules=1000, random_state=1)
+    est = BoomerClassifier.paper_2020(loss=loss, head_type=head, max_rules=1000, random_state=1)
     records = list(est.fit_iter(train.X, train.Y, test.X, test.Y, schema=train.schema))
     P = est.predict(test.X)
     hamming = metrics.hamming_loss(test.Y, P)

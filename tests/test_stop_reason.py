@@ -52,3 +52,21 @@ def test_a_fit_that_ends_early_says_why():
     est = BoomerClassifier(max_rules=500, global_pruning="pre-pruning{min_rules=4,num_past=2,num_recent=2}").fit(X, Y)
     assert est.stop_reason_ == "pre_pruning" and len(est.records_) < 500 and "pre-pruning" in est.stop_message_
     assert set(STOP_REASONS) >= {est.stop_reason_}
+
+
+def test_statistics_that_cannot_fit_in_memory_are_refused_with_the_reason(monkeypatch):
+    """Example-wise losses keep a K x K Hessian per example: refused up front, naming the size."""
+    import pytest
+
+    from engine import boomer
+
+    monkeypatch.setattr(boomer, "physical_memory", lambda: 2**20)  # a 1 MiB machine
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)).astype(np.float32)
+    Y = (rng.random((60, 40)) < 0.3).astype(np.uint8)  # 820 Hessian entries x 60 x 8 bytes = 0.37 MiB... x 4
+    Y = np.repeat(Y, 2, axis=1)  # 80 labels: 3240 entries x 60 x 4 bytes = 0.74 MiB; 120 examples: 1.5 MiB
+    X, Y = np.vstack([X, X]), np.vstack([Y, Y])
+    with pytest.raises(MemoryError, match=r"80 x 80 Hessian per training example: 0\.0 GiB for 120"):
+        BoomerClassifier(loss="logistic-non-decomposable", max_rules=2).fit(X, Y)
+    # label-wise losses keep K entries per example and fit
+    assert len(BoomerClassifier(max_rules=2).fit(X, Y).rules_) == 2

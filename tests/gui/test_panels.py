@@ -5,6 +5,7 @@ import pytest
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QSpinBox
 
 from engine import registry
+from engine.boomer import PAPER_2020
 from engine.registry import LearnerSpec, Parameter
 
 
@@ -72,7 +73,11 @@ def test_boomer_presets_are_the_papers_four_variants(qtbot):
     panel = LearnerPanel()
     qtbot.addWidget(panel)
     panel.set_learner("boomer")
-    assert len(panel.preset_buttons) == 4
+    # the paper's four Figure 1 variants, each with every setting of the paper explicit, then
+    # mlrl-boomer's defaults spelled out
+    assert list(panel.preset_buttons) == [*registry.PAPER_PRESETS, registry.MLRL_DEFAULTS_PRESET]
+    for name in registry.PAPER_PRESETS:
+        assert set(registry.get("boomer").presets[name]) >= set(PAPER_2020) | {"loss", "head_type"}
     for name, values in registry.get("boomer").presets.items():
         panel.apply_preset(name)
         assert {k: panel.params()[k] for k in values} == dict(values)
