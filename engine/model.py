@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import expit
 
 from .core.boosting import example_wise_predict
 from .core.label_vectors import build_index
@@ -145,7 +146,7 @@ class RuleModel:
         return self.predict_from_scores(self.scores(X, active))
 
     def predict_proba(self, X, active=None) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-self.scores(X, active)))
+        return expit(self.scores(X, active))  # the logistic function, without overflow for large |score|
 
     def with_schema(self, schema: Schema | None) -> "RuleModel":
         return RuleModel([r.with_schema(schema) for r in self.rules], self.n_features, self.n_labels,
