@@ -59,7 +59,7 @@ def _bins(ratio: float, min_bins: int) -> dict[str, OptionSpec]:
             "max_bins": OptionSpec("int", 0, 0)}
 
 
-_HOLDOUT = {"holdout_set_size": OptionSpec("float", 0.33, 0.0, 1.0, low_open=True)}
+_HOLDOUT = {"holdout_set_size": OptionSpec("float", 0.33, 0.0, 1.0, low_open=True, high_open=True)}
 
 
 def _sample(default: float, low_open: bool = True, high_open: bool = False) -> dict[str, OptionSpec]:

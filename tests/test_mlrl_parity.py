@@ -123,6 +123,7 @@ def test_auto_head_type_resolves_as_the_reference(loss, tmp_path):
     {"rule_induction": "top-down-greedy{min_support=1.0}"},
     {"label_binning": "equal-width{bin_ratio=0}"},
     {"holdout": "random{holdout_set_size=0}"},
+    {"holdout": "random{holdout_set_size=1.0}"},
     {"statistic_type": "16-bit"},
 ])
 def test_invalid_values_are_refused_by_both(settings, tmp_path):

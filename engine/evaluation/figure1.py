@@ -41,7 +41,7 @@ class PanelResult:
 def run_variant(kind: str, variant: str, train, test, n_rules: int, seed: int, progress=None) -> Trajectory:
     """Train one variant; ``n_rules`` counts rules after the default rule."""
     loss, head = VARIANTS[variant]
-    est = BoomerClassifier(loss=loss, head_type=head, max_rules=n_rules + 1, random_state=seed + 1)
+    est = BoomerClassifier.paper_2020(loss, head, max_rules=n_rules + 1, random_state=seed + 1)  # Sec. 5's settings
     traj = Trajectory(f"{variant} ({kind})", {"kind": kind, "variant": variant, **est.get_params(),
                                               "n_train": train.n_examples, "n_test": test.n_examples})
     for record in est.fit_iter(train.X, train.Y, test.X, test.Y):

@@ -65,8 +65,9 @@ def prefixes(p: Profile) -> list[int]:
 def boomer_prefix_predictions(method: Method, X_train, Y_train, X_test, group, p: Profile, seed: int) -> np.ndarray:
     """Learn ``p.max_rules`` rules (the default rule included) once; after each prefix of T rules,
     predict the test rows from the running score sums (eq. 2; eq. 18 or eq. 19 for ex.w.)."""
-    est = BoomerClassifier(loss=method.loss, head_type=method.head_type, max_rules=p.max_rules,
-                           shrinkage=group["shrinkage"], l2_regularization_weight=group["l2"], random_state=seed)
+    est = BoomerClassifier.paper_2020(method.loss, method.head_type, max_rules=p.max_rules,
+                                      shrinkage=group["shrinkage"], l2_regularization_weight=group["l2"],
+                                      random_state=seed)  # the paper's settings, not mlrl-boomer's defaults
     n_test, K = X_test.shape[0], Y_train.shape[1]
     D = X_train.shape[1]
     targets = prefixes(p)
