@@ -223,3 +223,32 @@ def test_a_session_asking_for_more_synthetic_data_than_the_panel_allows_is_refus
     (tmp_path / "huge.json").write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="n_examples"):
         Controller.read_session(tmp_path / "huge.json")
+
+
+def test_a_run_that_ended_before_its_budget_says_why(app):
+    """BOOMER on constant attributes learns only its default rule: the run keeps the learner's
+    reason, the run's description shows it, and a session keeps it."""
+    import warnings
+
+    from boomer_gui.components.session import Session
+    from engine.registry import get
+
+    spec = get("boomer")
+    est = spec.make(max_rules=10)
+    run = app.begin_run(spec, {"max_rules": 10}, est)
+    X = np.ones((60, 3))
+    Y = app.data.train.Y[:60]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for rec in est.fit_iter(X, Y):
+            app.record(run, [rec])
+    app.end_run(run, "finished", 0.1, est)
+    assert run.ended_early and "1 of 10 rules" in run.ended_early and run.ended_early in run.describe()
+    back = Session.from_dict(app.session("", {}, False, []).to_dict()).history().runs[0]
+    assert back.ended_early == run.ended_early
+    est3 = spec.make(max_rules=3)
+    full = app.begin_run(spec, {"max_rules": 3}, est3)
+    for rec in est3.fit_iter(app.data.train.X, app.data.train.Y):
+        app.record(full, [rec])
+    app.end_run(full, "finished", 0.1, est3)
+    assert full.ended_early is None

@@ -98,6 +98,13 @@ def step_of(run: Run | None, row: int, n_rows: int) -> int:
     return int(np.searchsorted(ends, row, side="right"))
 
 
+def ended_early(estimator) -> str | None:
+    """Why a finished fit ended before its budget (the learner's ``stop_message_``), or None."""
+    if getattr(estimator, "stop_reason_", "max_rules") in ("max_rules", "cancelled"):
+        return None
+    return getattr(estimator, "stop_message_", None) or None
+
+
 def format_losses(d: dict) -> str:
     parts = []
     for split in ("train", "test"):
@@ -195,6 +202,7 @@ class Controller:
         """The training of ``run`` ended (finished, stopped or failed): what it learned is kept."""
         run.status, run.elapsed, run.estimator = state, elapsed, estimator
         run.selected = getattr(estimator, "selected_steps_", None)  # global pruning's kept prefix
+        run.ended_early = ended_early(estimator) if state == "finished" else None
         self.run_ended.emit(run)
 
     def settle(self, run: Run) -> None:

@@ -237,6 +237,7 @@ class Run:
     seed: int | None = None  # the learner's random seed, when it has one
     elapsed: float | None = None  # wall-clock seconds of training
     marker: str = MARKERS[0]
+    ended_early: str | None = None  # why a finished fit ended before its budget (the learner says)
     # Not saved with the run itself: the rules of every step and the fitted estimator, so any
     # run of the session can be inspected (sessions store the estimator's model document).
     records: list | None = field(default=None, repr=False, compare=False)
@@ -288,7 +289,8 @@ class Run:
         """Data set, learner, parameters and seed in one line (tooltips, exports)."""
         params = ", ".join(f"{k}={v!r}" for k, v in sorted(self.params.items()))
         seed = f"; seed {self.seed}" if self.seed is not None else ""
-        return f"{self.name}\ndata: {self.dataset or 'unknown'}\nlearner: {self.learner} ({params}){seed}"
+        early = f"\n{self.ended_early}" if self.ended_early else ""
+        return f"{self.name}\ndata: {self.dataset or 'unknown'}\nlearner: {self.learner} ({params}){seed}{early}"
 
     def metadata(self) -> dict:
         return {"run": self.name, "data_set": self.dataset, "data": self.data_key, "learner": self.learner,
@@ -298,7 +300,7 @@ class Run:
         return {"name": self.name, "color": self.color, "learner": self.learner, "params": dict(self.params),
                 "visible": self.visible, "status": self.status, "whatif": self.whatif, "selected": self.selected,
                 "dataset": self.dataset, "data_key": self.data_key, "seed": self.seed, "elapsed": self.elapsed,
-                "marker": self.marker,
+                "marker": self.marker, "ended_early": self.ended_early,
                 "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
                            for k, vals in self.series.items()}}
 
@@ -347,13 +349,16 @@ class Run:
         elapsed = d.get("elapsed")
         if elapsed is not None:
             elapsed = check.number(elapsed, f"{where}, elapsed")
+        early = d.get("ended_early")
+        early = None if early is None else check.string(early, f"{where}, ended_early")[:2000]
         return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
                    status="stopped" if status in ("running", "paused") else status, trajectory=trajectory,
                    whatif=whatif,
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
-                   marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator)
+                   marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator,
+                   ended_early=early)
 
 
 class RunHistory:

@@ -180,11 +180,13 @@ class RunControls(QWidget):
         self.info.setText(f"{run.name}: {n} {self.noun}{'s' if n != 1 else ''} · {run.status}{took}")
         self.info.setToolTip(run.describe())
 
-    def finish(self, n: int, state: str, elapsed: float) -> None:
+    def finish(self, n: int, state: str, elapsed: float, ended_early: str | None = None) -> None:
+        """The run's last step is shown; ``ended_early`` says why it ended before its budget."""
         if self.progress.maximum() == 0:
             self.progress.setRange(0, max(n, 1))
             self.progress.setFormat(f"%v / %m {self.noun}s")
         self.progress.setValue(min(n, self.progress.maximum()))
-        self.info.setText(f"{n} {self.noun}s · {state} after {elapsed:.1f} s")
-        self.info.setToolTip("")
+        early = " · ended early (hover for why)" if ended_early else ""
+        self.info.setText(f"{n} {self.noun}s · {state} after {elapsed:.1f} s{early}")
+        self.info.setToolTip(ended_early or "")
         self._show_count()

@@ -287,7 +287,7 @@ class RunDriver(QObject):
         w.views.steps_fitted = n > 0
         w.step_view.plots.flush()
         self.app.settle(run)
-        w.run_controls.finish(n, state, elapsed)
+        w.run_controls.finish(n, state, elapsed, run.ended_early)
         self.show_latest_losses()
         noun = w.views.step_spec.component.noun
         w.statusBar().showMessage(f"{run.name}: {n} {noun}{'' if n == 1 else 's'}, {state} after {elapsed:.1f} s",
@@ -301,9 +301,11 @@ class RunDriver(QObject):
         self.app.model = getattr(self.app.estimator, "model_", None)
         w.browser.table.flush_repaint()
         self.app.settle(run)
-        w.run_controls.finish(len(run), state, elapsed)
+        w.run_controls.finish(len(run), state, elapsed, run.ended_early)
         w.views.attach_model()
-        w.statusBar().showMessage(f"{run.name}: {w.run_model.size_text(run)}, {state} after {elapsed:.1f} s", 10000)
+        early = f" — {run.ended_early}" if run.ended_early else ""
+        w.statusBar().showMessage(f"{run.name}: {w.run_model.size_text(run)}, {state} after {elapsed:.1f} s{early}",
+                                  15000 if early else 10000)
         w.update_enabled()
 
     def _on_failed(self, exc) -> None:
