@@ -14,6 +14,8 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from .boomer import PAPER_2020, BoomerClassifier
+
+_PAPER = {k: v for k, v in PAPER_2020.items() if k != "max_rules"}  # presets leave the budget alone
 from .parameters import Parameter, declared  # noqa: F401 - Parameter is part of this API
 
 
@@ -157,15 +159,15 @@ register(LearnerSpec(
                                   Metric("train_loss", "loss on the training set (global pruning without holdout)")),
     # The paper's Figure 1 (Rapp et al. 2020): each preset sets every parameter of PAPER_2020 explicitly,
     # so choosing one gives the paper's model whatever the estimator's defaults (mlrl-boomer's) are.
-    # The last preset is mlrl-boomer 0.15.6's default model, every value spelled out.
+    # The last preset is mlrl-boomer 0.15.6's default model, every value spelled out.  No preset
+    # touches the run's budget (max_rules): a lecturer's 300 rules stay 300 rules.
     presets={
-        "Label-wise, single-label heads": {**PAPER_2020, "loss": "logistic-decomposable", "head_type": "single"},
-        "Label-wise, multi-label heads": {**PAPER_2020, "loss": "logistic-decomposable", "head_type": "complete"},
-        "Example-wise, single-label heads": {**PAPER_2020, "loss": "logistic-non-decomposable",
-                                             "head_type": "single"},
-        "Example-wise, multi-label heads": {**PAPER_2020, "loss": "logistic-non-decomposable",
-                                            "head_type": "complete"},
-        MLRL_DEFAULTS_PRESET: {p.name: p.default for p in declared(BoomerClassifier) if p.name != "random_state"},
+        "Label-wise, single-label heads": {**_PAPER, "loss": "logistic-decomposable", "head_type": "single"},
+        "Label-wise, multi-label heads": {**_PAPER, "loss": "logistic-decomposable", "head_type": "complete"},
+        "Example-wise, single-label heads": {**_PAPER, "loss": "logistic-non-decomposable", "head_type": "single"},
+        "Example-wise, multi-label heads": {**_PAPER, "loss": "logistic-non-decomposable", "head_type": "complete"},
+        MLRL_DEFAULTS_PRESET: {p.name: p.default for p in declared(BoomerClassifier)
+                               if p.name not in ("random_state", "max_rules")},
     },
 ))
 

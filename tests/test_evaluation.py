@@ -101,8 +101,8 @@ def test_prefix_predictions_equal_refitted_models(name, tmp_path):
     P = m.run_group(X[train], Y[train], X[test], group, TINY)
     assert P.shape == (len(prefixes(TINY)), len(test), Y.shape[1])
     for i, T in enumerate(prefixes(TINY)):
-        est = BoomerClassifier(loss=m.loss, head_type=m.head_type, max_rules=T, shrinkage=group["shrinkage"],
-                               l2_regularization_weight=group["l2"], random_state=1).fit(X[train], Y[train])
+        est = BoomerClassifier.paper_2020(m.loss, m.head_type, max_rules=T, shrinkage=group["shrinkage"],
+                                          l2_regularization_weight=group["l2"], random_state=1).fit(X[train], Y[train])
         assert np.array_equal(est.predict(X[test]), P[i])
 
 

@@ -73,14 +73,15 @@ def test_boomer_presets_are_the_papers_four_variants(qtbot):
     panel = LearnerPanel()
     qtbot.addWidget(panel)
     panel.set_learner("boomer")
-    # the paper's four Figure 1 variants, each with every setting of the paper explicit, then
-    # mlrl-boomer's defaults spelled out
+    # the paper's four Figure 1 variants, each with every setting of the paper explicit but the
+    # budget (the run's max_rules stays), then mlrl-boomer's defaults spelled out
     assert list(panel.preset_buttons) == [*registry.PAPER_PRESETS, registry.MLRL_DEFAULTS_PRESET]
     for name in registry.PAPER_PRESETS:
-        assert set(registry.get("boomer").presets[name]) >= set(PAPER_2020) | {"loss", "head_type"}
+        assert set(registry.get("boomer").presets[name]) == set(PAPER_2020) - {"max_rules"} | {"loss", "head_type"}
+    panel.set_params({"max_rules": 300})
     for name, values in registry.get("boomer").presets.items():
         panel.apply_preset(name)
-        assert {k: panel.params()[k] for k in values} == dict(values)
+        assert {k: panel.params()[k] for k in values} == dict(values) and panel.params()["max_rules"] == 300
 
 
 def test_data_panel_shows_the_data(window):
