@@ -252,3 +252,14 @@ def test_a_run_that_ended_before_its_budget_says_why(app):
         app.record(full, [rec])
     app.end_run(full, "finished", 0.1, est3)
     assert full.ended_early is None
+
+
+def test_a_run_of_a_preset_with_another_budget_says_so(app):
+    from types import SimpleNamespace
+
+    from boomer_gui.components.controller import run_title
+
+    spec = SimpleNamespace(key="ml-me", budget="n_experts", presets={"Paper": {"n_experts": 5, "early_stopping": True}})
+    assert run_title(spec, {"n_experts": 5, "early_stopping": True}) == "ml-me: Paper"
+    assert run_title(spec, {"n_experts": 3, "early_stopping": True}) == "ml-me: Paper with n_experts=3"
+    assert run_title(spec, {"n_experts": 3, "early_stopping": False}) == "ml-me: custom"

@@ -48,10 +48,13 @@ def shows_steps(spec: LearnerSpec | None) -> bool:
 
 
 def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> str:
-    """``learner: preset`` (or ``custom``); a second run of the same setting is told apart by its
-    changed parameters, or ``#2`` when nothing differs."""
-    budget = (getattr(spec, "budget", None),)
-    title = f"{spec.key}: {preset_name(spec.presets, params, budget) or 'custom'}"
+    """``learner: preset`` (or ``custom``), with the budget when it is not the preset's; a second run
+    of the same setting is told apart by its changed parameters, or ``#2`` when nothing differs."""
+    budget = getattr(spec, "budget", None)
+    preset = preset_name(spec.presets, params, (budget,))
+    title = f"{spec.key}: {preset or 'custom'}"
+    if preset and budget in spec.presets[preset] and params.get(budget) != spec.presets[preset][budget]:
+        title += f" with {budget}={params.get(budget)}"
     if history is None:
         return title
     same = [r for r in history if r.learner == spec.key and r.name.split(": ", 1)[-1].startswith(title)]

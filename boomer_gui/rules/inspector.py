@@ -215,7 +215,7 @@ class RuleInspector(QWidget):
         left.addWidget(ex_box)
         left.setSizes([80, 320])
         left.setStretchFactor(1, 1)
-        splitter = QSplitter(Qt.Horizontal)
+        splitter = self.splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.canvas)
         splitter.setSizes([380, 260])
@@ -283,10 +283,12 @@ class RuleInspector(QWidget):
             self.head_ax.tick_params(labelbottom=not upright)
 
     def set_presentation(self, on: bool) -> None:
-        """Large chart type for a projector (ticks 15.3 px); off: the screen sizes."""
+        """Large chart type for a projector (ticks 15.3 px), the chart under the conditions and
+        examples (the inspector fits presentation mode's narrow column); off: the screen layout."""
         if bool(on) == self.presentation:
             return
         self.presentation = bool(on)
+        self.splitter.setOrientation(Qt.Vertical if on else Qt.Horizontal)
         record = self.record
         self._setup_axes(self._bars_for or 0)
         if record is not None:
