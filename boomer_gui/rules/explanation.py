@@ -63,9 +63,11 @@ class ExplanationPanel(QWidget):
         self.sort.setToolTip("Order of the covering rules: as learned, or by the size of their contributions")
         self.sort.addItem("rule order", None)
         self.sort.addItem("largest effect first", -1)
+        self.sort.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # fits a narrow column
+        self.sort.setMinimumContentsLength(5)
         self.sort.currentIndexChanged.connect(lambda *_: self._redisplay())
         self.top = QSpinBox()
-        self.top.setRange(1, 10 ** 6)
+        self.top.setRange(1, 9999)  # 'all' lists more
         self.top.setValue(DEFAULT_TOP)
         self.top.setPrefix("top ")
         self.top.setToolTip("List this many covering rules; the others are summed in one row")

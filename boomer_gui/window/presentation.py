@@ -57,16 +57,21 @@ class PresentationMode:
     def _plot_beside(self) -> None:
         """[rules over (plot | details)] becomes [plot | (rules over details)]."""
         w = self.w
-        width, height = w.splitter.width(), w.splitter.height()
+        width, height = w.width(), w.splitter.height()  # the setup dock is hidden: the window's width
         w.bottom.insertWidget(0, w.top_tabs)
         w.splitter.insertWidget(0, w.plot)
         w.splitter.setOrientation(Qt.Horizontal)
         w.bottom.setOrientation(Qt.Vertical)
-        w.splitter.setSizes([int(width * PLOT_SHARE), width - int(width * PLOT_SHARE)])
+        right = width - int(width * PLOT_SHARE)
+        for part in (w.top_tabs, w.details):  # their own minimum (every tab's) must not squeeze the plot
+            part.setMinimumWidth(min(right, part.minimumSizeHint().width()))
+        w.splitter.setSizes([int(width * PLOT_SHARE), right])
         w.bottom.setSizes([height // 2, height - height // 2])
 
     def _plot_below(self) -> None:
         w = self.w
+        for part in (w.top_tabs, w.details):
+            part.setMinimumWidth(0)
         w.bottom.insertWidget(0, w.plot)
         w.splitter.insertWidget(0, w.top_tabs)
         w.splitter.setOrientation(Qt.Vertical)
