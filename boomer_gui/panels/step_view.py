@@ -193,7 +193,7 @@ class MetricPlots(QWidget):
         ax.tick_params(labelsize=TICK_PT * big)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
         # steps are whole: every step while they are few, then 1, 2 or 5 times a power of ten
-        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
         ax.grid(True, alpha=0.3)
         colours, handles, splits = {}, [], set()
         for x, y in plot.series:
