@@ -192,8 +192,10 @@ class MetricPlots(QWidget):
         ax.set_ylabel(plot.ylabel or self._label(plot.series[0][1]), fontsize=LABEL_PT * big)
         ax.tick_params(labelsize=TICK_PT * big)
         ax.yaxis.set_major_locator(MaxNLocator(nbins=5))
-        # steps are whole: every step while they are few, then 1, 2 or 5 times a power of ten
-        ax.xaxis.set_major_locator(MaxNLocator(nbins="auto", integer=True, steps=[1, 2, 5, 10], min_n_ticks=1))
+        # steps are whole: every step while they are few, then 1, 2 or 5 times a power of ten (fewer
+        # ticks in large type, where the plots share a narrow column)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=3 if big > 1 else 6, integer=True, steps=[1, 2, 5, 10],
+                                               min_n_ticks=1))
         ax.grid(True, alpha=0.3)
         colours, handles, splits = {}, [], set()
         for x, y in plot.series:
