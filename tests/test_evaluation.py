@@ -317,3 +317,19 @@ def test_grid_sizes_of_the_paper_and_the_authors_scripts():  # SPEC C.4
     assert [size("paper", m) for m in ("boomer-exw-complete", "br", "lp", "cc")] == [3600, 18, 18, 180]
     assert [size("authors", m) for m in ("boomer-exw-complete", "br", "lp", "cc")] == [1200, 6, 6, 120]
     assert size("reduced", "boomer-lw-single") == 2 * 3 * 20  # η x λ x T in 50..1000
+
+
+def test_progress_writes_to_the_stream_of_the_call_not_of_the_first_import(monkeypatch):
+    """A default argument bound to the sys.stderr of the first import (a test's captured stream, closed
+    since) made `evaluate` fail with 'I/O operation on closed file' depending on test order."""
+    import io
+    import sys
+
+    from engine.evaluation.runner import Progress
+
+    now = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", now)
+    progress = Progress(2, 0)
+    progress.update()
+    progress.update()
+    assert "2/2 tasks" in now.getvalue()

@@ -33,7 +33,8 @@ class RunSummary:
 class Progress:
     """A one-line progress bar on a stream (redrawn in place on a terminal, a line per 10 % otherwise)."""
 
-    def __init__(self, total: int, skipped: int, stream=sys.stderr, width: int = 30):
+    def __init__(self, total: int, skipped: int, stream=None, width: int = 30):
+        stream = stream if stream is not None else sys.stderr  # the stream of now, not of the first import
         self.total, self.skipped, self.stream, self.width = total, skipped, stream, width
         self.done = self.failed = 0
         self.start = time.monotonic()
@@ -65,7 +66,7 @@ def worker_environment(threads: int) -> dict:
 
 def run_evaluation(specs: list[DataSpec], methods: list[Method], p: Profile, store: ResultStore, *,
                    scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
-                   resume: bool = True, stream=sys.stderr,
+                   resume: bool = True, stream=None,
                    on_result: Callable[[TaskResult, object], None] | None = None) -> RunSummary:
     """Compute every task not in the store (all of them when ``resume`` is False) and store each
     result the moment it arrives.  ``on_result(result, client)`` is called after each is stored."""
