@@ -1,6 +1,7 @@
 """Runs mlrl-boomer (the reference) for tests/test_mlrl_parity.py, in the reference's own interpreter.
 
-Imports nothing of this project.  Usage: ``PY mlrl_reference_driver.py REQUEST.json``; prints one
+Imports nothing of this project but ``engine/bench/fit_driver.py``'s reading of the reference's rules
+(a plain module, loaded by path).  Usage: ``PY mlrl_reference_driver.py REQUEST.json``; prints one
 JSON line.  Requests (``"kind"``):
 
 - ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword
@@ -13,25 +14,12 @@ JSON line.  Requests (``"kind"``):
 import inspect
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
-
-def _rules(model) -> list:
-    out = []
-    for rule in model:
-        body, head = rule.body, rule.head
-        conditions = []
-        for name, operator in (("numerical_leq", "<="), ("numerical_gr", ">"), ("nominal_eq", "=="),
-                               ("nominal_neq", "!=")):
-            indices = getattr(body, f"{name}_indices", None)
-            thresholds = getattr(body, f"{name}_thresholds", None)
-            if indices is not None:
-                conditions += [[int(j), operator, float(t)] for j, t in zip(indices, thresholds)]
-        labels = getattr(head, "indices", None)
-        out.append({"conditions": conditions, "labels": None if labels is None else [int(k) for k in labels],
-                    "scores": [float(v) for v in head.scores]})
-    return out
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "bench"))
+from fit_driver import ALL_OPERATORS, reference_rules  # noqa: E402 - the benchmarks' driver, by path
 
 
 def main() -> None:
@@ -58,12 +46,13 @@ def main() -> None:
     data = np.load(request["data"])
     est = BoomerClassifier(**settings).fit(data["X_train"], data["Y_train"])
     X_test = data["X_test"]
+    predictions = est.predict(X_test)
     answer = {"scores": np.asarray(est.decision_function(X_test), dtype=float).tolist(),
-              "predictions": np.asarray(est.predict(X_test).toarray() if hasattr(est.predict(X_test), "toarray")
-                                        else est.predict(X_test)).astype(int).tolist(),
+              "predictions": np.asarray(predictions.toarray() if hasattr(predictions, "toarray")
+                                        else predictions).astype(int).tolist(),
               "n_rules": int(est.model_.get_num_rules()), "n_used_rules": int(est.model_.get_num_used_rules())}
     if request.get("rules"):
-        answer["rules"] = _rules(est.model_)
+        answer["rules"] = reference_rules(est.model_, ALL_OPERATORS)
     print(json.dumps(answer))
 
 

@@ -33,6 +33,7 @@ class RunDriver(QObject):
         self.started_at = 0.0
         self.ending = None  # (run, state, elapsed) of a run whose last records are still being shown
         self.replaying = None  # the run being replayed
+        self.replay_started = 0.0
         self.step_after_batch = False
         self.playback.released.connect(self.display)
         self.playback.drained.connect(self._playback_drained)

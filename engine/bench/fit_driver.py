@@ -48,14 +48,19 @@ def _estimator(which, learner, settings):
     return Estimator(**settings), getattr(package, "__version__", None) or metadata.version(name)
 
 
-def reference_rules(model) -> list:
+NUMERIC_OPERATORS = (("numerical_leq", "<="), ("numerical_gr", ">"))
+ALL_OPERATORS = NUMERIC_OPERATORS + (("nominal_eq", "=="), ("nominal_neq", "!="))
+
+
+def reference_rules(model, operators=NUMERIC_OPERATORS) -> list:
     """mlrl-boomer's rules as plain data: [{"conditions": [[attribute, "<=" or ">", threshold], ...],
-    "labels": [...] or None (all), "scores": [...]}, ...], through its documented model API."""
+    "labels": [...] or None (all), "scores": [...]}, ...], through its documented model API
+    (``operators``: which of its condition kinds to read, by their attribute names)."""
     rules = []
     for rule in model:
         body, head = rule.body, rule.head
         conditions = []
-        for name, operator in (("numerical_leq", "<="), ("numerical_gr", ">")):
+        for name, operator in operators:
             indices = getattr(body, f"{name}_indices", None)
             thresholds = getattr(body, f"{name}_thresholds", None)
             if indices is not None:
