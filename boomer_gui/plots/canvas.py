@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import math
 
+import matplotlib as mpl
+
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.collections import LineCollection
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
 TEXT_PAD_PX = 6  # between text and the figure's edge or the next axes
 REFIT_PX = 2  # margins change only when the text needs this much more or less room
@@ -18,12 +22,65 @@ REFIT_PX = 2  # margins change only when the text needs this much more or less r
 def xaxis_depth_pt(ax) -> float:
     """How far (points) the x tick labels and the x label reach below the axes, plus a small gap:
     where a legend under the axes may start."""
-    ticks = ax.xaxis.get_major_ticks()
-    tick = (ticks[0].get_tick_padding() + ticks[0].get_pad()) if ticks else 7.0
-    tick_labels = ax.get_xticklabels()
-    size = tick_labels[0].get_fontsize() if tick_labels else 8.0
-    label = ax.xaxis.labelpad + 1.25 * ax.xaxis.label.get_fontsize() if ax.xaxis.label.get_text() else 0.0
-    return tick + 1.25 * size + label + 3.0
+    label = 1.25 * ax.xaxis.label.get_fontsize() if ax.xaxis.label.get_text() else -ax.xaxis.labelpad
+    return xaxis_label_offset_pt(ax) + label + 3.0
+
+
+def xaxis_label_offset_pt(ax, tick_pt: float | None = None) -> float:
+    """How far (points) below the axes the x label starts: tick marks, their padding and the tick
+    labels of size ``tick_pt`` (measured from the axes when not given)."""
+    if tick_pt is None:
+        ticks = ax.xaxis.get_major_ticks()
+        tick = (ticks[0].get_tick_padding() + ticks[0].get_pad()) if ticks else 7.0
+        tick_labels = ax.get_xticklabels()
+        tick_pt = tick_labels[0].get_fontsize() if tick_labels else 8.0
+    else:  # outward ticks of matplotlib's default length and padding
+        tick = mpl.rcParams["xtick.major.size"] + mpl.rcParams["xtick.major.pad"]
+    return tick + 1.25 * tick_pt + ax.xaxis.labelpad
+
+
+def pin_axis_labels(ax, tick_pt: float, left_pt: float | None = None) -> None:
+    """Put the axis labels at fixed places (the x label under the tick labels; the y label, if
+    ``left_pt`` is given, that many points right of the figure's left edge) instead of matplotlib's automatic ones,
+    which measure every tick label of the axes and its siblings at each draw (a third of the
+    cost of a complete redraw of a plot with few artists).  Call again when type sizes change."""
+    fig = ax.figure
+    below = offset_copy(ax.transAxes, fig=fig, y=-xaxis_label_offset_pt(ax, tick_pt), units="points")
+    ax.xaxis.set_label_coords(0.5, 0.0, transform=below)
+    if left_pt is None:
+        return
+    ax.yaxis.label.set_verticalalignment("top")  # rotated: the text lies right of its x position
+    ax.yaxis.set_label_coords(left_pt / 72.0, 0.5, transform=blended_transform_factory(fig.dpi_scale_trans,
+                                                                                        ax.transAxes))
+
+
+class TickGrid:
+    """The major grid of a linear axes as one collection that follows the ticks (drawn in one call
+    instead of one line artist per tick).  Vertical lines are placed in data x and axes y, so only
+    a change of the x limits moves them, and vice versa."""
+
+    def __init__(self, ax, **style):
+        self.ax = ax
+        self.vertical = LineCollection([], transform=blended_transform_factory(ax.transData, ax.transAxes), **style)
+        self.horizontal = LineCollection([], transform=blended_transform_factory(ax.transAxes, ax.transData), **style)
+        for lines in (self.vertical, self.horizontal):
+            ax.add_collection(lines, autolim=False)
+        ax.grid(False)
+        ax.callbacks.connect("xlim_changed", lambda _ax: self.update())
+        ax.callbacks.connect("ylim_changed", lambda _ax: self.update())
+        self.update()
+
+    @staticmethod
+    def _inside(locs, lim) -> list:
+        lo, hi = min(lim), max(lim)
+        return [v for v in locs if lo <= v <= hi]
+
+    def update(self) -> None:
+        ax = self.ax
+        xs = self._inside(ax.xaxis.get_majorticklocs(), ax.get_xlim())
+        ys = self._inside(ax.yaxis.get_majorticklocs(), ax.get_ylim())
+        self.vertical.set_segments([[(x, 0.0), (x, 1.0)] for x in xs])
+        self.horizontal.set_segments([[(0.0, y), (1.0, y)] for y in ys])
 
 
 class MarginCanvas(FigureCanvasQTAgg):

@@ -29,7 +29,7 @@ from superqt.utils import qthrottled
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from boomer_gui.plots.canvas import LiveCanvas, xaxis_depth_pt
+from boomer_gui.plots.canvas import LiveCanvas, TickGrid, pin_axis_labels, xaxis_depth_pt
 from boomer_gui.components.state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250
@@ -228,7 +228,7 @@ class TrajectoryPlot(QWidget):
         ax = self.traj_ax
         ax.set_xlabel("Hamming loss", fontsize=LABEL_PT)
         ax.set_ylabel("subset 0/1 loss", fontsize=LABEL_PT)
-        ax.grid(True, alpha=0.25, lw=0.5)
+        self._grid = TickGrid(ax, colors="0.25", alpha=0.25, linewidths=0.5, zorder=0.5)
         self._isometrics = LineCollection(isometric_segments((0, 0.3), (0, 1)), colors="0.8", linewidths=0.6,
                                           linestyles=":", zorder=0)
         ax.add_collection(self._isometrics, autolim=False)
@@ -252,6 +252,12 @@ class TrajectoryPlot(QWidget):
             a.set_xscale("log")
             a.grid(True, alpha=0.25, lw=0.5, which="both")
             a.set_xlim(1, 1000)
+        self._pin_labels(1.0)
+
+    def _pin_labels(self, scale: float) -> None:
+        """Axis labels at fixed places, the y label 3 points from the figure's left edge (see :func:`pin_axis_labels`)."""
+        for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
+            pin_axis_labels(a, TICK_PT * scale, left_pt=3 * scale if a is self.traj_ax else None)
 
     # -- runs ------------------------------------------------------------------------------
     def set_history(self, history: RunHistory) -> None:
@@ -413,6 +419,7 @@ class TrajectoryPlot(QWidget):
             a.yaxis.label.set_size(LABEL_PT * big)
         for a in (self.hamming_ax, self.subset_ax):
             a.title.set_size(TITLE_PT * big)
+        self._pin_labels(big)
         self._hover.set_fontsize(8 * big)
         self.legend_label.setVisible(not on)
         self.runs_label.setVisible(not on)
