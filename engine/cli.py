@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,prepare}``."""
+"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare}``."""
 from __future__ import annotations
 
 import argparse
@@ -294,6 +294,10 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     from .evaluation.command import add_parser as add_evaluate
 
     add_evaluate(sub, _bounded_int)
+
+    from .evaluation.experiment_command import add_parser as add_experiment
+
+    add_experiment(sub, _bounded_int)
 
     from .prepare import add_parser as add_prepare
 

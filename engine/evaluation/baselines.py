@@ -41,6 +41,12 @@ class _Binary:
             return np.full(X.shape[0], self.constant, dtype=np.uint8)
         return self.model.predict(X).astype(np.uint8)
 
+    def proba(self, X) -> np.ndarray:
+        """P(y = 1 | x) per row."""
+        if self.constant is not None:
+            return np.full(X.shape[0], float(self.constant))
+        return self.model.predict_proba(X)[:, 1]
+
 
 class _Transformation:
     """A problem transformation with XGBoost models of the given settings."""
@@ -60,6 +66,10 @@ class BinaryRelevance(_Transformation):
 
     def predict(self, X) -> np.ndarray:
         return np.column_stack([m.predict(X) for m in self.models_]).astype(np.uint8)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Per label, the probability of its model (the scores of the ranking measures)."""
+        return np.column_stack([m.proba(X) for m in self.models_])
 
 
 class LabelPowerset(_Transformation):

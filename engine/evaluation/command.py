@@ -39,14 +39,19 @@ def run(args) -> int:
         with ResultStore(args.store) as store:
             summary = run_evaluation(specs, methods, prof, store, scheduler=args.scheduler, n_workers=args.workers,
                                      threads=args.threads, resume=not args.no_resume)
-            print(f"{summary.n_done} tasks computed, {summary.n_skipped} already stored, {summary.n_failed} failed, "
-                  f"{summary.seconds:.0f} s wall time; results in {store.path}", file=sys.stderr)
-            for key, error in store.failures()[-5:]:
-                print(f"failed task {key}: {error.strip()}", file=sys.stderr)
+            print_summary(summary, store)
             written = write_report(build_report(store), report_dir)
     for path in written:
         print(path)
     return 0
+
+
+def print_summary(summary, store) -> None:
+    """What a run computed, on stderr, with the last failures."""
+    print(f"{summary.n_done} tasks computed, {summary.n_skipped} already stored, {summary.n_failed} failed, "
+          f"{summary.seconds:.0f} s wall time; results in {store.path}", file=sys.stderr)
+    for key, error in store.failures()[-5:]:
+        print(f"failed task {key}: {error.strip()}", file=sys.stderr)
 
 
 def add_parser(sub, bounded_int) -> None:
@@ -59,13 +64,18 @@ def add_parser(sub, bounded_int) -> None:
     p.add_argument("--profile", default="smoke", choices=tuple(PROFILES),
                    help="smoke (minutes), reduced (the 2-core budget), paper (the paper text's grid), authors (the "
                         "authors' released scripts' grid)")
-    p.add_argument("--store", default="table1.sqlite", help="SQLite result store (created if absent)")
+    add_run_options(p, bounded_int, "table1.sqlite", "table1-report", "table1.md, table1.csv and cd_<measure>.png")
+    p.add_argument("--no-resume", action="store_true", help="recompute tasks already in the store")
+    p.set_defaults(func=run)
+
+
+def add_run_options(p, bounded_int, store: str, report: str, report_files: str) -> None:
+    """The options every Dask command shares: store, report, scheduler, workers, threads."""
+    p.add_argument("--store", default=store, help="SQLite result store (created if absent; a rerun computes only "
+                   "what it lacks)")
+    p.add_argument("--report", default=report, metavar="DIR", help=f"folder for {report_files}")
+    p.add_argument("--report-only", action="store_true", help="rebuild the report from the store; compute nothing")
     p.add_argument("--scheduler", metavar="ADDR", help="an existing Dask scheduler, e.g. tcp://HOST:8786 "
                    "(default: a local cluster)")
     p.add_argument("--workers", type=bounded_int(1, 4096), help="local worker processes (default: one per core)")
     p.add_argument("--threads", type=bounded_int(1, 256), default=1, help="threads per task (default 1)")
-    p.add_argument("--no-resume", action="store_true", help="recompute tasks already in the store")
-    p.add_argument("--report", default="table1-report", metavar="DIR",
-                   help="folder for table1.md, table1.csv and cd_<measure>.png")
-    p.add_argument("--report-only", action="store_true", help="rebuild the report from the store; compute nothing")
-    p.set_defaults(func=run)

@@ -84,9 +84,14 @@ def one_hot(X, nominal_values: dict[int, list]) -> np.ndarray | sp.csr_matrix:
     return sp.csr_matrix(out) if sparse else out
 
 
-@functools.lru_cache(maxsize=4)
 def load_spec(name: str, files: tuple[str, ...]):
     """(X, Y) of a data set: parts stacked, nominal attributes one-hot; X float32, dense or CSR."""
+    return load_parts(name, files)[:2]
+
+
+@functools.lru_cache(maxsize=4)
+def load_parts(name: str, files: tuple[str, ...]):
+    """(X, Y, rows per file) of a data set, as :func:`load_spec` stacks them."""
     parts = [load(f) for f in files]
     Xs = [one_hot(p.X, p.nominal_values) for p in parts]
     if any(sp.issparse(x) for x in Xs):
@@ -94,7 +99,7 @@ def load_spec(name: str, files: tuple[str, ...]):
     else:
         X = np.ascontiguousarray(np.vstack(Xs), dtype=np.float32)
     Y = np.ascontiguousarray(np.vstack([p.Y for p in parts]), dtype=np.uint8)
-    return X, Y
+    return X, Y, tuple(int(p.Y.shape[0]) for p in parts)
 
 
 def folds(n_examples: int, n_folds: int) -> list[tuple[np.ndarray, np.ndarray]]:

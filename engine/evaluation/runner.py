@@ -64,14 +64,65 @@ def worker_environment(threads: int) -> dict:
             "OPENBLAS_NUM_THREADS": str(threads)}
 
 
+def compute(todo: list[dict], function, names: list[str], put, put_failure, progress: Progress | None, *,
+            scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
+            on_result: Callable | None = None, cancel=None) -> int:
+    """Run ``function`` on every task on Dask (submitted, and so run, in order) and ``put`` each
+    result the moment it arrives (``put_failure(key, error)`` for a task that raised); the number of
+    failed tasks.  ``cancel`` (a ``threading.Event``) stops within half a second: tasks not
+    finished are dropped, those stored stay."""
+    from dask.distributed import Client, LocalCluster, wait
+
+    cluster = None
+    if scheduler is None:
+        workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               env=worker_environment(threads), silence_logs=40)
+        client = Client(cluster)
+    else:
+        client = Client(scheduler, timeout="30s")
+    n_failed = 0
+    try:
+        futures = client.map(function, todo, key=names, retries=2, pure=False)
+        key_of = {f.key: t["key"] for f, t in zip(futures, todo)}
+        pending = set(futures)
+        while pending:
+            if cancel is not None and cancel.is_set():
+                client.cancel(list(pending))
+                break
+            try:
+                done, pending = wait(pending, timeout=0.5 if cancel is not None else None,
+                                     return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                continue
+            for future in done:
+                if future.status == "finished":
+                    result = future.result()
+                    put(result)
+                    if progress is not None:
+                        progress.update()
+                    if on_result is not None:
+                        on_result(result, client)
+                else:
+                    error = future.exception()
+                    put_failure(key_of[future.key], "".join(traceback.format_exception_only(type(error), error)))
+                    n_failed += 1
+                    if progress is not None:
+                        progress.update(failed=True)
+                future.release()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return n_failed
+
+
 def run_evaluation(specs: list[DataSpec], methods: list[Method], p: Profile, store: ResultStore, *,
                    scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
                    resume: bool = True, stream=None,
                    on_result: Callable[[TaskResult, object], None] | None = None) -> RunSummary:
     """Compute every task not in the store (all of them when ``resume`` is False) and store each
     result the moment it arrives.  ``on_result(result, client)`` is called after each is stored."""
-    from dask.distributed import Client, LocalCluster, as_completed
-
     start = time.monotonic()
     for spec in specs:  # labels first: reports are rebuilt from the store alone
         _, Y = load_spec(spec.name, spec.files)
@@ -84,37 +135,9 @@ def run_evaluation(specs: list[DataSpec], methods: list[Method], p: Profile, sto
     todo = [t for t in tasks if t["key"] not in finished]
     progress = Progress(len(tasks), len(tasks) - len(todo), stream)
     if not todo:
-        stream.write(f"all {len(tasks)} tasks are in {store.path}; nothing to compute\n")
+        progress.stream.write(f"all {len(tasks)} tasks are in {store.path}; nothing to compute\n")
         return RunSummary(len(tasks), len(tasks), 0, 0, time.monotonic() - start)
-    # submitted (and so run) in order: data set by data set, so early data sets complete first
-    cluster = None
-    if scheduler is None:
-        workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               env=worker_environment(threads), silence_logs=40)
-        client = Client(cluster)
-    else:
-        client = Client(scheduler, timeout="30s")
-    n_failed = 0
-    try:
-        futures = client.map(run_task, todo, key=[f"{t['method']}-{t['dataset']}-{t['key']}" for t in todo],
-                             retries=2, pure=False)
-        key_of = {f.key: t["key"] for f, t in zip(futures, todo)}
-        for future in as_completed(futures):
-            if future.status == "finished":
-                result = future.result()
-                store.put_task(result)
-                progress.update()
-                if on_result is not None:
-                    on_result(result, client)
-            else:
-                error = future.exception()
-                store.put_failure(key_of[future.key], "".join(traceback.format_exception_only(type(error), error)))
-                n_failed += 1
-                progress.update(failed=True)
-            future.release()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    n_failed = compute(todo, run_task, [f"{t['method']}-{t['dataset']}-{t['key']}" for t in todo], store.put_task,
+                       store.put_failure, progress, scheduler=scheduler, n_workers=n_workers, threads=threads,
+                       on_result=on_result)
     return RunSummary(len(tasks), len(tasks) - len(todo), len(todo) - n_failed, n_failed, time.monotonic() - start)

@@ -24,6 +24,11 @@ CREATE TABLE IF NOT EXISTS tasks (
     code_version TEXT NOT NULL, seconds REAL NOT NULL, worker TEXT NOT NULL, finished REAL NOT NULL,
     test_rows BLOB NOT NULL, predictions BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS failures (key TEXT NOT NULL, error TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS experiment_results (
+    key TEXT PRIMARY KEY, dataset TEXT NOT NULL, fold INTEGER NOT NULL, learner TEXT NOT NULL,
+    config TEXT NOT NULL, inner TEXT NOT NULL, costs TEXT NOT NULL, curve TEXT NOT NULL,
+    code_version TEXT NOT NULL, worker TEXT NOT NULL, finished REAL NOT NULL,
+    test_rows BLOB NOT NULL, predictions BLOB NOT NULL, scores BLOB);
 """
 
 
@@ -41,19 +46,38 @@ def _decompressed(blob) -> bytes:
         raise ValueError(f"not a compressed blob ({exc})") from None
 
 
-def unpack_bits(blob: bytes) -> np.ndarray:
-    """The 0/1 matrix :func:`pack_bits` packed; ValueError for anything else."""
+def _shaped(blob, what: str) -> tuple[list[int], bytes]:
+    """(shape, body) of a blob written as a JSON shape line and the data; ValueError otherwise."""
     head, _, body = _decompressed(blob).partition(b"\n")
     try:
         shape = json.loads(head)
     except (ValueError, RecursionError):
         shape = None
     if not (isinstance(shape, list) and shape and all(type(s) is int and s >= 0 for s in shape)):
-        raise ValueError("not a packed bit matrix (its shape is missing or invalid)")
+        raise ValueError(f"not a packed {what} (its shape is missing or invalid)")
+    return shape, body
+
+
+def unpack_bits(blob: bytes) -> np.ndarray:
+    """The 0/1 matrix :func:`pack_bits` packed; ValueError for anything else."""
+    shape, body = _shaped(blob, "bit matrix")
     n = math.prod(shape)
     if (n + 7) // 8 != len(body):
         raise ValueError(f"not a packed bit matrix ({len(body)} bytes for shape {tuple(shape)})")
     return np.unpackbits(np.frombuffer(body, dtype=np.uint8), count=n).reshape(shape)
+
+
+def pack_floats(A: np.ndarray) -> bytes:
+    A = np.ascontiguousarray(A, dtype="<f4")
+    return zlib.compress(json.dumps(list(A.shape)).encode() + b"\n" + A.tobytes())
+
+
+def unpack_floats(blob: bytes) -> np.ndarray:
+    """The float32 matrix :func:`pack_floats` packed; ValueError for anything else."""
+    shape, body = _shaped(blob, "float matrix")
+    if len(body) != 4 * math.prod(shape):
+        raise ValueError(f"not a packed float matrix ({len(body)} bytes for shape {tuple(shape)})")
+    return np.frombuffer(body, dtype="<f4").reshape(shape).astype(np.float64)
 
 
 def pack_rows(rows: np.ndarray) -> bytes:
@@ -83,6 +107,25 @@ class TaskResult:
     worker: str
     test_rows: np.ndarray
     predictions: np.ndarray  # C x N_test x K uint8
+
+
+@dataclass
+class ExperimentResult:
+    """One task of an experiment: a configuration of a learner fitted on a fold's training rows."""
+
+    key: str
+    dataset: str
+    fold: int
+    learner: str  # the candidate's key
+    config: dict  # the estimator's parameters
+    inner: dict  # measure -> value of the inner cross-validation ({} without a grid)
+    costs: dict  # fit-time, predict-time, model-size, conditions (when known)
+    curve: list  # [[size, test Hamming, test subset 0/1], ...] of a streaming learner
+    code_version: str
+    worker: str
+    test_rows: np.ndarray
+    predictions: np.ndarray  # N_test x K uint8
+    scores: np.ndarray | None  # N_test x K, or None when the learner gives no scores
 
 
 class ResultStore:
@@ -222,3 +265,43 @@ class ResultStore:
 
     def n_tasks(self) -> int:
         return int(self._read("SELECT COUNT(*) FROM tasks")[0][0])
+
+    # -- experiments ---------------------------------------------------------------------------
+    def experiment_keys(self) -> set[str]:
+        return {r[0] for r in self._read("SELECT key FROM experiment_results")}
+
+    def put_result(self, r: ExperimentResult) -> None:
+        with self.db:  # committed before the next result is looked at
+            self.db.execute(
+                "INSERT OR REPLACE INTO experiment_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (r.key, r.dataset, int(r.fold), r.learner, json.dumps(r.config, sort_keys=True), json.dumps(r.inner),
+                 json.dumps(r.costs), json.dumps(r.curve), r.code_version, r.worker, time.time(),
+                 pack_rows(r.test_rows), pack_bits(r.predictions), None if r.scores is None else pack_floats(r.scores)))
+
+    def results(self, keys) -> dict[str, ExperimentResult]:
+        """The stored results of these keys (absent keys are left out), every field checked."""
+        wanted = set(keys)
+        out = {}
+        for row in self._read("SELECT key, dataset, fold, learner, config, inner, costs, curve, code_version, worker, "
+                              "test_rows, predictions, scores FROM experiment_results"):
+            key = row[0]
+            if key not in wanted:
+                continue
+            where = f"result {key!r}"
+            config, inner, costs, curve = (self._json(v, f"{where}, {n}") for v, n in
+                                           zip(row[4:8], ("config", "inner", "costs", "curve")))
+            if not (isinstance(config, dict) and isinstance(inner, dict) and isinstance(costs, dict)
+                    and isinstance(curve, list) and isinstance(row[2], int)):
+                raise ValueError(f"{self.path}: {where}: malformed fields")
+            rows = self._blob(unpack_rows, row[10], where + ", test rows")
+            P = self._blob(unpack_bits, row[11], where + ", predictions")
+            S = None if row[12] is None else self._blob(unpack_floats, row[12], where + ", scores")
+            if P.ndim != 2 or P.shape[0] != len(rows) or (S is not None and S.shape != P.shape):
+                raise ValueError(f"{self.path}: {where}: predictions of shape {P.shape} for {len(rows)} test rows")
+            out[key] = ExperimentResult(key, row[1], row[2], row[3], config, inner, costs, curve, row[8], row[9], rows,
+                                        P, S)
+        return out
+
+    def delete_results(self, keys) -> None:
+        with self.db:
+            self.db.executemany("DELETE FROM experiment_results WHERE key=?", [(k,) for k in keys])

@@ -1,0 +1,336 @@
+"""Experiment files (TOML, read with ``tomllib``): data sets, measures, a protocol and learners.
+
+    name = "my study"
+    data = ["emotions.arff", "yeast"]       # paths (relative to the file) or the bundled names
+    measures = ["hamming", "example-f1"]    # optional; default: all
+    [protocol]
+    kind = "cross-validation"               # or "train-test" (a NAME-test file, or test_size = 0.33)
+    folds = 5
+    stratified = true                       # iterative stratification (Sechidis et al. 2011)
+    seed = 1
+    inner_folds = 3                         # a learner's grid is tuned by CV inside each training fold
+    tune_by = "hamming"
+    [[learner]]
+    key = "boomer"                          # a registry key or xgboost-br/-lp/-cc; or preset = "..." alone
+    name = "BOOMER l.w."
+    params = { max_rules = 500 }
+    grid = { shrinkage = [0.1, 0.3] }
+
+Every error is one :class:`ExperimentError` naming the file and the line (an unknown key, learner,
+preset, measure or parameter, a bad value, a missing data file), raised before any work."""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+from .candidates import candidate, candidates, preset_owners
+from .data import DataSpec, resolve
+from .scoring import ALL_MEASURES, COST, measure
+
+TOP_KEYS = ("name", "data", "measures", "protocol", "learner")
+PROTOCOL_KEYS = ("kind", "folds", "stratified", "seed", "test_size", "inner_folds", "tune_by", "selection",
+                 "bootstraps")
+LEARNER_KEYS = ("key", "preset", "name", "params", "grid", "tune_by", "prefix_step")
+KINDS = ("cross-validation", "train-test")
+SELECTIONS = ("nested", "bbc-cv")  # bbc-cv: Table 1's selection, run by ``python -m engine evaluate``
+
+
+class ExperimentError(ValueError):
+    """A mistake in an experiment file, naming its line."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    kind: str = "cross-validation"
+    folds: int = 5
+    stratified: bool = True
+    seed: int = 1
+    test_size: float | None = None
+    inner_folds: int = 3
+    tune_by: str = "hamming"
+    selection: str = "nested"
+    bootstraps: int = 100
+
+
+@dataclass(frozen=True)
+class LearnerEntry:
+    key: str
+    name: str
+    params: dict  # the preset's values, then the file's
+    grid: dict  # parameter -> list of values
+    preset: str | None = None
+    tune_by: str | None = None
+    prefix_step: int | None = None
+    line: int = 0
+
+    def configurations(self) -> list[dict]:
+        """Every grid point's full parameters (one, the params, without a grid)."""
+        names = list(self.grid)
+        return [{**self.params, **dict(zip(names, values))} for values in product(*(self.grid[n] for n in names))]
+
+
+@dataclass
+class Experiment:
+    name: str
+    data: list[str]  # as written
+    datasets: list[DataSpec]
+    measures: tuple[str, ...]
+    protocol: Protocol
+    learners: list[LearnerEntry]
+    path: Path | None = None
+    text: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------- line numbers
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*|\"[^\"]*\")\s*=\s*(.*)$")
+_INLINE_KEY = re.compile(r"[{,]\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
+
+
+class Lines:
+    """Where each key of a TOML text is: (table path, key) -> 1-based line."""
+
+    def __init__(self, text: str):
+        self.lines = text.splitlines()
+        self.keys: dict[tuple, int] = {}
+        self.tables: dict[tuple, int] = {}
+        counts: dict[str, int] = {}
+        current: tuple = ()
+        for number, line in enumerate(self.lines, 1):
+            stripped = line.split("#", 1)[0] if '"' not in line else line
+            header = _HEADER.match(stripped)
+            if header and not _KEY.match(stripped):
+                parts = tuple(p.strip().strip('"') for p in header.group(2).split("."))
+                if header.group(1) == "[[":
+                    counts[parts[0]] = counts.get(parts[0], -1) + 1
+                    current = (parts[0], counts[parts[0]]) + parts[1:]
+                elif parts[0] in counts:  # a subtable of the last array entry: [learner.params]
+                    current = (parts[0], counts[parts[0]]) + parts[1:]
+                else:
+                    current = parts
+                self.tables.setdefault(current, number)
+                continue
+            match = _KEY.match(stripped)
+            if not match:
+                continue
+            dotted = tuple(p.strip().strip('"') for p in match.group(1).split("."))
+            table = current + dotted[:-1]
+            self.keys.setdefault((table, dotted[-1]), number)
+            if match.group(2).lstrip().startswith("{"):
+                for inner in _INLINE_KEY.finditer(match.group(2)):
+                    self.keys.setdefault((table + (dotted[-1],), inner.group(1).strip('"')), number)
+
+    def of(self, table: tuple, key: str | None = None, value: Any = None) -> int:
+        """The line of ``key`` in ``table`` (of ``value`` in the key's array when given); the
+        table's header, else 1, when the key is not found."""
+        line = self.keys.get((table, key)) if key is not None else None
+        if line is None:
+            return self.tables.get(table, 1)
+        if isinstance(value, str):
+            quoted = re.compile(r"[\"']" + re.escape(value) + r"[\"']")
+            for number in range(line, min(line + 500, len(self.lines) + 1)):
+                if quoted.search(self.lines[number - 1]):
+                    return number
+                if number > line and _KEY.match(self.lines[number - 1]):
+                    break
+        return line
+
+
+# ------------------------------------------------------------------------------------ parsing
+def load_experiment(path) -> Experiment:
+    """Read and check an experiment file (ExperimentError naming the line; OSError if unreadable)."""
+    path = Path(path)
+    return parse_experiment(path.read_text(encoding="utf-8"), path)
+
+
+def parse_experiment(text: str, path=None) -> Experiment:
+    """An experiment from TOML text; relative data paths are relative to ``path``'s folder."""
+    where = str(path) if path is not None else "<experiment>"
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{where}: not a TOML file: {exc}") from None
+    return _Parser(doc, text, where, Path(path).resolve().parent if path is not None else Path.cwd()).parse(path)
+
+
+class _Parser:
+    def __init__(self, doc: dict, text: str, where: str, base: Path):
+        self.doc, self.text, self.where, self.base = doc, text, where, base
+        self.lines = Lines(text)
+
+    def fail(self, line: int, message: str):
+        raise ExperimentError(f"{self.where}:{line}: {message}")
+
+    def unknown_keys(self, table: dict, known: tuple, path: tuple, what: str) -> None:
+        for key in table:
+            if key not in known:
+                self.fail(self.lines.of(path, key), f"unknown key {key!r} in {what}; expected one of {', '.join(known)}")
+
+    def typed(self, value, kinds, path: tuple, key: str, what: str):
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in _as_tuple(kinds)):
+            self.fail(self.lines.of(path, key), f"{key} must be {what}, got {value!r}")
+        return value
+
+    def parse(self, path) -> Experiment:
+        doc = self.doc
+        self.unknown_keys(doc, TOP_KEYS, (), "the experiment")
+        name = self.typed(doc.get("name", Path(path).stem if path else "experiment"), str, (), "name", "a string")
+        data = self.data(doc.get("data"))
+        measures = self.measures(doc.get("measures"))
+        protocol = self.protocol(doc.get("protocol", {}))
+        entries = doc.get("learner")
+        if not isinstance(entries, list) or not entries:
+            self.fail(self.lines.of((), "learner"), "an experiment needs at least one [[learner]]")
+        learners = [self.learner(entry, i, protocol) for i, entry in enumerate(entries)]
+        names = [e.name for e in learners]
+        for i, entry in enumerate(learners):
+            if names.index(entry.name) != i:
+                self.fail(self.lines.of(("learner", i), "name"), f"two learners are named {entry.name!r}; give one "
+                          "a name = \"...\"")
+        specs = [self.resolve(item) for item in data]
+        names = [s.name for s in specs]
+        for i, s in enumerate(specs):
+            if names.index(s.name) != i:
+                self.fail(self.lines.of((), "data", data[i]), f"two data sets are named {s.name!r}")
+        if protocol.kind == "train-test" and protocol.test_size is None:
+            for item, spec in zip(data, specs):
+                if len(spec.files) < 2:
+                    self.fail(self.lines.of((), "data", item), f"{item!r} has no NAME-test file: a train-test "
+                              "protocol then needs test_size in [protocol]")
+        return Experiment(name, data, specs, measures, protocol, learners, Path(path) if path else None, self.text)
+
+    def data(self, value) -> list[str]:
+        if value is None:
+            self.fail(1, "an experiment needs data = [\"FILE\", ...]")
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+            self.fail(self.lines.of((), "data"), "data must be a list of file paths or bundled names")
+        return value
+
+    def resolve(self, item: str) -> DataSpec:
+        local = self.base / item
+        try:
+            return resolve(str(local) if local.exists() else item)
+        except (OSError, ValueError) as exc:
+            self.fail(self.lines.of((), "data", item), f"data set {item!r}: {exc}")
+
+    def measures(self, value) -> tuple[str, ...]:
+        if value is None:
+            return ALL_MEASURES
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+            self.fail(self.lines.of((), "measures"), "measures must be a list of measure names")
+        for v in value:
+            try:
+                measure(v)
+            except ValueError as exc:
+                self.fail(self.lines.of((), "measures", v), str(exc))
+            if value.count(v) > 1:
+                self.fail(self.lines.of((), "measures", v), f"measure {v!r} is listed twice")
+        return tuple(value)
+
+    def tune_measure(self, value, path: tuple) -> str:
+        self.typed(value, str, path, "tune_by", "a measure name")
+        try:
+            m = measure(value)
+        except ValueError as exc:
+            self.fail(self.lines.of(path, "tune_by", value), str(exc))
+        if m.needs == COST:
+            self.fail(self.lines.of(path, "tune_by", value), f"tune_by must be a measure of predictions, not {value!r}")
+        return value
+
+    def protocol(self, table) -> Protocol:
+        path = ("protocol",)
+        if not isinstance(table, dict):
+            self.fail(self.lines.of((), "protocol"), "protocol must be a table [protocol]")
+        self.unknown_keys(table, PROTOCOL_KEYS, path, "[protocol]")
+        d = Protocol()
+        kind = self.typed(table.get("kind", d.kind), str, path, "kind", "a string")
+        if kind not in KINDS:
+            self.fail(self.lines.of(path, "kind"), f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        folds = self.integer(table.get("folds", d.folds), path, "folds", 2, 100)
+        inner = self.integer(table.get("inner_folds", d.inner_folds), path, "inner_folds", 2, 100)
+        seed = self.integer(table.get("seed", d.seed), path, "seed", 0, 2 ** 32 - 1)
+        boots = self.integer(table.get("bootstraps", d.bootstraps), path, "bootstraps", 1, 100_000)
+        stratified = self.typed(table.get("stratified", d.stratified), bool, path, "stratified", "true or false")
+        test_size = table.get("test_size")
+        if test_size is not None:
+            self.typed(test_size, (int, float), path, "test_size", "a number in (0, 1)")
+            if not 0 < test_size < 1:
+                self.fail(self.lines.of(path, "test_size"), f"test_size must be in (0, 1), got {test_size}")
+        selection = self.typed(table.get("selection", d.selection), str, path, "selection", "a string")
+        if selection not in SELECTIONS:
+            self.fail(self.lines.of(path, "selection"), f"selection must be one of {', '.join(SELECTIONS)}")
+        tune_by = self.tune_measure(table.get("tune_by", d.tune_by), path)
+        return Protocol(kind, folds, stratified, seed, None if test_size is None else float(test_size), inner,
+                        tune_by, selection, boots)
+
+    def integer(self, value, path, key, low, high) -> int:
+        self.typed(value, int, path, key, "an integer")
+        if not low <= value <= high:
+            self.fail(self.lines.of(path, key), f"{key} must be in [{low}, {high}], got {value}")
+        return value
+
+    def learner(self, table, index: int, protocol: Protocol) -> LearnerEntry:
+        path = ("learner", index)
+        line = self.lines.tables.get(path, 1)
+        if not isinstance(table, dict):
+            self.fail(line, "[[learner]] must be a table")
+        self.unknown_keys(table, LEARNER_KEYS, path, "[[learner]]")
+        key, preset = table.get("key"), table.get("preset")
+        if key is None and preset is None:
+            self.fail(line, "a [[learner]] needs key = \"...\" (one of " + ", ".join(candidates()) +
+                      ") or preset = \"...\"")
+        if key is not None:
+            self.typed(key, str, path, "key", "a learner key")
+            if key not in candidates():
+                self.fail(self.lines.of(path, "key"), f"unknown learner {key!r}; known: {', '.join(candidates())}")
+        if preset is not None:
+            self.typed(preset, str, path, "preset", "a preset name")
+            owners = preset_owners(preset)
+            if key is None and len(owners) != 1:
+                self.fail(self.lines.of(path, "preset"), f"preset {preset!r} is " +
+                          (f"a preset of {', '.join(owners)}: add key" if owners else "unknown"))
+            key = key or owners[0]
+            if preset not in candidate(key).presets:
+                self.fail(self.lines.of(path, "preset"), f"{key} has no preset {preset!r}; its presets: "
+                          f"{', '.join(candidate(key).presets) or 'none'}")
+        cand = candidate(key)
+        params = self.typed(table.get("params", {}), dict, path, "params", "a table of parameter values")
+        grid = self.typed(table.get("grid", {}), dict, path, "grid", "a table of parameter -> list of values")
+        for group, table_name in ((params, "params"), (grid, "grid")):
+            for name in group:
+                if name not in cand.names():
+                    self.fail(self.lines.of(path + (table_name,), name), f"unknown parameter {name!r} of {key}; "
+                              f"known: {', '.join(sorted(cand.names()))}")
+        for name, values in grid.items():
+            if not isinstance(values, list) or not values:
+                self.fail(self.lines.of(path + ("grid",), name), f"grid value of {name!r} must be a non-empty list")
+        merged = {**(cand.presets.get(preset, {}) if preset else {}), **params}
+        if "random_state" in cand.names() and "random_state" not in merged and "random_state" not in grid:
+            merged["random_state"] = protocol.seed
+        name = table.get("name", preset or key)
+        self.typed(name, str, path, "name", "a string")
+        tune_by = self.tune_measure(table["tune_by"], path) if "tune_by" in table else None
+        step = table.get("prefix_step")
+        if step is not None:
+            self.integer(step, path, "prefix_step", 1, 10_000_000)
+        entry = LearnerEntry(key, name, merged, dict(grid), preset, tune_by, step, line)
+        for config in entry.configurations():
+            try:
+                cand.make(config)
+            except (ValueError, TypeError) as exc:
+                bad = next((n for n in config if n in str(exc)), None)
+                where = (self.lines.of(path + ("grid",), bad) if bad in grid else
+                         self.lines.of(path + ("params",), bad) if bad in params else line)
+                self.fail(where, f"learner {name!r}: {exc}")
+        return entry
+
+
+def _as_tuple(kinds) -> tuple:
+    return kinds if isinstance(kinds, tuple) else (kinds,)

@@ -1,0 +1,129 @@
+"""Every measure of an experiment, as fractions (not percent): bipartition measures of the predicted
+label sets, ranking measures of the label scores, and costs (fit and predict time, model size).
+
+Conventions: a ratio whose denominator is 0 is 1 (scikit-learn's ``zero_division=1``: an example
+with no relevant and no predicted label is perfectly precise, recalled, F1 and Jaccard; so is a
+label never relevant and never predicted); micro-averaging pools the counts of all (example, label)
+pairs, macro-averaging averages per label, example-based averages per example.  The ranking
+measures follow :mod:`engine.metrics` (examples without a relevant label are skipped; ties are
+pessimistic); NDCG@k uses the gain 1/log2(1 + rank) and ranks tied labels irrelevant-first."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import metrics
+
+LABELS, SCORES, COST = "labels", "scores", "cost"
+
+
+@dataclass(frozen=True)
+class Measure:
+    name: str
+    title: str
+    needs: str  # LABELS (predicted label sets), SCORES (label scores) or COST (a stored number)
+    higher_is_better: bool
+    compute: Callable | None = None  # (Y, P) or (Y, S) -> float; None for costs
+
+
+def _counts(Y, P, axis):
+    Y = np.asarray(Y, dtype=bool)
+    P = np.asarray(P, dtype=bool)
+    return (np.sum(Y & P, axis=axis).astype(np.float64), np.sum(~Y & P, axis=axis).astype(np.float64),
+            np.sum(Y & ~P, axis=axis).astype(np.float64))
+
+
+def _ratio(num, den):
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
+
+
+_FORMULAS = {  # (tp, fp, fn) -> value
+    "precision": lambda tp, fp, fn: _ratio(tp, tp + fp),
+    "recall": lambda tp, fp, fn: _ratio(tp, tp + fn),
+    "f1": lambda tp, fp, fn: _ratio(2 * tp, 2 * tp + fp + fn),
+    "jaccard": lambda tp, fp, fn: _ratio(tp, tp + fp + fn),
+}
+
+
+def averaged(formula: str, average: str) -> Callable:
+    """The bipartition measure ``formula`` averaged example-based, micro or macro."""
+    f = _FORMULAS[formula]
+
+    def compute(Y, P) -> float:
+        if average == "micro":
+            return float(f(*_counts(Y, P, None)))
+        values = f(*_counts(Y, P, 1 if average == "example" else 0))
+        return float(np.mean(values)) if values.size else 1.0
+
+    return compute
+
+
+def ndcg(k: int | None = None) -> Callable:
+    """NDCG@k (k None: all labels) of label scores, averaged over examples with a relevant label."""
+
+    def compute(Y, S) -> float:
+        Y, S = metrics.truth_and_scores(Y, S)
+        keep = Y.any(axis=1)
+        Y, S = Y[keep], S[keep]
+        if not Y.shape[0]:
+            return float("nan")
+        K = Y.shape[1]
+        depth = K if k is None else min(k, K)
+        # order by score, descending; among equal scores the irrelevant labels first (pessimistic)
+        order = np.lexsort((Y.astype(np.int8), -S))  # row by row, along the labels
+        gains = np.take_along_axis(Y, order, axis=1)[:, :depth].astype(np.float64)
+        discount = 1.0 / np.log2(np.arange(2, depth + 2))
+        dcg = gains @ discount
+        n_relevant = np.minimum(Y.sum(axis=1), depth)
+        ideal = np.cumsum(discount)[n_relevant - 1]
+        return float(np.mean(dcg / ideal))
+
+    return compute
+
+
+_FIXED: dict[str, Measure] = {m.name: m for m in (
+    Measure("hamming", "Hamming loss", LABELS, False, metrics.hamming_loss),
+    Measure("subset-zero-one", "Subset 0/1 loss", LABELS, False, metrics.subset_zero_one_loss),
+    *(Measure(f"{a}-{f}", f"{title} {f.capitalize() if f != 'f1' else 'F1'}", LABELS, True, averaged(f, a))
+      for a, title in (("example", "Example-based"), ("micro", "Micro-averaged"), ("macro", "Macro-averaged"))
+      for f in ("precision", "recall", "f1", "jaccard")),
+    Measure("rank-loss", "Rank loss", SCORES, False, metrics.rank_loss),
+    Measure("one-error", "One-error", SCORES, False, metrics.one_error),
+    Measure("coverage", "Coverage", SCORES, False, metrics.coverage),
+    Measure("lrap", "Label-ranking average precision", SCORES, True, metrics.average_precision),
+    Measure("ndcg", "NDCG (all labels)", SCORES, True, ndcg(None)),
+    Measure("fit-time", "Fit time (s)", COST, False),
+    Measure("predict-time", "Predict time (s)", COST, False),
+    Measure("model-size", "Model size (rules, or the learner's own unit)", COST, False),
+    Measure("conditions", "Conditions (rule learners)", COST, False),
+)}
+DEFAULT_NDCG_K = 3
+ALL_MEASURES = (*[n for n in _FIXED if _FIXED[n].needs != COST], f"ndcg@{DEFAULT_NDCG_K}",
+                *[n for n in _FIXED if _FIXED[n].needs == COST])
+_NDCG_AT = re.compile(r"ndcg@([1-9][0-9]{0,5})")
+
+
+def measure(name: str) -> Measure:
+    """The measure of a name (``ndcg@k`` for any k ≥ 1); ValueError listing the names otherwise."""
+    if name in _FIXED:
+        return _FIXED[name]
+    match = _NDCG_AT.fullmatch(name) if isinstance(name, str) else None
+    if match:
+        k = int(match.group(1))
+        return Measure(name, f"NDCG@{k}", SCORES, True, ndcg(k))
+    raise ValueError(f"unknown measure {name!r}; known: {', '.join(ALL_MEASURES)} (ndcg@k for any k)")
+
+
+def evaluate(name: str, Y, P=None, S=None, costs: dict | None = None) -> float | None:
+    """The value of measure ``name``; None when what it needs (scores, a cost) is not available."""
+    m = measure(name)
+    if m.needs == LABELS:
+        return None if P is None else float(m.compute(Y, P))
+    if m.needs == SCORES:
+        return None if S is None else float(m.compute(Y, S))
+    value = (costs or {}).get(name)
+    return None if value is None else float(value)
