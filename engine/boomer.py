@@ -22,6 +22,7 @@ from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .options import OPTIONS, option_help, parse_option, value_names
 from .parameters import FROM_INIT, Parameter
+from .predictors import Predictors, binary_mode, fit_calibration
 from .pruning import make_pruning
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
@@ -34,6 +35,9 @@ FEATURE_BINNING = value_names("feature_binning")
 LABEL_BINNING = value_names("label_binning")
 HOLDOUT = value_names("holdout")
 GLOBAL_PRUNING = value_names("global_pruning")
+BINARY_PREDICTORS = value_names("binary_predictor")
+PROBABILITY_PREDICTORS = value_names("probability_predictor")
+CALIBRATIONS = value_names("marginal_probability_calibration")
 STATISTIC_TYPES = ("32-bit", "64-bit")
 _MAX_CONDITIONS_CAP = 256
 
@@ -101,14 +105,19 @@ def feature_binning_kind(feature_binning: str, n_examples: int, sparse: bool) ->
     return name
 
 
-def holdout_kind(holdout: str, global_pruning: str) -> str:
-    """The holdout a fit uses: 'auto' is a stratified output-wise holdout when global pruning watches
-    the holdout set (``use_holdout_set``, its default), else none (mlrl-boomer 0.15.6; it also makes
-    one for probability calibration, which this learner does not have)."""
+def holdout_kind(holdout: str, global_pruning: str, marginal_calibration: str = "none",
+                 joint_calibration: str = "none") -> str:
+    """The holdout a fit uses: 'auto' is a stratified output-wise holdout when global pruning or an
+    isotonic probability calibration uses the holdout set (``use_holdout_set``, their default), else
+    none (mlrl-boomer 0.15.6; it asks the calibration whatever the loss, so a loss without
+    probabilities still gets the holdout set)."""
     name = parse_option("holdout", holdout)[0]
     if name == "auto":
-        pruning, options = parse_option("global_pruning", global_pruning)
-        return "stratified-output-wise" if pruning != "none" and options["use_holdout_set"] else "none"
+        wanted = [parse_option("global_pruning", global_pruning),
+                  parse_option("marginal_probability_calibration", marginal_calibration),
+                  parse_option("joint_probability_calibration", joint_calibration)]
+        needed = any(value != "none" and options["use_holdout_set"] for value, options in wanted)
+        return "stratified-output-wise" if needed else "none"
     return name
 
 
@@ -212,6 +221,20 @@ class BoomerClassifier(RuleLearner):
                       + option_help("holdout"), choices=HOLDOUT),
             Parameter("global_pruning", "option", FROM_INIT, "Global pruning", "early stopping (pre) or keep the best "
                       "prefix (post), by the holdout loss" + option_help("global_pruning"), choices=GLOBAL_PRUNING),
+            Parameter("binary_predictor", "option", FROM_INIT, "Binary predictor", "how scores become predictions: "
+                      "score > 0 per label (output-wise), the nearest known label vector (example-wise, eq. 19), "
+                      "the F-measure maximizer (gfm); auto: output-wise for label-wise losses, else example-wise"
+                      + option_help("binary_predictor"), choices=BINARY_PREDICTORS, shown=False),
+            Parameter("probability_predictor", "option", FROM_INIT, "Probability predictor", "predict_proba: the "
+                      "logistic function per label (output-wise) or the label's share of the known label vectors' "
+                      "joint probabilities (marginalized); auto: output-wise for label-wise losses"
+                      + option_help("probability_predictor"), choices=PROBABILITY_PREDICTORS, shown=False),
+            Parameter("marginal_probability_calibration", "option", FROM_INIT, "Marginal calibration", "isotonic "
+                      "calibration of each label's probability, fitted on the holdout set (else the training set)"
+                      + option_help("marginal_probability_calibration"), choices=CALIBRATIONS, shown=False),
+            Parameter("joint_probability_calibration", "option", FROM_INIT, "Joint calibration", "isotonic "
+                      "calibration of each known label vector's joint probability, fitted like the marginal one"
+                      + option_help("joint_probability_calibration"), choices=CALIBRATIONS, shown=False),
             Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 32 or 64 bits",
                       choices=STATISTIC_TYPES),
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
@@ -239,7 +262,7 @@ class BoomerClassifier(RuleLearner):
         compiles: the refinement family, the loss, the statistics' type and the optional parts."""
         family = self._kernel_family(profile["n_examples"], profile["n_features"], profile["n_labels"])
         optional = [feature_binning_kind(self.feature_binning, profile["n_examples"], profile["sparse"]) != "none",
-                    holdout_kind(self.holdout, self.global_pruning) != "none",
+                    self._holdout_kind() != "none",
                     parse_option("global_pruning", self.global_pruning)[0] != "none"]
         return "boomer|" + "|".join(str(v) for v in (*family, self.loss, self.statistic_type, self.prediction,
                                                      profile["sparse"], *optional))
@@ -249,7 +272,9 @@ class BoomerClassifier(RuleLearner):
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
                  instance_sampling="none", feature_sampling="without-replacement", rule_induction="top-down-greedy",
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
-                 holdout="auto", global_pruning="none", statistic_type="32-bit", random_state=1):
+                 holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
+                 marginal_probability_calibration="none", joint_probability_calibration="none",
+                 statistic_type="32-bit", random_state=1):
         self.loss = loss
         self.head_type = head_type
         self.single_label_choice = single_label_choice
@@ -266,6 +291,10 @@ class BoomerClassifier(RuleLearner):
         self.label_binning = label_binning
         self.holdout = holdout
         self.global_pruning = global_pruning
+        self.binary_predictor = binary_predictor
+        self.probability_predictor = probability_predictor
+        self.marginal_probability_calibration = marginal_probability_calibration
+        self.joint_probability_calibration = joint_probability_calibration
         self.statistic_type = statistic_type
         self.random_state = random_state
 
@@ -351,16 +380,46 @@ class BoomerClassifier(RuleLearner):
 
     @property
     def prediction(self) -> str:
-        return "label-wise" if is_decomposable(self.loss) else "example-wise"
+        """'label-wise' or 'example-wise': how the kernels and the tracked losses predict during
+        training (the binary predictor's, or the loss's where that needs probabilities)."""
+        mode = binary_mode(self.loss, self.binary_predictor)
+        if mode == "probabilistic":
+            return "label-wise" if is_decomposable(self.loss) else "example-wise"
+        return mode
+
+    def _holdout_kind(self) -> str:
+        return holdout_kind(self.holdout, self.global_pruning, self.marginal_probability_calibration,
+                            self.joint_probability_calibration)
 
     def _make_model(self, rules, data: TrainingData) -> RuleModel:
-        vectors = None
-        if self.prediction == "example-wise":
-            vectors = getattr(self, "label_vectors_", None)
-            if vectors is None:
-                vectors = np.unique(data.Y, axis=0)
-        return RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], self.prediction, self.loss,
-                         vectors, data.schema, data.nominal)
+        predictors = Predictors.of(self.loss, self.binary_predictor, self.probability_predictor, data.Y)
+        vectors = predictors.vectors if self.prediction == "example-wise" else None
+        model = RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], self.prediction, self.loss,
+                          vectors, data.schema, data.nominal, predictors=predictors)
+        if rules:
+            self._calibrate(model, data)
+        return model
+
+    def _calibrate(self, model: RuleModel, data: TrainingData) -> None:
+        """Fit the isotonic calibrations after training, on the holdout set when one was made and
+        the calibration uses it (``use_holdout_set``), else on the training examples (mlrl-boomer
+        0.15.6 fits both from its statistics' scores, in the statistics' precision)."""
+        marginal, m_options = parse_option("marginal_probability_calibration", self.marginal_probability_calibration)
+        joint, j_options = parse_option("joint_probability_calibration", self.joint_probability_calibration)
+        if marginal == "none" and joint == "none":
+            return
+        holdout = getattr(self, "holdout_indices_", None)
+        everything = np.arange(data.Y.shape[0])
+
+        def rows(name, options):
+            if name == "none":
+                return None
+            if holdout is None:
+                return everything
+            return holdout if options["use_holdout_set"] else np.setdiff1d(everything, holdout)
+
+        F = model.scores(data.X) if self.statistic_type == "64-bit" else _float32_scores(model, data.X)
+        fit_calibration(model.predictors, F, data.Y, rows(marginal, m_options), rows(joint, j_options))
 
     # -- Alg. 1 ----------------------------------------------------------------------------
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
@@ -369,7 +428,7 @@ class BoomerClassifier(RuleLearner):
         watched = None
         self.holdout_indices_ = None  # training examples set aside as the holdout set
         holdout_name, holdout_options = parse_option("holdout", self.holdout)
-        holdout_name = holdout_kind(self.holdout, self.global_pruning)
+        holdout_name = self._holdout_kind()
         if holdout_name != "none":
             holdout_options = holdout_options or {"holdout_set_size": 0.33}
             train_rows, holdout_rows = split_holdout(Y, holdout_name, holdout_options["holdout_set_size"],
@@ -589,6 +648,18 @@ def _subset_weights(weights: np.ndarray, Y: np.ndarray, method: str, size: int, 
     kind = "stratified-output-wise" if method == "stratified-output-wise" else "stratified-example-wise"
     _, sample = split_holdout(Y, kind, size / n, int(rng.integers(2**63 - 1)))
     weights[sample] = 1
+
+
+def _float32_scores(model: RuleModel, X) -> np.ndarray:
+    """The training scores as 32-bit statistics hold them: each rule's head added in float32, rule
+    by rule (mlrl-boomer calibrates from these; sums in float64 differ in the last bits and may
+    split ties)."""
+    F = np.zeros((X.shape[0], model.n_labels), dtype=np.float32)
+    for rule in model.rules:
+        rows = np.flatnonzero(rule_coverage(rule, X))
+        if len(rows):
+            F[np.ix_(rows, rule.head_labels)] += np.asarray(rule.head_scores, dtype=np.float32)
+    return F
 
 
 def _take_rows(X, rows: np.ndarray):

@@ -9,7 +9,10 @@ Prediction strategies:
 - ``'decision-list'``: each label takes the head value (+1 present, -1 absent) of the first
   covering rule that predicts it; labels no rule sets are absent.
 
-Marginal probabilities are the logistic function of the scores.
+Marginal probabilities are the logistic function of the scores.  A BOOMER model carries its
+:class:`engine.predictors.Predictors` (mlrl-boomer's binary and probability predictors and the
+isotonic calibration): GFM and predictors based on probabilities predict through it, and so do
+its probabilities.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from .core.boosting import example_wise_predict
 from .core.label_vectors import build_index
 from .core.losses import LOSS_CODES
 from .core.predict import body_coverage, first_covering, sum_of_heads
+from .predictors import Predictors
 from .rules import OP_CODES, Rule, Schema
 
 PREDICTIONS = ("label-wise", "example-wise", "decision-list")
@@ -93,6 +97,7 @@ class RuleModel:
     label_vectors: np.ndarray | None = None  # M x K uint8, for 'example-wise'
     schema: Schema | None = None
     nominal: np.ndarray | None = None
+    predictors: Predictors | None = None  # a BOOMER model's predictors and calibration
     _compiled: CompiledRules | None = field(default=None, repr=False, compare=False)
     _vector_index: tuple | None = field(default=None, repr=False, compare=False)
 
@@ -130,6 +135,8 @@ class RuleModel:
         return F
 
     def predict_from_scores(self, F: np.ndarray) -> np.ndarray:
+        if self.predictors is not None and self.predictors.probabilistic:
+            return self.predictors.binary_predictions(F)
         if self.prediction == "example-wise":
             return example_wise_predict(LOSS_CODES[self.loss], np.ascontiguousarray(F), *self.vector_index())
         return (F > 0).astype(np.uint8)
@@ -146,11 +153,13 @@ class RuleModel:
         return self.predict_from_scores(self.scores(X, active))
 
     def predict_proba(self, X, active=None) -> np.ndarray:
+        if self.predictors is not None:  # raises AttributeError for a loss without probabilities
+            return self.predictors.probabilities(self.scores(X, active))
         return expit(self.scores(X, active))  # the logistic function, without overflow for large |score|
 
     def with_schema(self, schema: Schema | None) -> "RuleModel":
         return RuleModel([r.with_schema(schema) for r in self.rules], self.n_features, self.n_labels,
-                         self.prediction, self.loss, self.label_vectors, schema, self.nominal)
+                         self.prediction, self.loss, self.label_vectors, schema, self.nominal, self.predictors)
 
     def to_dict(self) -> dict:
         schema = self.schema or Schema()
@@ -167,6 +176,7 @@ class RuleModel:
                 "nominal_values": {str(j): list(v) for j, v in schema.nominal_values.items()},
             },
             "rules": [r.to_dict() for r in self.rules],
+            **({} if self.predictors is None else {"predictors": self.predictors.to_dict()}),
         }
 
     @classmethod
@@ -198,8 +208,13 @@ class RuleModel:
             vectors = doc.label_vector_matrix(vectors, "model, label_vectors", n_labels)
         rules = [Rule.from_dict(r, schema, n_features, n_labels, where=f"rule {i}")
                  for i, r in enumerate(doc.sequence(d["rules"], "model, rules"))]
+        predictors = d.get("predictors")
+        if predictors is not None:
+            predictors = Predictors.from_dict(predictors, n_labels)
+            if predictors.loss != loss:
+                raise ValueError(f"model, predictors: loss {predictors.loss!r} is not the model's {loss!r}")
         return cls(rules=rules, n_features=n_features, n_labels=n_labels, prediction=prediction, loss=loss,
-                   label_vectors=vectors, schema=schema, nominal=nominal)
+                   label_vectors=vectors, schema=schema, nominal=nominal, predictors=predictors)
 
 
 def _schema_from_dict(s, n_features: int, n_labels: int) -> Schema:

@@ -69,6 +69,9 @@ def _sample(default: float, low_open: bool = True, high_open: bool = False) -> d
             "min_samples": OptionSpec("int", 1, 1), "max_samples": OptionSpec("int", 0, 0)}
 
 
+_PREDICTOR_OPTIONS = {"based_on_probabilities": OptionSpec("bool", False),
+                      "use_probability_calibration": OptionSpec("bool", True)}
+
 # parameter -> value name -> option name -> spec.  Values without options take no braces.  Names,
 # options and defaults are mlrl-boomer 0.15.6's; 'auto' is resolved by the learner (engine.boomer).
 OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
@@ -104,6 +107,15 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
                          "use_holdout_set": OptionSpec("bool", True),
                          "remove_unused_rules": OptionSpec("bool", True)},
     },
+    # prediction (engine.predictors): how scores become binary predictions and probabilities, and
+    # the isotonic calibration of marginal (per label) and joint (per label vector) probabilities
+    # fitted after training on the holdout set (use_holdout_set) or else on the training set
+    "binary_predictor": {"auto": {}, "output-wise": _PREDICTOR_OPTIONS, "example-wise": _PREDICTOR_OPTIONS,
+                         "gfm": {"use_probability_calibration": OptionSpec("bool", True)}},
+    "probability_predictor": {"auto": {}, "output-wise": {"use_probability_calibration": OptionSpec("bool", True)},
+                              "marginalized": {"use_probability_calibration": OptionSpec("bool", True)}},
+    "marginal_probability_calibration": {"none": {}, "isotonic": {"use_holdout_set": OptionSpec("bool", True)}},
+    "joint_probability_calibration": {"none": {}, "isotonic": {"use_holdout_set": OptionSpec("bool", True)}},
     # the greedy search of one rule: max_conditions 0 is no limit; min_support a fraction of the
     # training examples a condition must cover (besides min_coverage); after max_head_refinements
     # conditions the head's labels are fixed; recalculate_predictions: the head from every covered

@@ -6,7 +6,10 @@ JSON line.  Requests (``"kind"``):
 
 - ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword
   arguments of ``BoomerClassifier``): answers the test scores (``decision_function``), the binary
-  predictions, the number of rules (the default rule included) and the rules' conditions and heads.
+  predictions, the number of rules (the default rule included) and the rules' conditions and heads;
+  with ``"probabilities": true`` also ``predict_proba`` (or the error it raises), the isotonic
+  calibration models' bins (one list per label / label vector, [threshold, value] pairs) and the
+  known label vectors (relevant label indices, frequency) in the reference's order.
 - ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
   error's type and message (how the reference treats an invalid value).
 - ``signature``: the ``__init__`` defaults of ``BoomerClassifier``.
@@ -53,7 +56,33 @@ def main() -> None:
               "n_rules": int(est.model_.get_num_rules()), "n_used_rules": int(est.model_.get_num_used_rules())}
     if request.get("rules"):
         answer["rules"] = reference_rules(est.model_, ALL_OPERATORS)
+    if request.get("probabilities"):
+        answer.update(_probabilities(est, X_test))
+        answer["train_scores"] = np.asarray(est.decision_function(data["X_train"]), dtype=float).tolist()
     print(json.dumps(answer))
+
+
+def _probabilities(est, X_test) -> dict:
+    out = {}
+    try:
+        out["probabilities"] = np.asarray(est.predict_proba(X_test), dtype=float).tolist()
+    except Exception as error:  # noqa: BLE001 - the answer is the error
+        out["proba_error"] = {"type": type(error).__name__, "message": str(error)}
+    for key in ("marginal_probability_calibration_model_", "joint_probability_calibration_model_"):
+        model = getattr(est, key, None)
+        if model is not None and hasattr(model, "visit"):
+            out[key.rstrip("_")] = [[list(b) for b in bins] for bins in model.__reduce__()[2][1]]
+    info = getattr(est, "output_space_info_", None)
+    if info is not None and hasattr(info, "visit"):
+        vectors = []
+
+        class Visitor:
+            def visit_label_vector(self, vector, frequency):
+                vectors.append([[int(i) for i in vector], int(frequency)])
+
+        info.visit(Visitor())
+        out["label_vectors"] = vectors
+    return out
 
 
 if __name__ == "__main__":

@@ -167,3 +167,148 @@ def test_auto_is_only_the_references_default_not_a_value(parameter, tmp_path):
     assert BoomerClassifier().get_params()[parameter] == "auto"
     if parameter == "holdout":
         assert not answer["ok"] and "auto" in answer["message"]
+
+
+# -- the prediction side: binary predictors, probabilities, isotonic calibration ---------------------
+
+from engine.model import RuleModel  # noqa: E402
+from engine.predictors import Predictors, fit_calibration  # noqa: E402
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _reference_answer(settings: dict, X_train, Y_train, X_test, tmp_path) -> dict:
+    data = tmp_path / "data.npz"
+    np.savez(data, X_train=X_train, Y_train=Y_train, X_test=X_test)
+    return _ask({"kind": "fit", "data": str(data), "settings": settings, "probabilities": True}, tmp_path)
+
+
+def _same_bins(reference_lists, ours, atol=1e-12):
+    assert ours is not None and len(reference_lists) == ours.n_lists
+    for i, bins in enumerate(reference_lists):
+        bins = np.asarray(bins, dtype=float).reshape(-1, 2)
+        np.testing.assert_allclose(bins[:, 0], ours.thresholds[i], rtol=0, atol=atol, err_msg=f"list {i}")
+        np.testing.assert_allclose(bins[:, 1], ours.values[i], rtol=0, atol=atol, err_msg=f"list {i}")
+
+
+def _predictors_on_reference_scores(settings: dict, ref: dict, Y_train) -> tuple[Predictors, RuleModel]:
+    """Our predictors, given the reference's own scores (the models of the two learners may differ):
+    the known label vectors from the training labels, the calibration fitted on the reference's
+    training scores (64-bit statistics: they are the scores it calibrates from)."""
+    loss = settings.get("loss", "logistic-decomposable")
+    pred = Predictors.of(loss, settings.get("binary_predictor", "auto"), settings.get("probability_predictor", "auto"),
+                         Y_train)
+    if "label_vectors" in ref:
+        assert [[list(map(int, np.flatnonzero(v))), int(f)] for v, f in zip(pred.vectors, pred.frequencies)] \
+            == ref["label_vectors"]
+    rows = np.arange(len(Y_train))
+    fit_calibration(pred, np.asarray(ref["train_scores"]), Y_train,
+                    rows if "marginal_probability_calibration" in settings else None,
+                    rows if "joint_probability_calibration" in settings else None)
+    K = Y_train.shape[1]
+    model = RuleModel([], 1, K, "label-wise" if pred.binary == "output-wise" else "example-wise", loss,
+                      pred.vectors if pred.binary == "example-wise" else None, predictors=pred)
+    return pred, model
+
+
+@pytest.fixture(scope="module")
+def emotions_split():
+    path = DATA_DIR / "emotions.arff"
+    if not path.exists():
+        pytest.skip(f"emotions.arff not found in {DATA_DIR}")
+    from engine.datasets import load
+
+    train, test = load(path).train_test_split(1 / 3, seed=0)
+    return (np.asarray(train.X, dtype=np.float64), np.asarray(train.Y, dtype=np.uint8),
+            np.asarray(test.X, dtype=np.float64))
+
+
+@pytest.mark.parametrize("settings", [
+    {"loss": "logistic-non-decomposable"},  # example-wise predictions, marginalized probabilities
+    {"binary_predictor": "gfm"},
+    {"loss": "logistic-non-decomposable", "binary_predictor": "gfm", "probability_predictor": "output-wise"},
+    {"binary_predictor": "example-wise{based_on_probabilities=true}", "probability_predictor": "marginalized"},
+    {"binary_predictor": "output-wise{based_on_probabilities=true}"},
+])
+def test_predictions_and_probabilities_from_the_references_scores_on_emotions(settings, emotions_split, tmp_path):
+    """The same scores give the same predictions and probabilities: our predictors applied to the
+    reference's test scores (emotions, 2/3 split; the two learners' models differ on emotions)."""
+    X_train, Y_train, X_test = emotions_split
+    settings = {"feature_sampling": "none", "max_rules": 40, "holdout": "none", **settings}
+    ref = _reference_answer(settings, X_train, Y_train, X_test, tmp_path)
+    pred, model = _predictors_on_reference_scores(settings, ref, Y_train)
+    F = np.asarray(ref["scores"])
+    np.testing.assert_array_equal(model.predict_from_scores(F), np.asarray(ref["predictions"]))
+    np.testing.assert_allclose(pred.probabilities(F), np.asarray(ref["probabilities"]), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("settings", [
+    {"loss": "logistic-non-decomposable"},
+    {"binary_predictor": "gfm", "probability_predictor": "marginalized"},
+    {"binary_predictor": "example-wise{based_on_probabilities=true}"},
+])
+def test_isotonic_calibration_from_the_references_scores(settings, seed, tmp_path):
+    """Marginal and joint isotonic calibration fitted on the training set (no holdout) from the
+    reference's 64-bit scores: the same bins, label vectors, predictions and probabilities.  Small
+    integer attributes make many examples share a score (ties in the calibration)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 40, size=(300, 6)).astype(np.float64)
+    W = rng.normal(size=(6, 4))
+    Y = ((X @ W + 8 * rng.normal(size=(300, 4))) > np.median(X @ W, axis=0)).astype(np.uint8)
+    settings = {"feature_sampling": "none", "max_rules": 30, "holdout": "none", "statistic_type": "64-bit",
+                "marginal_probability_calibration": "isotonic", "joint_probability_calibration": "isotonic",
+                **settings}
+    ref = _reference_answer(settings, X[:200], Y[:200], X[200:], tmp_path)
+    pred, model = _predictors_on_reference_scores(settings, ref, Y[:200])
+    _same_bins(ref["marginal_probability_calibration_model"], pred.marginal)
+    _same_bins(ref["joint_probability_calibration_model"], pred.joint)
+    F = np.asarray(ref["scores"])
+    np.testing.assert_array_equal(model.predict_from_scores(F), np.asarray(ref["predictions"]))
+    np.testing.assert_allclose(pred.probabilities(F), np.asarray(ref["probabilities"]), rtol=0, atol=1e-12)
+
+
+def test_calibrated_probabilities_end_to_end(tmp_path):
+    """Fitting both: the same model, calibration, GFM predictions and marginalized probabilities."""
+    settings = {**DETERMINISTIC, "max_rules": 20, "marginal_probability_calibration": "isotonic",
+                "joint_probability_calibration": "isotonic", "binary_predictor": "gfm",
+                "probability_predictor": "marginalized"}
+    X, Y = _negative_data()
+    ref = _reference_answer(settings, X[:160], Y[:160], X[160:], tmp_path)
+    ours = BoomerClassifier(**settings).fit(X[:160], Y[:160])
+    np.testing.assert_allclose(ours.decision_function(X[160:]), np.asarray(ref["scores"]), rtol=1e-6, atol=1e-9)
+    _same_bins(ref["marginal_probability_calibration_model"], ours.model_.predictors.marginal, atol=1e-7)
+    _same_bins(ref["joint_probability_calibration_model"], ours.model_.predictors.joint, atol=1e-7)
+    np.testing.assert_array_equal(ours.predict(X[160:]), np.asarray(ref["predictions"]))
+    np.testing.assert_allclose(ours.predict_proba(X[160:]), np.asarray(ref["probabilities"]), atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["squared-error-decomposable", "squared-hinge-non-decomposable"])
+def test_probabilities_are_refused_for_the_same_losses(loss, tmp_path):
+    X, Y = _negative_data()
+    ref = _reference_answer({"loss": loss, "max_rules": 3}, X[:160], Y[:160], X[160:], tmp_path)
+    assert "probabilities" not in ref and ref["proba_error"]["type"] == "AttributeError"
+    with pytest.raises(AttributeError):
+        BoomerClassifier(loss=loss, max_rules=3).fit(X[:160], Y[:160]).predict_proba(X[160:])
+
+
+@pytest.mark.parametrize("settings", [
+    {"binary_predictor": "gfm{based_on_probabilities=true}"},
+    {"probability_predictor": "auto{use_probability_calibration=true}"},
+    {"probability_predictor": "marginalized{use_probability_calibration=maybe}"},
+    {"marginal_probability_calibration": "auto"},
+    {"joint_probability_calibration": "isotonic{use_holdout=true}"},
+    {"binary_predictor": "Gfm"},
+])
+def test_invalid_predictor_values_are_refused_by_both(settings, tmp_path):
+    test_invalid_values_are_refused_by_both(settings, tmp_path)
+
+
+@pytest.mark.parametrize("settings", [
+    {"binary_predictor": "example-wise{based_on_probabilities=true,use_probability_calibration=false}"},
+    {"binary_predictor": "gfm{use_probability_calibration=false}", "joint_probability_calibration": "isotonic"},
+    {"probability_predictor": "marginalized", "marginal_probability_calibration": "isotonic{use_holdout_set=false}"},
+    {"loss": "squared-error-decomposable", "marginal_probability_calibration": "isotonic"},
+])
+def test_valid_predictor_values_are_accepted_by_both(settings, tmp_path):
+    test_valid_values_are_accepted_by_both(settings, tmp_path)

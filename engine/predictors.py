@@ -1,0 +1,327 @@
+"""How a boosted rule model's scores become predictions and probabilities: mlrl-boomer 0.15.6's
+``binary_predictor``, ``probability_predictor`` and probability calibration, same names, same
+meanings, same defaults (read from its C++ source, ``mlrl/boosting/prediction/``; our own code).
+
+- Marginal probabilities: the logistic function of each label's score, then the label's isotonic
+  calibration (:mod:`engine.calibration`) when the model has one and the predictor uses it.
+- Joint probability of a known label vector y (chain rule over independent labels):
+  prod_k p_k^[y_k] (1 - p_k)^[1 - y_k] of the (calibrated) marginals, then the vector's own isotonic
+  calibration.  Where a distribution is needed the joints are normalised over the known vectors
+  (division by zero gives 0).
+- ``probability_predictor``: ``output-wise`` gives the marginals; ``marginalized`` gives
+  P(y_k = 1) = sum of the normalised joints of the known vectors containing k.  ``auto``:
+  output-wise for decomposable losses, marginalized otherwise.  Only the logistic losses have
+  probabilities; ``predict_proba`` of the others raises AttributeError, as mlrl-boomer does.
+- ``binary_predictor``: ``output-wise`` predicts score_k > 0 (``based_on_probabilities``: the
+  calibrated marginal > 0.5); ``example-wise`` the known label vector closest to the scores by the
+  loss (eq. 19 of Rapp et al. 2020; ``based_on_probabilities``: the one of the largest calibrated
+  joint probability, ties to the more frequent vector); ``gfm`` the general F-measure maximizer
+  (Waegeman, Dembczynski, Jachnik, Cheng, Hüllermeier, JMLR 2014, Alg. 1) over the normalised joints
+  of the known vectors.  ``auto``: output-wise for decomposable losses, example-wise otherwise.
+  ``use_probability_calibration`` (default true) says whether a predictor uses the calibration.
+
+Known label vectors are the training set's distinct label vectors (the holdout set included), in
+the order first seen, with their frequencies (mlrl-boomer's ``LabelVectorSet``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from . import model_document as doc
+from .calibration import IsotonicCalibration
+from .core.losses import LOSSES, is_decomposable
+from .options import parse_option
+
+# the losses mlrl-boomer gives probabilities for (a marginal probability function: the logistic one)
+PROBABILISTIC_LOSSES = ("logistic-decomposable", "logistic-non-decomposable")
+BINARY_PREDICTORS = ("output-wise", "example-wise", "gfm")
+PROBABILITY_PREDICTORS = ("output-wise", "marginalized")
+_CHUNK_ENTRIES = 1 << 22  # rows x vectors x labels per block of the joint probabilities
+
+
+def has_probabilities(loss: str) -> bool:
+    return loss in PROBABILISTIC_LOSSES
+
+
+def resolve_binary(loss: str, value: str) -> tuple[str, dict]:
+    """(name, options) of ``binary_predictor`` with 'auto' resolved by the loss."""
+    name, options = parse_option("binary_predictor", value)
+    if name == "auto":
+        name = "output-wise" if is_decomposable(loss) else "example-wise"
+        options = {"based_on_probabilities": False, "use_probability_calibration": True}
+    return name, options
+
+
+def resolve_probability(loss: str, value: str) -> tuple[str, dict]:
+    """(name, options) of ``probability_predictor`` with 'auto' resolved by the loss."""
+    name, options = parse_option("probability_predictor", value)
+    if name == "auto":
+        name = "output-wise" if is_decomposable(loss) else "marginalized"
+        options = {"use_probability_calibration": True}
+    return name, options
+
+
+def binary_mode(loss: str, value: str) -> str:
+    """'label-wise' or 'example-wise' when predictions follow from the scores and the loss alone,
+    else 'probabilistic' (GFM, or a predictor based on probabilities)."""
+    name, options = resolve_binary(loss, value)
+    if name == "gfm" or options.get("based_on_probabilities"):
+        return "probabilistic"
+    return "label-wise" if name == "output-wise" else "example-wise"
+
+
+def not_supported(what: str, loss: str) -> AttributeError:
+    """mlrl-boomer's refusal (an AttributeError) of probabilities for a loss without them."""
+    return AttributeError(f"Prediction of {what} not supported using the current configuration: the {loss} loss "
+                          f"has no probabilities (only {' and '.join(PROBABILISTIC_LOSSES)} do)")
+
+
+def known_label_vectors(Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of the 0/1 matrix ``Y`` in the order first seen, and how often each occurs."""
+    Y = np.ascontiguousarray(Y, dtype=np.uint8)
+    if len(Y) == 0:
+        return np.zeros((0, Y.shape[1]), dtype=np.uint8), np.zeros(0, dtype=np.int64)
+    _, first, inverse, counts = np.unique(Y, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    return Y[first[order]], counts[order].astype(np.int64)
+
+
+def joint_probabilities(P: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """N x M: prod_k of P[:, k] where vector m has label k and 1 - P[:, k] where it has not."""
+    N, K = P.shape
+    M = len(vectors)
+    out = np.empty((N, M))
+    V = vectors.astype(bool)
+    step = max(1, _CHUNK_ENTRIES // max(M * K, 1))
+    for s in range(0, N, step):
+        block = P[s:s + step, None, :]
+        out[s:s + step] = np.where(V[None], block, 1.0 - block).prod(axis=2)
+    return out
+
+
+def normalised(J: np.ndarray) -> np.ndarray:
+    """Rows of ``J`` divided by their sums; a quotient that is not finite becomes 0 (mlrl-boomer's
+    ``divideOrZero``: a row with a NaN joint, see :mod:`engine.calibration`, becomes all zeros)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = J / J.sum(axis=1, keepdims=True)
+    out[~np.isfinite(out)] = 0.0
+    return out
+
+
+def closest_vector(distance: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
+    """Per row of the N x M ``distance``, the index of the closest vector as mlrl-boomer's
+    ``getClosestLabelVector`` finds it: walking the vectors in order, a vector replaces the best so
+    far when it is closer, or as close and more frequent (so a NaN distance is never taken, and a
+    NaN first distance is never replaced)."""
+    N, M = distance.shape
+    best = np.zeros(N, dtype=np.int64)
+    best_d = distance[:, 0].copy()
+    best_f = np.full(N, frequencies[0])
+    for m in range(1, M):
+        d = distance[:, m]
+        take = (d < best_d) | ((d == best_d) & (frequencies[m] > best_f))
+        best[take], best_d[take], best_f[take] = m, d[take], frequencies[m]
+    return best
+
+
+def gfm_predict(J: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """The general F-measure maximizer (Waegeman et al. 2014, Alg. 1) given the normalised joint
+    probabilities ``J`` (N x M) of the known label ``vectors`` (M x K).
+
+    With P[i, s] the probability that label i is relevant and s labels are, the expected F1 of
+    predicting the k labels of largest Delta[i, k] = sum_s 2 P[i, s] / (s + k) is the sum of those k
+    values; predicting nothing is worth P(no label).  The best of the K + 1 candidates is predicted
+    (the smaller k on ties: a candidate must be strictly better)."""
+    N, M = J.shape
+    K = vectors.shape[1]
+    out = np.zeros((N, K), dtype=np.uint8)
+    if M == 0 or K == 0:
+        return out
+    sizes = vectors.sum(axis=1).astype(np.int64)
+    s_max = int(sizes.max())
+    null = J[:, sizes == 0].sum(axis=1)  # at most one known vector is empty
+    if s_max == 0:
+        return out
+    # P[n, i, s-1] = sum over vectors m of size s containing i of J[n, m]
+    P = np.zeros((N, K, s_max))
+    V = vectors.astype(np.float64)
+    for s in range(1, s_max + 1):
+        members = sizes == s
+        if members.any():
+            P[:, :, s - 1] = J[:, members] @ V[members]
+    ks = np.arange(1, K + 1)
+    weights = 2.0 / (np.arange(1, s_max + 1)[:, None] + ks[None, :])  # s x k
+    delta = P @ weights  # N x K(labels) x K(k)
+    order = np.argsort(-delta, axis=1, kind="stable")  # labels by decreasing Delta, per k
+    ranked = np.take_along_axis(delta, order, axis=1)
+    quality = np.cumsum(ranked, axis=1)[:, ks - 1, ks - 1]  # N x K: the top-k sum for each k
+    best_q = null.copy()
+    best_k = np.zeros(N, dtype=np.int64)
+    for k in ks:
+        better = quality[:, k - 1] > best_q
+        best_q = np.where(better, quality[:, k - 1], best_q)
+        best_k = np.where(better, k, best_k)
+    for n in np.flatnonzero(best_k):
+        k = best_k[n]
+        out[n, order[n, :k, k - 1]] = 1
+    return out
+
+
+@dataclass
+class Predictors:
+    """A fitted BOOMER model's prediction settings, known label vectors and calibration."""
+
+    loss: str
+    binary: str = "output-wise"
+    based_on_probabilities: bool = False
+    binary_calibrated: bool = True
+    probability: str = "output-wise"
+    probability_calibrated: bool = True
+    vectors: np.ndarray | None = None  # M x K uint8, first-seen order
+    frequencies: np.ndarray | None = None  # M
+    marginal: IsotonicCalibration | None = None  # one list per label
+    joint: IsotonicCalibration | None = None  # one list per known vector
+
+    @classmethod
+    def of(cls, loss: str, binary_predictor: str, probability_predictor: str, Y: np.ndarray) -> "Predictors":
+        binary, b_options = resolve_binary(loss, binary_predictor)
+        probability, p_options = resolve_probability(loss, probability_predictor)
+        vectors, frequencies = known_label_vectors(Y)
+        return cls(loss, binary, bool(b_options.get("based_on_probabilities", False)),
+                   bool(b_options["use_probability_calibration"]), probability,
+                   bool(p_options["use_probability_calibration"]), vectors, frequencies)
+
+    # -- probabilities --------------------------------------------------------------------
+    def marginals(self, F: np.ndarray, calibrated: bool = True) -> np.ndarray:
+        """The logistic function of the scores, calibrated per label (when fitted and wanted)."""
+        P = expit(np.asarray(F, dtype=np.float64))
+        if calibrated and self.marginal is not None:
+            P = self.marginal.apply(P)
+        return P
+
+    def joints(self, F: np.ndarray, calibrated: bool = True) -> np.ndarray:
+        """N x M unnormalised joint probabilities of the known vectors (chain rule, calibrated)."""
+        J = joint_probabilities(self.marginals(F, calibrated), self.vectors)
+        if calibrated and self.joint is not None:
+            J = self.joint.apply(J)
+        return J
+
+    def probabilities(self, F: np.ndarray) -> np.ndarray:
+        """``predict_proba``: marginal probabilities by the probability predictor."""
+        if not has_probabilities(self.loss):
+            raise not_supported("probabilities", self.loss)
+        if self.probability == "output-wise":
+            return self.marginals(F, self.probability_calibrated)
+        if self.vectors is None or len(self.vectors) == 0:
+            return np.zeros(F.shape)
+        return normalised(self.joints(F, self.probability_calibrated)) @ self.vectors.astype(np.float64)
+
+    # -- binary predictions -------------------------------------------------------------------
+    @property
+    def probabilistic(self) -> bool:
+        """Whether binary predictions need probabilities (else they follow from scores and the loss)."""
+        return self.binary == "gfm" or self.based_on_probabilities
+
+    def binary_predictions(self, F: np.ndarray) -> np.ndarray:
+        """Binary predictions of a probabilistic predictor (:attr:`probabilistic`)."""
+        if not has_probabilities(self.loss):
+            raise not_supported("binary labels", self.loss)
+        F = np.asarray(F, dtype=np.float64)
+        calibrated = self.binary_calibrated
+        if self.binary == "output-wise":
+            return (self.marginals(F, calibrated) > 0.5).astype(np.uint8)
+        if self.vectors is None or len(self.vectors) == 0:
+            return np.zeros(F.shape, dtype=np.uint8)
+        J = self.joints(F, calibrated)
+        if self.binary == "gfm":
+            return gfm_predict(normalised(J), self.vectors)
+        # example-wise: smallest 1 - joint, ties to the more frequent vector, then the first seen
+        return self.vectors[closest_vector(1.0 - J, self.frequencies)].copy()
+
+    # -- files --------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {"loss": self.loss, "binary": self.binary, "based_on_probabilities": self.based_on_probabilities,
+                "binary_calibrated": self.binary_calibrated, "probability": self.probability,
+                "probability_calibrated": self.probability_calibrated,
+                "label_vectors": [] if self.vectors is None else self.vectors.tolist(),
+                "frequencies": [] if self.frequencies is None else [int(f) for f in self.frequencies],
+                "marginal_calibration": None if self.marginal is None else self.marginal.to_dict(),
+                "joint_calibration": None if self.joint is None else self.joint.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d, n_labels: int, field: str = "model, predictors") -> "Predictors":
+        """Read :meth:`to_dict`'s form from an untrusted file; every field is checked (ValueError)."""
+        d = doc.mapping(d, field)
+        loss = doc.choice(d.get("loss"), f"{field}, loss", LOSSES)
+        binary = doc.choice(d.get("binary"), f"{field}, binary", BINARY_PREDICTORS)
+        probability = doc.choice(d.get("probability"), f"{field}, probability", PROBABILITY_PREDICTORS)
+        flags = {}
+        for key in ("based_on_probabilities", "binary_calibrated", "probability_calibrated"):
+            value = d.get(key)
+            if not isinstance(value, bool):
+                raise ValueError(f"{field}, {key}: expected true or false, found {value!r}")
+            flags[key] = value
+        rows = doc.sequence(d.get("label_vectors", []), f"{field}, label_vectors")
+        vectors = (doc.label_vector_matrix(rows, f"{field}, label_vectors", n_labels) if rows
+                   else np.zeros((0, n_labels), dtype=np.uint8))
+        counts = doc.sequence(d.get("frequencies", []), f"{field}, frequencies", max_length=len(vectors))
+        if len(counts) != len(vectors):
+            raise ValueError(f"{field}, frequencies: {len(counts)} for {len(vectors)} label vectors")
+        frequencies = np.array([doc.integer(c, f"{field}, frequencies[{i}]", 1, 2**63 - 1)
+                                for i, c in enumerate(counts)], dtype=np.int64)
+        if len(vectors) and len(np.unique(vectors, axis=0)) != len(vectors):
+            raise ValueError(f"{field}, label_vectors: a label vector occurs twice")
+        if (binary != "output-wise" or probability == "marginalized") and not len(vectors):
+            raise ValueError(f"{field}: the {binary} / {probability} predictors need the known label vectors")
+        marginal = d.get("marginal_calibration")
+        joint = d.get("joint_calibration")
+        marginal = None if marginal is None else IsotonicCalibration.from_dict(
+            marginal, f"{field}, marginal_calibration", n_labels)
+        joint = None if joint is None else IsotonicCalibration.from_dict(
+            joint, f"{field}, joint_calibration", len(vectors))
+        return cls(loss, binary, flags["based_on_probabilities"], flags["binary_calibrated"], probability,
+                   flags["probability_calibrated"], vectors, frequencies, marginal, joint)
+
+
+def joint_outcomes(Y: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """N x M outcomes for fitting the joint calibration, as mlrl-boomer 0.15.6 counts them: example
+    n counts for vector m when m's relevant labels are the first |m| relevant labels of the example
+    (its ``areLabelVectorsEqual`` compares a prefix: an exact match for most pairs, but the empty
+    vector matches every example and {0} matches an example with labels {0, 2})."""
+    Y = np.asarray(Y, dtype=bool)
+    V = np.asarray(vectors, dtype=bool)
+    sizes = V.sum(axis=1)
+    # rank[n, k]: how many relevant labels example n has before label k (inclusive)
+    rank = np.cumsum(Y, axis=1)
+    out = np.zeros((len(Y), len(V)), dtype=np.float64)
+    for m in range(len(V)):
+        labels = np.flatnonzero(V[m])
+        if len(labels) == 0:
+            out[:, m] = 1.0
+            continue
+        # the vector's labels are relevant and are the example's first |m| relevant ones
+        ok = Y[:, labels].all(axis=1) & (rank[:, labels[-1]] == sizes[m])
+        out[:, m] = ok
+    return out
+
+
+def fit_calibration(predictors: Predictors, F: np.ndarray, Y: np.ndarray, marginal_rows: np.ndarray | None,
+                    joint_rows: np.ndarray | None) -> None:
+    """Fit the isotonic calibrations of ``predictors`` in place from the training scores ``F``
+    (float32 when the statistics are 32-bit: mlrl-boomer takes the logistic function in the
+    statistics' type) and labels ``Y``, on the given rows (None: no such calibration).  The joint
+    calibration is fitted on the chain rule's joints of the marginals, calibrated by the marginal
+    calibration when there is one.  Losses without probabilities get none."""
+    if not has_probabilities(predictors.loss):
+        return
+    P = expit(F).astype(np.float64)
+    Y = np.asarray(Y, dtype=np.float64)
+    if marginal_rows is not None:
+        predictors.marginal = IsotonicCalibration.fit(P[marginal_rows], Y[marginal_rows])
+    if joint_rows is not None and predictors.vectors is not None and len(predictors.vectors):
+        Pj = P[joint_rows] if predictors.marginal is None else predictors.marginal.apply(P[joint_rows])
+        predictors.joint = IsotonicCalibration.fit(joint_probabilities(Pj, predictors.vectors),
+                                                   joint_outcomes(Y[joint_rows], predictors.vectors))
