@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QDockWidget, QGroupBox, QLabel, QProgressBar, QScrollArea, QSplitter, QStackedWidget,
                                QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
+from boomer_gui.experiment.tab import ExperimentTab
 from boomer_gui.panels.wheel_guard import guard_wheel
 
 LOSS_LABEL_WIDTH = 320  # the window must still fit a 1280-pixel projector
@@ -60,6 +61,8 @@ def central_area(window) -> None:
     w.top_tabs = QTabWidget()
     w.top_tabs.addTab(w.centre, "Rules")
     w.top_tabs.addTab(w.run_table, "Runs")
+    w.experiment_tab = ExperimentTab()
+    w.top_tabs.addTab(w.experiment_tab, "Experiment")
     w.details = QTabWidget()
     for widget, title in ((w.inspector, "Rule inspector"), (w.head_view, "Why this head"),
                           (w.explanation, "Explain a test example"), (w.step_view.inspector, "Step inspector"),
@@ -76,6 +79,22 @@ def central_area(window) -> None:
     w.splitter.addWidget(w.bottom)
     w.splitter.setSizes([400, 500])
     w.setCentralWidget(w.splitter)
+    w.top_tabs.currentChanged.connect(lambda _: _experiment_shown(w, w.top_tabs.currentWidget() is w.experiment_tab))
+
+
+def _experiment_shown(w, shown: bool) -> None:
+    """The Experiment tab takes the window: the plot, details and setup are hidden while it shows
+    (the setup as it was when it comes back)."""
+    w.bottom.setVisible(not shown)
+    dock = getattr(w, "setup_dock", None)
+    if dock is None or shown == getattr(w, "_setup_hidden_for_experiment", False):
+        return
+    if shown:
+        w._setup_was_visible = dock.isVisible()
+        dock.hide()
+    elif w._setup_was_visible:
+        dock.show()
+    w._setup_hidden_for_experiment = shown
 
 
 def status_bar(window) -> None:

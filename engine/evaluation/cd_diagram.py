@@ -19,13 +19,16 @@ def cliques(avg_ranks, cd: float) -> list[tuple[int, int]]:
     return out
 
 
-def cd_figure(names, avg_ranks, cd: float, title: str = "", alpha: float = 0.05) -> Figure:
-    """A matplotlib Figure (no pyplot) of the diagram."""
+def cd_figure(names, avg_ranks, cd: float, title: str = "", alpha: float = 0.05, fig: Figure | None = None) -> Figure:
+    """A matplotlib Figure (no pyplot) of the diagram; drawn into ``fig`` (cleared) when given."""
     names = list(names)
     ranks = np.asarray(avg_ranks, dtype=np.float64)
     order = np.argsort(ranks, kind="stable")
     k = len(names)
-    fig = Figure(figsize=(7.0, 1.6 + 0.28 * k), dpi=110)
+    if fig is None:
+        fig = Figure(figsize=(7.0, 1.6 + 0.28 * k), dpi=110)
+    else:
+        fig.clear()
     ax = fig.add_axes((0.04, 0.02, 0.92, 0.9))
     ax.set_xlim(-1.6, k + 2.6)
     ax.set_ylim(-(k // 2 + 2.2), 2.2)

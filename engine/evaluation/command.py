@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .data import resolve
 from .methods import METHODS, method
-from .profiles import PROFILES, profile
+from .profiles import profile
 
 
 def parse_methods(text: str | None) -> list:
@@ -61,9 +61,10 @@ def add_parser(sub, bounded_int) -> None:
                    "the names birds, emotions, enron, llog, medical, scene, slashdot, yeast (read from "
                    "../shared/data); default: the profile's")
     p.add_argument("--methods", help="comma-separated subset of " + ",".join(METHODS) + " (default: all seven)")
-    p.add_argument("--profile", default="smoke", choices=tuple(PROFILES),
+    p.add_argument("--profile", default="smoke", metavar="PROFILE",
                    help="smoke (minutes), reduced (the 2-core budget), paper (the paper text's grid), authors (the "
-                        "authors' released scripts' grid)")
+                        "authors' released scripts' grid): the experiment files engine/evaluation/experiments/"
+                        "table1_<profile>.toml; or such a file of your own")
     add_run_options(p, bounded_int, "table1.sqlite", "table1-report", "table1.md, table1.csv and cd_<measure>.png")
     p.add_argument("--no-resume", action="store_true", help="recompute tasks already in the store")
     p.set_defaults(func=run)

@@ -142,20 +142,22 @@ class Lines:
 
 
 # ------------------------------------------------------------------------------------ parsing
-def load_experiment(path) -> Experiment:
+def load_experiment(path, resolve_data: bool = True) -> Experiment:
     """Read and check an experiment file (ExperimentError naming the line; OSError if unreadable)."""
     path = Path(path)
-    return parse_experiment(path.read_text(encoding="utf-8"), path)
+    return parse_experiment(path.read_text(encoding="utf-8"), path, resolve_data)
 
 
-def parse_experiment(text: str, path=None) -> Experiment:
-    """An experiment from TOML text; relative data paths are relative to ``path``'s folder."""
+def parse_experiment(text: str, path=None, resolve_data: bool = True) -> Experiment:
+    """An experiment from TOML text; relative data paths are relative to ``path``'s folder.  With
+    ``resolve_data`` False the data sets are not looked for (``datasets`` is empty)."""
     where = str(path) if path is not None else "<experiment>"
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{where}: not a TOML file: {exc}") from None
-    return _Parser(doc, text, where, Path(path).resolve().parent if path is not None else Path.cwd()).parse(path)
+    parser = _Parser(doc, text, where, Path(path).resolve().parent if path is not None else Path.cwd())
+    return parser.parse(path, resolve_data)
 
 
 class _Parser:
@@ -176,7 +178,7 @@ class _Parser:
             self.fail(self.lines.of(path, key), f"{key} must be {what}, got {value!r}")
         return value
 
-    def parse(self, path) -> Experiment:
+    def parse(self, path, resolve_data: bool = True) -> Experiment:
         doc = self.doc
         self.unknown_keys(doc, TOP_KEYS, (), "the experiment")
         name = self.typed(doc.get("name", Path(path).stem if path else "experiment"), str, (), "name", "a string")
@@ -192,6 +194,8 @@ class _Parser:
             if names.index(entry.name) != i:
                 self.fail(self.lines.of(("learner", i), "name"), f"two learners are named {entry.name!r}; give one "
                           "a name = \"...\"")
+        if not resolve_data:
+            return Experiment(name, data, [], measures, protocol, learners, Path(path) if path else None, self.text)
         specs = [self.resolve(item) for item in data]
         names = [s.name for s in specs]
         for i, s in enumerate(specs):

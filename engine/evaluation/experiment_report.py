@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .candidates import candidate
 from .experiment_file import Experiment
 from .experiment_tasks import make_tasks, n_splits, tune_measure
 from .scoring import evaluate, measure
@@ -29,7 +30,8 @@ class Cell:
     folds: dict[str, list]
     selected: list[dict]  # the configuration chosen in each fold
     curves: list[list]  # per fold, the selected configuration's [[size, Hamming, subset 0/1], ...]
-    unit: str = ""
+    unit: str = ""  # of model-size: rules, trees, experts, ...
+    noun: str = "rule"  # what a step of the learner adds (the x axis of its curve)
 
     def applies(self, m: str) -> bool:
         return all(v is not None for v in self.folds[m])
@@ -56,6 +58,12 @@ class ExperimentReport:
         cell = self.cells.get((d, learner))
         return math.nan if cell is None else cell.mean(m)
 
+    def row(self, m: str, d: str) -> tuple[list[float], float]:
+        """(the learners' means on data set ``d``, NaN where missing; the best of them)."""
+        values = [self.value(m, d, lr) for lr in self.learners]
+        finite = [v for v in values if not math.isnan(v)]
+        return values, ((max if measure(m).higher_is_better else min)(finite) if finite else math.nan)
+
     def not_applicable(self) -> dict[str, list[str]]:
         """Learner -> the measures that do not apply to it (no scores, no rules)."""
         out: dict[str, list[str]] = defaultdict(list)
@@ -70,6 +78,8 @@ class ExperimentReport:
         table that ranks and tests are computed on."""
         learners = [lr for lr in self.learners if not any(
             (d, lr) in self.cells and not self.cells[(d, lr)].applies(m) for d in self.datasets)]
+        if m == "model-size":  # sizes in other units than rules are not compared
+            learners = [lr for lr in learners if all(c.unit == "rules" for (d, x), c in self.cells.items() if x == lr)]
         done = [d for d in self.datasets if all((d, lr) in self.cells for lr in learners)]
         V = np.array([[self.value(m, d, lr) for lr in learners] for d in done]).reshape(len(done), len(learners))
         keep = [i for i in range(len(done)) if not np.isnan(V[i]).any()]
@@ -99,7 +109,7 @@ def build_experiment_report(exp: Experiment, store: ResultStore) -> ExperimentRe
             folds = {m: [evaluate(m, Y[r.test_rows], r.predictions, r.scores, r.costs) for r in chosen]
                      for m in rep.measures}
             rep.cells[(d, entry.name)] = Cell(folds, [r.config for r in chosen], [r.curve for r in chosen],
-                                              chosen[0].costs.get("size-unit", ""))
+                                              chosen[0].costs.get("size-unit", ""), candidate(entry.key).noun)
     return rep
 
 
@@ -145,9 +155,7 @@ def measure_section(rep: ExperimentReport, m: str) -> list[str]:
     done, learners, V = rep.ranked(m)
     R = ranks(V, meas.higher_is_better) if len(done) and len(learners) else None
     for d in rep.datasets:
-        row = [rep.value(m, d, lr) for lr in rep.learners]
-        finite = [v for v in row if not math.isnan(v)]
-        best = (max if meas.higher_is_better else min)(finite) if finite else math.nan
+        row, best = rep.row(m, d)
         cells = []
         for lr, v in zip(rep.learners, row):
             cell = rep.cells.get((d, lr))
@@ -198,7 +206,7 @@ def save_curves(rep: ExperimentReport, dataset: str, path: Path) -> bool:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    lines = [(lr, rep.cells[(dataset, lr)].unit, mean_curve(rep.cells[(dataset, lr)].curves))
+    lines = [(lr, rep.cells[(dataset, lr)].noun, mean_curve(rep.cells[(dataset, lr)].curves))
              for lr in rep.learners if (dataset, lr) in rep.cells]
     lines = [x for x in lines if x[2] is not None]
     if not lines:
@@ -208,7 +216,7 @@ def save_curves(rep: ExperimentReport, dataset: str, path: Path) -> bool:
     for i, title in enumerate(("Hamming loss (test)", "Subset 0/1 loss (test)")):
         ax = fig.add_subplot(1, 2, i + 1)
         for lr, unit, c in lines:
-            ax.plot(c[:, 0], c[:, i + 1], label=f"{lr} ({unit})" if unit and unit != "rules" else lr,
+            ax.plot(c[:, 0], c[:, i + 1], label=f"{lr} ({unit}s)" if unit != "rule" else lr,
                     marker="." if len(c) < 30 else None)
         ax.set_xscale("log")
         ax.set_xlabel("rules (or steps)")
@@ -234,7 +242,7 @@ def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
     lines = [f"# {rep.name}", "", f"{rep.n_folds} outer folds; mean ± std over folds of the configuration selected "
              f"in each fold; {rep.n_done} of {rep.n_tasks} tasks finished; complete data sets: "
              f"{', '.join(complete) or 'none yet'}. Bold: the best of a row; (rank). Ranks and tests over the complete "
-             f"data sets and the learners a measure applies to.", ""]
+             f"data sets and the learners a measure applies to (model sizes: the learners counting rules).", ""]
     na = rep.not_applicable()
     if na:
         lines += ["## Measures that do not apply", ""]

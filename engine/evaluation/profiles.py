@@ -1,8 +1,10 @@
 """Grids and budgets of the comparison (SPEC C.2-C.4): ``smoke`` (minutes), ``reduced`` (the notes'
-2-core budget) and ``paper`` (the paper text's full grid, opt-in)."""
+2-core budget), ``paper`` (the paper text's full grid, opt-in) and ``authors``, read from the
+experiment files shipped in ``experiments/table1_<profile>.toml``."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -33,29 +35,48 @@ TABLE1_DATASETS = ("birds", "emotions", "enron", "llog", "medical", "scene", "sl
 # the order a run computes them in: cheap first, so that complete rows arrive early
 RUN_ORDER = ("emotions", "scene", "yeast", "birds", "medical", "llog", "slashdot", "enron")
 
-PROFILES = {
-    "smoke": Profile("smoke", n_folds=3, n_bootstraps=50, shrinkage=(0.3,), l2=(1.0,), max_rules=100, rule_step=50,
-                     learning_rate=(0.3,), reg_lambda=(1.0,), n_trees=50, cc_orders=2, datasets=("emotions",)),
-    # SPEC C.4: T_max 1000, η {0.1, 0.3} x λ {0, 1, 16}, 5 folds, B 100; XGBoost with the authors' scripts'
-    # learning rate 0.1 (C.9) and the same λ subset; CC with 3 random orders instead of 10 (each order costs
-    # K XGBoost models per grid point)
-    "reduced": Profile("reduced", n_folds=5, n_bootstraps=100, shrinkage=(0.1, 0.3), l2=(0.0, 1.0, 16.0),
-                       max_rules=1000, rule_step=50, learning_rate=(0.1,), reg_lambda=(0.0, 1.0, 16.0),
-                       n_trees=100, cc_orders=3, datasets=RUN_ORDER),
-    # the paper text (SPEC C.2/C.3): 3 x 6 grids, T up to 10,000 in steps of 50, 10 folds, 10 chain orders
-    "paper": Profile("paper", n_folds=10, n_bootstraps=100, shrinkage=(0.1, 0.3, 0.5),
-                     l2=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0), max_rules=10000, rule_step=50,
-                     learning_rate=(0.1, 0.3, 0.5), reg_lambda=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0), n_trees=100,
-                     cc_orders=10, datasets=RUN_ORDER),
-    # the authors' released scripts (SPEC C.2/C.3/C.9): shrinkage 0.1 only, XGBoost learning rate 0.1 only, 20 orders
-    "authors": Profile("authors", n_folds=10, n_bootstraps=100, shrinkage=(0.1,), l2=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0),
-                       max_rules=10000, rule_step=50, learning_rate=(0.1,), reg_lambda=(0.0, 0.25, 1.0, 4.0, 16.0, 64.0),
-                       n_trees=100, cc_orders=20, datasets=RUN_ORDER),
-}
+EXPERIMENTS = Path(__file__).resolve().parent / "experiments"
+_BOOMER_METHODS = {"Label-wise, single-label heads": "boomer-lw-single", "Label-wise, multi-label heads":
+                   "boomer-lw-complete", "Example-wise, single-label heads": "boomer-exw-single",
+                   "Example-wise, multi-label heads": "boomer-exw-complete"}
+
+
+def profile_of_experiment(path) -> Profile:
+    """The Table 1 profile an experiment file describes: the seven methods (BOOMER's four presets,
+    xgboost-br, -lp, -cc) sharing one grid per family, selected by BBC-CV; ValueError otherwise."""
+    from .experiment_file import load_experiment
+
+    exp = load_experiment(path, resolve_data=False)
+    where = f"{path}: not a Table 1 profile:"
+    if exp.protocol.selection != "bbc-cv" or exp.protocol.kind != "cross-validation":
+        raise ValueError(f"{where} it needs [protocol] selection = \"bbc-cv\" and cross-validation")
+    found = {_BOOMER_METHODS.get(e.preset, e.key) if e.key == "boomer" else e.key.removeprefix("xgboost-"): e
+             for e in exp.learners}
+    if sorted(found) != sorted([*_BOOMER_METHODS.values(), "br", "lp", "cc"]) or len(exp.learners) != 7:
+        raise ValueError(f"{where} it needs BOOMER's four paper presets and xgboost-br, -lp, -cc, once each")
+    boomer = [found[m] for m in _BOOMER_METHODS.values()]
+    xgb = [found[m] for m in ("br", "lp", "cc")]
+    for group, names in ((boomer, ("shrinkage", "l2_regularization_weight")), (xgb, ("learning_rate", "reg_lambda"))):
+        if any({n: e.grid.get(n) for n in names} != {n: group[0].grid.get(n) for n in names} for e in group):
+            raise ValueError(f"{where} {', '.join(e.name for e in group)} must share one grid of {', '.join(names)}")
+    b, br = boomer[0], xgb[0]
+    return Profile(Path(path).stem.removeprefix("table1_"), exp.protocol.folds, exp.protocol.bootstraps,
+                   tuple(b.grid["shrinkage"]), tuple(b.grid["l2_regularization_weight"]), b.params["max_rules"],
+                   b.prefix_step or b.params["max_rules"], tuple(br.grid["learning_rate"]),
+                   tuple(br.grid["reg_lambda"]), br.params.get("n_estimators", 100),
+                   len(found["cc"].grid.get("order_seed", [1])), tuple(exp.data))
+
+
+# smoke (minutes), reduced (the 2-core budget), paper (the paper text's grid), authors (the released scripts')
+PROFILES = {p.name: p for p in (profile_of_experiment(EXPERIMENTS / f"table1_{name}.toml")
+                                for name in ("smoke", "reduced", "paper", "authors"))}
 
 
 def profile(name: str) -> Profile:
+    """A shipped profile by name, or the profile of a Table 1 experiment file (``*.toml``)."""
+    if name.endswith(".toml"):
+        return profile_of_experiment(name)
     try:
         return PROFILES[name]
     except KeyError:
-        raise ValueError(f"unknown profile {name!r}; expected one of {', '.join(PROFILES)}") from None
+        raise ValueError(f"unknown profile {name!r}; expected one of {', '.join(PROFILES)} or a .toml file") from None
