@@ -78,3 +78,25 @@ def test_the_tab_runs_saves_reopens_and_resumes(qtbot, tmp_path, files):
     assert reopened.start()
     _run_to_the_end(qtbot, reopened)
     assert reopened.status.text().startswith("0 tasks computed, 12 were stored")
+
+
+def test_stop_keeps_what_is_stored_and_start_computes_the_rest(qtbot, tmp_path, files):
+    from boomer_gui.experiment.tab import ExperimentTab
+
+    tab = ExperimentTab()
+    qtbot.addWidget(tab)
+    tab.add_data(files)
+    tab.folds_spin.setValue(2)
+    for key in ("xgboost-lp", "xgboost-br"):
+        tab.add_learner(key).params["n_estimators"] = 2
+    assert tab.save_file(tmp_path / "s.toml")
+    tab.workers_spin.setValue(1)
+    assert tab.start()
+    qtbot.waitUntil(lambda: tab.progress.value() >= 1, timeout=240_000)
+    tab.stop()
+    _run_to_the_end(qtbot, tab)
+    first = int(tab.status.text().split()[0])
+    assert 1 <= first <= 8
+    assert tab.start()
+    _run_to_the_end(qtbot, tab)
+    assert tab.status.text().startswith(f"{8 - first} tasks computed, {first} were stored")

@@ -129,3 +129,24 @@ def test_a_bad_file_is_one_error_before_any_work(experiment, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "e.toml:20: unknown parameter 'l3' of cc-lr" in err and err.count("\n") == 1
     assert not (tmp_path / "x.sqlite").exists()
+
+
+def test_train_test_protocols_split_as_the_files_or_the_share_say(tmp_path):
+    from engine.evaluation.data import load_parts
+
+    write_svm(tmp_path / "d-train.svm", n=30, seed=4)
+    write_svm(tmp_path / "d-test.svm", n=12, seed=5)
+    text = TEXT.replace('data = ["a.svm", "b.svm"]', 'data = ["d-train.svm"]').replace(
+        "\nfolds = 2", '\nkind = "train-test"')
+    (tmp_path / "t.toml").write_text(text)
+    exp = load_experiment(tmp_path / "t.toml")
+    spec = exp.datasets[0]
+    assert spec.name == "d" and len(spec.files) == 2
+    _, Y, sizes = load_parts(spec.name, spec.files)
+    [(train, test)] = splits(exp.protocol, Y, sizes)
+    assert train.tolist() == list(range(30)) and test.tolist() == list(range(30, 42))
+    assert {t["fold"] for t in make_tasks(exp)} == {0}
+    (tmp_path / "s.toml").write_text(text.replace('kind = "train-test"', 'kind = "train-test"\ntest_size = 0.25'))
+    exp = load_experiment(tmp_path / "s.toml")
+    [(train, test)] = splits(exp.protocol, Y, sizes)
+    assert len(test) == round(0.25 * 42) and sorted(np.concatenate([train, test]).tolist()) == list(range(42))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from ..learner import RuleLearner
 from ..parameters import Parameter
 from .baselines import BinaryRelevance, ClassifierChain, LabelPowerset
 
@@ -21,7 +22,7 @@ class Candidate:
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     scores: bool = True  # decision_function or predict_proba: the ranking measures apply
     streams: bool = True  # fit_iter yields steps: a loss-against-size curve
-    noun: str = "rule"  # what a step adds
+    noun: str = "rule"  # what the x axis of its loss curve counts: rules (rule learners) or steps
 
     def names(self) -> set[str]:
         return {p.name for p in self.parameters}
@@ -65,8 +66,9 @@ def candidates() -> dict[str, Candidate]:
     out = {}
     for spec in registry.learners():
         has_scores = hasattr(spec.factory, "decision_function") or hasattr(spec.factory, "predict_proba")
+        rules = isinstance(spec.factory, type) and issubclass(spec.factory, RuleLearner)  # steps add rules
         out[spec.key] = Candidate(spec.key, spec.title, tuple(spec.parameters), spec.make, dict(spec.presets),
-                                  has_scores, hasattr(spec.factory, "fit_iter"), spec.component.noun)
+                                  has_scores, hasattr(spec.factory, "fit_iter"), "rule" if rules else spec.component.noun)
     return {**out, **BASELINES}
 
 
