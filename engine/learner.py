@@ -22,7 +22,8 @@ from .fileio import atomic_write_text
 from .model import RuleModel
 from .parameters import DeclaredParameters
 from .rules import Rule, Schema
-from .validation import check_features, check_nominal, check_training_data
+from .targets import MultiLabelTargets
+from .validation import check_features, check_n_features, check_nominal
 
 MODEL_FORMAT = "boomer-gui-rule-model"
 MODEL_VERSION = 1
@@ -95,7 +96,7 @@ class TrainingData:
         return bool(self.cancel[0])
 
 
-class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
+class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEstimator):
     LEARNER_NAME = "rule-learner"
 
     # -- to implement -------------------------------------------------------------------
@@ -118,7 +119,7 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
 
     def _prepare(self, X, Y, X_test, Y_test, nominal_attributes, schema) -> TrainingData:
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
+        Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test)
         nominal = check_nominal(nominal_attributes, Xc.shape[1])
         schema = schema or Schema()
         if schema.feature_names and len(schema.feature_names) != Xc.shape[1]:
@@ -179,14 +180,21 @@ class RuleLearner(DeclaredParameters, ClassifierMixin, BaseEstimator):
     def rules_(self) -> list[Rule]:
         return self._model().rules
 
+    def _checked(self, X):
+        model = self._model()
+        return model, check_n_features(check_features(X), model.n_features, type(self).__name__)
+
     def decision_function(self, X) -> np.ndarray:
-        return self._model().scores(check_features(X))
+        model, Xc = self._checked(X)
+        return self._as_class_scores(model.scores(Xc))
 
     def predict(self, X) -> np.ndarray:
-        return self._model().predict(check_features(X))
+        model, Xc = self._checked(X)
+        return self._as_classes(model.predict(Xc))
 
     def predict_proba(self, X) -> np.ndarray:
-        return self._model().predict_proba(check_features(X))
+        model, Xc = self._checked(X)
+        return self._as_class_probabilities(model.predict_proba(Xc))
 
     # -- persistence ---------------------------------------------------------------------
     def to_model_dict(self) -> dict:

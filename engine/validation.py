@@ -9,10 +9,19 @@ import scipy.sparse as sp
 from .parameters import DeclaredParameters
 
 
+class FeatureTypeError(ValueError, TypeError):
+    """Features that are not numbers (a ValueError like every input error, and the TypeError
+    scikit-learn's checks expect)."""
+
+
 def check_features(X, name: str = "X"):
     """Dense float32 (C-contiguous) or CSC float32; NaN means missing, inf is rejected."""
     if X is None:
         raise ValueError(f"{name} is missing")
+    if not sp.issparse(X) and not isinstance(X, np.ndarray):
+        X = np.asarray(X)  # lists, pandas, array-likes: their dtype, once
+    if X.dtype.kind == "c":
+        raise ValueError(f"{name} holds complex numbers: complex data is not supported")
     if sp.issparse(X):
         Xs = sp.csc_matrix(X, dtype=np.float32)
         if Xs.ndim != 2:
@@ -22,19 +31,29 @@ def check_features(X, name: str = "X"):
         try:
             Xs = np.asarray(X, dtype=np.float32)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"{name} must be numeric (nominal values encoded as codes): {exc}") from None
+            raise FeatureTypeError(f"{name} must be numeric (nominal values encoded as codes): {exc}") from None
         if Xs.ndim != 2:
-            raise ValueError(f"{name} must be two-dimensional (examples x attributes), got shape {Xs.shape}")
+            raise ValueError(f"{name} must be two-dimensional (examples x attributes), got shape {Xs.shape}. Reshape "
+                             "your data: X.reshape(-1, 1) for one attribute, X.reshape(1, -1) for one example")
         Xs = np.ascontiguousarray(Xs)
         data = Xs
     if Xs.shape[0] == 0:
-        raise ValueError(f"{name} has zero examples")
+        raise ValueError(f"{name} has zero examples: 0 sample(s) (shape={Xs.shape}) while a minimum of 1 is required.")
     if Xs.shape[1] == 0:
-        raise ValueError(f"{name} has zero attributes")
+        raise ValueError(f"{name} has zero attributes: 0 feature(s) (shape={Xs.shape}) while a minimum of 1 is "
+                         "required.")
     if np.isinf(data).any():
         raise ValueError(f"{name} contains infinite values or values beyond the float32 range (±3.4e38); "
                          "use NaN for missing values")
     return Xs
+
+
+def check_n_features(X, n_features: int, estimator: str):
+    """``X`` unchanged if it has the ``n_features`` attributes the model was trained on."""
+    if X.shape[1] != n_features:
+        raise ValueError(f"X has {X.shape[1]} features, but {estimator} is expecting {n_features} features as "
+                         "input (the attributes it was trained on)")
+    return X
 
 
 def check_labels(Y, n_examples: int | None = None, name: str = "Y") -> np.ndarray:

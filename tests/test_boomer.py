@@ -229,8 +229,11 @@ def test_documented_behaviour_for_degenerate_data():
     a = BoomerClassifier(max_rules=10).fit(X, Y)
     b = BoomerClassifier(max_rules=10).fit(X, np.where(Y > 0, 1, -1))
     assert a.rules_ == b.rules_
-    # a single label (K = 1) and a constant label column work
-    assert BoomerClassifier(max_rules=10).fit(X, Y[:, 0]).predict(X).shape == (60, 1)
+    # a single label (K = 1) and a constant label column work; a 1-D target comes back 1-D (scikit-learn's
+    # binary classification), a label column as a column
+    one_d = BoomerClassifier(max_rules=10).fit(X, Y[:, 0]).predict(X)
+    assert one_d.shape == (60,)
+    assert np.array_equal(one_d, BoomerClassifier(max_rules=10).fit(X, Y[:, :1]).predict(X)[:, 0])
     Yc = Y.copy()
     Yc[:, 1] = 1
     assert (BoomerClassifier(max_rules=10).fit(X, Yc).predict(X)[:, 1] == 1).all()

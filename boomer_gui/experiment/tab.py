@@ -483,6 +483,7 @@ class ExperimentTab(QWidget):
             return
         self.task_table.item(i, 0).setText(status)
         self._colour(i, status)
+        self.task_table.scrollToItem(self.task_table.item(i, 0))  # the latest task in sight
         self.progress.setValue(self.progress.value() + 1)
 
     def _colour(self, i: int, status: str) -> None:

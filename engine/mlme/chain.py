@@ -17,7 +17,8 @@ from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import CancelCheck, FitCancelled, Step
-from ..validation import FromParamsMixin, check_features, check_labels, check_training_data
+from ..targets import MultiLabelTargets
+from ..validation import FromParamsMixin, check_features, check_labels, check_n_features
 from . import logistic
 from .design import design, standardiser
 
@@ -37,7 +38,7 @@ class ChainLink:
         return f"label {self.label} after {len(self.inputs)} label(s): {self.strongest}"
 
 
-class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
+class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEstimator):
     """Classifier chain of logistic regressions (registry key ``'cc-lr'``).
 
     l2 : L2 weight of every regression (ML-ME's default, so the baseline is comparable).
@@ -57,7 +58,7 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
+        Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test)
         val = None if Xv is None else (Xv, Yv)
         K = Yc.shape[1]
         order = np.arange(K) if self.order is None else np.asarray(self.order, dtype=np.int64)
@@ -133,18 +134,16 @@ class LogisticChainClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     def _check_X(self, X) -> np.ndarray:
         if not getattr(self, "coef_", None):
             raise not_fitted(self)
-        Xc = check_features(X)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
+        Xc = check_n_features(check_features(X), self.n_features_in_, type(self).__name__)
         return design(Xc, self.mean_, self.scale_)
 
     def predict(self, X) -> np.ndarray:
         """Greedy chain prediction: each label from the attributes and the predictions before it."""
-        return self._walk(self._check_X(X))[0]
+        return self._as_classes(self._walk(self._check_X(X))[0])
 
     def predict_proba(self, X) -> np.ndarray:
         """P(y_k = 1 | x, the greedy predictions before k)."""
-        return self._walk(self._check_X(X))[1]
+        return self._as_class_probabilities(self._walk(self._check_X(X))[1])
 
     def log_likelihood(self, X, Y) -> np.ndarray:
         """log P(y | x) = Σ_k log P(y_k | x, y before k) per example (exact for a chain)."""

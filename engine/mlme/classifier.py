@@ -21,7 +21,8 @@ from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import CancelCheck, FitCancelled, Step
-from ..validation import FromParamsMixin, check_features, check_labels, check_training_data
+from ..targets import MultiLabelTargets
+from ..validation import FromParamsMixin, check_features, check_labels, check_n_features
 from . import ctbn as C
 from .design import design, standardiser
 from .mixture import Mixture, annealed_map, em, penalized_ll
@@ -55,7 +56,7 @@ class ExpertStep:
         return f"expert {self.expert}: {self.tree}" if self.accepted else f"expert {self.expert} rejected"
 
 
-class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
+class MLMEClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEstimator):
     """ML-ME (registry key ``'ml-me'``).
 
     Parameters ([A]: readings of the paper, SPEC B.8)
@@ -130,10 +131,10 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per expert tried (kind ``'expert'``)."""
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
+        Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test)
         n = Xc.shape[0]
         if n < 10:
-            raise ValueError(f"ML-ME needs at least 10 training examples, got {n}")
+            raise ValueError(f"ML-ME needs at least 10 training examples, got {n} (n_samples={n})")
         Xd = Xc.toarray() if sp.issparse(Xc) else np.asarray(Xc, dtype=np.float64)
         self.mean_, self.scale_ = standardiser(Xd)
         self.n_features_in_, self.n_labels_, self.schema_ = Xc.shape[1], Yc.shape[1], schema or Schema()
@@ -236,20 +237,19 @@ class MLMEClassifier(FromParamsMixin, ClassifierMixin, BaseEstimator):
     def _check_X(self, X) -> np.ndarray:
         if getattr(self, "mixture_", None) is None:
             raise not_fitted(self)
-        Xc = check_features(X)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
+        Xc = check_n_features(check_features(X), self.n_features_in_, type(self).__name__)
         return self._design(Xc)
 
     def predict(self, X) -> np.ndarray:
         """Annealed MAP label vectors of the mixture (SPEC B.7)."""
         Xd = self._check_X(X)
-        return annealed_map(self.mixture_, Xd, self.sa_iterations, self.sa_t0, self.sa_alpha, self._sa_seed())
+        return self._as_classes(annealed_map(self.mixture_, Xd, self.sa_iterations, self.sa_t0, self.sa_alpha,
+                                             self._sa_seed()))
 
     def predict_proba(self, X) -> np.ndarray:
         """Per-label marginals P(y_i = 1 | x) of the mixture."""
         Xd = self._check_X(X)
-        return self.mixture_.marginals(Xd)
+        return self._as_class_probabilities(self.mixture_.marginals(Xd))
 
     def log_likelihood(self, X, Y) -> np.ndarray:
         """log P(y | x) per example (natural log; the CLL-loss is minus its sum)."""

@@ -20,7 +20,8 @@ from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import CancelCheck, FitCancelled, Step
 from ..parameters import FROM_INIT, Parameter
-from ..validation import FromParamsMixin, check_features, check_training_data
+from ..targets import MultiLabelTargets
+from ..validation import FromParamsMixin, check_features, check_n_features
 from . import graphs as G
 from .features import FEATURES, BaseFeatures
 from .kernels import disagreement
@@ -79,7 +80,7 @@ class _ErrorGraphs:
 _METRIC_SUFFIX = {"0-1": "01", "dis": "dis", "Dom": "Dom", "dom": "dom"}
 
 
-class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
+class LabelRankingBooster(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEstimator):
     """Boosted log-linear label ranking over preference graphs.
 
     Parameters (SPEC A; [A] marks readings of the paper exposed as parameters)
@@ -158,7 +159,7 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
         bipartition's calibration and the reported errors).  ``nominal_attributes`` is accepted
         for interface compatibility; nominal codes are used as numbers."""
         self._check_params()
-        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test)
+        Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test)
         schema = schema or Schema()
         n, k = Yc.shape
         calibration = self.threshold == "calibration-label"
@@ -273,23 +274,24 @@ class LabelRankingBooster(FromParamsMixin, ClassifierMixin, BaseEstimator):
 
     def _check_X(self, X):
         self._fitted()
-        Xc = check_features(X)
-        if Xc.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {Xc.shape[1]} attributes, the model was trained on {self.n_features_in_}")
+        Xc = check_n_features(check_features(X), self.n_features_in_, type(self).__name__)
         return Xc
 
-    def decision_function(self, X) -> np.ndarray:
-        """Label scores f(x, y) (minus f(x, ⊥) with the calibration label: > 0 means relevant)."""
+    def _scores(self, X) -> np.ndarray:
         Xc = self._check_X(X)
         return self._label_scores(np.asarray(self.base_features_.transform(Xc) @ self.coef_))
 
+    def decision_function(self, X) -> np.ndarray:
+        """Label scores f(x, y) (minus f(x, ⊥) with the calibration label: > 0 means relevant)."""
+        return self._as_class_scores(self._scores(X))
+
     def predict(self, X) -> np.ndarray:
         """The bipartition (``threshold``): N x K of 0/1."""
-        return self._bipartition(self.decision_function(X))
+        return self._as_classes(self._bipartition(self._scores(X)))
 
     def rank(self, X) -> np.ndarray:
         """Label indices per example, most preferred first (ties in label order)."""
-        return np.argsort(-self.decision_function(X), axis=1, kind="stable")
+        return np.argsort(-self._scores(X), axis=1, kind="stable")
 
     # ---------------------------------------------------------------------------- persistence
     def to_model_dict(self) -> dict:
