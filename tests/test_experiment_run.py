@@ -150,3 +150,15 @@ def test_train_test_protocols_split_as_the_files_or_the_share_say(tmp_path):
     exp = load_experiment(tmp_path / "s.toml")
     [(train, test)] = splits(exp.protocol, Y, sizes)
     assert len(test) == round(0.25 * 42) and sorted(np.concatenate([train, test]).tolist()) == list(range(42))
+
+
+def test_an_existing_scheduler_runs_the_tasks(experiment, tmp_path):
+    from dask.distributed import LocalCluster
+
+    exp = load_experiment(experiment)
+    exp.learners = exp.learners[1:2]  # LP alone: 4 tasks
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster, \
+            ResultStore(tmp_path / "c.sqlite") as store:
+        summary = run_experiment(exp, store, scheduler=cluster.scheduler_address, stream=quiet())
+        assert (summary.n_done, summary.n_failed) == (4, 0)
+        assert store.experiment_keys() == {t["key"] for t in make_tasks(exp)}
