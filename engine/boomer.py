@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 import warnings
 from typing import Callable, Iterator, Mapping
 
@@ -130,7 +131,8 @@ PAPER_2020 = {"max_rules": 1000, "shrinkage": 0.3, "l2_regularization_weight": 1
               "feature_binning": "none", "label_binning": "none", "holdout": "none", "global_pruning": "none",
               "statistic_type": "64-bit", "single_label_choice": "objective"}
 
-STOP_REASONS = ("max_rules", "no_refinement", "pre_pruning", "cancelled", "constant_attributes")
+STOP_REASONS = ("max_rules", "no_refinement", "pre_pruning", "cancelled", "constant_attributes", "time_limit")
+DEFAULT_RULE = ("auto", "true", "false")
 
 
 def _applies_while_typing(predicate) -> Callable[[Mapping], bool]:
@@ -235,6 +237,12 @@ class BoomerClassifier(RuleLearner):
             Parameter("joint_probability_calibration", "option", FROM_INIT, "Joint calibration", "isotonic "
                       "calibration of each known label vector's joint probability, fitted like the marginal one"
                       + option_help("joint_probability_calibration"), choices=CALIBRATIONS, shown=False),
+            Parameter("default_rule", "choice", FROM_INIT, "Default rule", "whether training starts with a rule "
+                      "covering every example (auto: yes, with dense statistics); max_rules counts it",
+                      choices=DEFAULT_RULE, shown=False),
+            Parameter("time_limit", "int", FROM_INIT, "Time limit (s)", "seconds after which no further rule is "
+                      "started (0: no limit; the clock starts after the default rule)", minimum=0,
+                      maximum=2**31 - 1, shown=False),
             Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 32 or 64 bits",
                       choices=STATISTIC_TYPES),
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
@@ -274,7 +282,7 @@ class BoomerClassifier(RuleLearner):
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
                  holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
-                 statistic_type="32-bit", random_state=1):
+                 default_rule="auto", time_limit=0, statistic_type="32-bit", random_state=1):
         self.loss = loss
         self.head_type = head_type
         self.single_label_choice = single_label_choice
@@ -295,6 +303,8 @@ class BoomerClassifier(RuleLearner):
         self.probability_predictor = probability_predictor
         self.marginal_probability_calibration = marginal_probability_calibration
         self.joint_probability_calibration = joint_probability_calibration
+        self.default_rule = default_rule
+        self.time_limit = time_limit
         self.statistic_type = statistic_type
         self.random_state = random_state
 
@@ -477,12 +487,14 @@ class BoomerClassifier(RuleLearner):
         monitor = (watched, pruning)  # the loss global pruning (or a holdout set) watches
 
         # Default rule: covers everything, complete head, not shrunk.
-        head = np.empty(K)
-        head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
-        labels = np.arange(K, dtype=np.int64)
-        record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
-                                 labels, head, train, val, monitor, data, math.nan)
-        yield record
+        stop = False
+        if self.default_rule != "false":  # 'auto' is true with dense statistics (mlrl-boomer 0.15.6)
+            head = np.empty(K)
+            head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
+            labels = np.arange(K, dtype=np.int64)
+            record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
+                                     labels, head, train, val, monitor, data, math.nan)
+            yield record
 
         # Single-label heads use only the Hessian's diagonal (eq. 17): refine on a compact copy.
         diagonal = None
@@ -520,8 +532,15 @@ class BoomerClassifier(RuleLearner):
         rng_state = np.empty(1, dtype=np.uint64)
         boost_one_rule = boosting_kernel(*self._kernel_family(n, index.n_features, K))
         t = 0
-        while self.max_rules == 0 or t < self.max_rules - 1:
+        budget = self.max_rules - (self.default_rule != "false")  # max_rules counts the default rule
+        started = time.monotonic()  # time_limit: mlrl-boomer starts the clock after the default rule
+        while self.max_rules == 0 or t < budget:
             t += 1
+            if self.time_limit and time.monotonic() - started >= self.time_limit:
+                self.stop_reason_ = "time_limit"
+                self.stop_message_ = (f"the time limit of {self.time_limit} s stopped training after "
+                                      f"{len(self.records_)} rules")
+                break
             if stop:
                 self.stop_reason_ = "pre_pruning"
                 self.stop_message_ = (f"global pre-pruning stopped training after {len(self.records_)} rules: the "

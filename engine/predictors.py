@@ -127,6 +127,47 @@ def closest_vector(distance: np.ndarray, frequencies: np.ndarray) -> np.ndarray:
     return best
 
 
+def loss_distances(loss: str, F: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    """N x M: the loss of predicting each known vector given the scores (eq. 19's distance), in the
+    arithmetic order of mlrl-boomer's ``measureDistance``, so that exact ties (symmetric scores, e.g.
+    of examples only the default rule covers) fall the same way: the example-wise logistic loss as
+    max + log(exp(-max) + sum_k exp(x_k - max)) summed label by label, x_k = -y_k f_k, max = max(0,
+    x); a label-wise loss as the running mean over the labels of its per-label loss (the logistic one
+    as x + log(exp(-x) + 1) for x > 0, else log(1 + exp(x))).  The squared-error and squared-hinge
+    losses are this learner's (:mod:`engine.core.losses`)."""
+    S = np.where(np.asarray(vectors, dtype=bool), 1.0, -1.0)[None]  # 1 x M x K signs
+    N, M = F.shape[0], len(vectors)
+    K = F.shape[1]
+    out = np.empty((N, M))
+    step = max(1, _CHUNK_ENTRIES // max(M * K, 1))
+    for s in range(0, N, step):
+        f = np.asarray(F[s:s + step], dtype=np.float64)[:, None, :]
+        if loss == "logistic-non-decomposable":
+            x = -S * f
+            top = np.maximum(x.max(axis=2), 0.0)
+            total = np.exp(0.0 - top)
+            for k in range(K):
+                total = total + np.exp(x[..., k] - top)
+            out[s:s + step] = top + np.log(total)
+            continue
+        if loss == "logistic-decomposable":
+            x = -S * f
+            with np.errstate(over="ignore"):
+                terms = np.where(x > 0, x + np.log(np.exp(0.0 - x) + 1.0), np.log(1.0 + np.exp(x)))
+        elif loss.startswith("squared-error"):
+            terms = (f - S) ** 2
+        else:
+            terms = np.maximum(0.0, 1.0 - S * f) ** 2
+        if is_decomposable(loss):
+            mean = np.zeros(terms.shape[:2])
+            for k in range(K):
+                mean = mean + (terms[..., k] - mean) / (k + 1)
+            out[s:s + step] = mean
+        else:
+            out[s:s + step] = np.sqrt(terms.sum(axis=2))
+    return out
+
+
 def gfm_predict(J: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """The general F-measure maximizer (Waegeman et al. 2014, Alg. 1) given the normalised joint
     probabilities ``J`` (N x M) of the known label ``vectors`` (M x K).
@@ -225,11 +266,23 @@ class Predictors:
         """Whether binary predictions need probabilities (else they follow from scores and the loss)."""
         return self.binary == "gfm" or self.based_on_probabilities
 
+    @property
+    def by_vectors(self) -> bool:
+        """Whether :meth:`binary_predictions` makes the predictions (all but output-wise by score)."""
+        return self.binary != "output-wise" or self.based_on_probabilities
+
     def binary_predictions(self, F: np.ndarray) -> np.ndarray:
-        """Binary predictions of a probabilistic predictor (:attr:`probabilistic`)."""
+        """Binary predictions of every predictor but output-wise by score (:attr:`by_vectors`)."""
+        F = np.asarray(F, dtype=np.float64)
+        if not self.probabilistic:
+            if self.binary == "output-wise":
+                return (F > 0).astype(np.uint8)
+            if self.vectors is None or len(self.vectors) == 0:
+                return np.zeros(F.shape, dtype=np.uint8)
+            # eq. (19): the known vector of the smallest loss, ties to the more frequent one
+            return self.vectors[closest_vector(loss_distances(self.loss, F, self.vectors), self.frequencies)].copy()
         if not has_probabilities(self.loss):
             raise not_supported("binary labels", self.loss)
-        F = np.asarray(F, dtype=np.float64)
         calibrated = self.binary_calibrated
         if self.binary == "output-wise":
             return (self.marginals(F, calibrated) > 0.5).astype(np.uint8)

@@ -176,3 +176,46 @@ def test_model_files_keep_predictors_and_calibration_and_check_them():
         bad["predictors"][key] = value
         with pytest.raises(ValueError, match=message):
             RuleModel.from_dict(bad)
+
+
+@pytest.mark.parametrize("loss", ["logistic-non-decomposable", "logistic-decomposable", "squared-error-non-decomposable",
+                                  "squared-hinge-decomposable"])
+def test_loss_based_example_wise_is_eq19_and_breaks_ties_by_frequency(loss):
+    """Without ties the predictors' eq. (19) is the brute-force arg-min of the loss (engine.core.losses)
+    over the known vectors; with every score 0 (an example no rule covers when there is no default
+    rule) every known vector is as close, and the most frequent one is predicted, as mlrl-boomer does."""
+    from engine.core.losses import LOSS_CODES, example_loss
+
+    rng = np.random.default_rng(4)
+    Y = (rng.random((60, 4)) < 0.35).astype(np.uint8)
+    pred = Predictors.of(loss, "example-wise", "auto", Y)
+    F = rng.normal(scale=2.0, size=(40, 4))
+    signs = np.where(pred.vectors > 0, 1, -1).astype(np.int8)
+    brute = [pred.vectors[np.argmin([example_loss(LOSS_CODES[loss], s, f) for s in signs])] for f in F]
+    np.testing.assert_array_equal(pred.binary_predictions(F), np.array(brute))
+    if loss.startswith("logistic"):
+        assert pred.binary_predictions(np.zeros((1, 4)))[0].tolist() == pred.vectors[np.argmax(pred.frequencies)].tolist()
+
+
+def test_without_a_default_rule_max_rules_counts_only_learned_rules():
+    X, Y = _data()
+    est = BoomerClassifier(default_rule="false", max_rules=5, feature_sampling="none").fit(X, Y)
+    assert len(est.rules_) == 5 and all(len(r.conditions) > 0 for r in est.rules_)
+    with_default = BoomerClassifier(default_rule="true", max_rules=5, feature_sampling="none").fit(X, Y)
+    assert len(with_default.rules_) == 5 and len(with_default.rules_[0].conditions) == 0
+    with pytest.raises(ValueError):
+        BoomerClassifier(default_rule="maybe").fit(X, Y)
+
+
+def test_time_limit_stops_training_between_rules():
+    import time
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    Y = (rng.random((400, 4)) < 0.5).astype(np.uint8)  # noise: there is always a rule to learn
+    start = time.monotonic()
+    est = BoomerClassifier(max_rules=0, time_limit=1, feature_sampling="none").fit(X, Y)
+    assert est.stop_reason_ == "time_limit" and "time limit of 1 s" in est.stop_message_
+    assert len(est.rules_) >= 2 and time.monotonic() - start >= 1.0
+    with pytest.raises(ValueError):
+        BoomerClassifier(time_limit=-1).fit(X, Y)

@@ -206,8 +206,7 @@ def _predictors_on_reference_scores(settings: dict, ref: dict, Y_train) -> tuple
                     rows if "marginal_probability_calibration" in settings else None,
                     rows if "joint_probability_calibration" in settings else None)
     K = Y_train.shape[1]
-    model = RuleModel([], 1, K, "label-wise" if pred.binary == "output-wise" else "example-wise", loss,
-                      pred.vectors if pred.binary == "example-wise" else None, predictors=pred)
+    model = RuleModel([], 1, K, BoomerClassifier(**settings).prediction, loss, pred.vectors, predictors=pred)
     return pred, model
 
 
@@ -311,4 +310,27 @@ def test_invalid_predictor_values_are_refused_by_both(settings, tmp_path):
     {"loss": "squared-error-decomposable", "marginal_probability_calibration": "isotonic"},
 ])
 def test_valid_predictor_values_are_accepted_by_both(settings, tmp_path):
+    test_valid_values_are_accepted_by_both(settings, tmp_path)
+
+
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
+def test_without_a_default_rule_the_models_and_predictions_are_the_references(loss, tmp_path):
+    """``default_rule='false'``: max_rules learned rules from zero scores; test examples no rule
+    covers score 0 everywhere, and the example-wise prediction then takes the most frequent vector."""
+    settings = {**DETERMINISTIC, "loss": loss, "default_rule": "false"}
+    ref, ours, X_test = _fit_both(settings, tmp_path)
+    assert ref["n_rules"] == len(ours.rules_) == settings["max_rules"]
+    assert all(len(r.conditions) for r in ours.rules_)
+    np.testing.assert_allclose(ours.decision_function(X_test), np.asarray(ref["scores"]), rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(ours.predict(X_test), np.asarray(ref["predictions"]))
+
+
+@pytest.mark.parametrize("settings", [{"default_rule": "maybe"}, {"default_rule": "False"}, {"time_limit": -1}])
+def test_invalid_default_rule_and_time_limit_are_refused_by_both(settings, tmp_path):
+    test_invalid_values_are_refused_by_both(settings, tmp_path)
+
+
+@pytest.mark.parametrize("settings", [{"default_rule": "true"}, {"default_rule": "auto"}, {"time_limit": 1},
+                                      {"time_limit": 0}])
+def test_default_rule_and_time_limit_values_are_accepted_by_both(settings, tmp_path):
     test_valid_values_are_accepted_by_both(settings, tmp_path)
