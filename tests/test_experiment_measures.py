@@ -86,3 +86,18 @@ def test_every_measure_is_covered_and_names_are_checked():
         measure("f2")
     with pytest.raises(ValueError):
         measure("ndcg@0")
+
+
+def test_model_size_counts_rules_and_conditions_or_the_learners_own_unit():
+    from types import SimpleNamespace
+
+    from engine.evaluation.baselines import BinaryRelevance
+    from engine.evaluation.experiment_tasks import model_size
+
+    rules = [SimpleNamespace(conditions=()), SimpleNamespace(conditions=(1, 2)), SimpleNamespace(conditions=(3,))]
+    assert model_size(SimpleNamespace(model_=SimpleNamespace(rules=rules))) == \
+        {"model-size": 3, "size-unit": "rules", "conditions": 3}
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    Y = np.array([[0, 1], [0, 1], [1, 1], [1, 1]])  # the second label is constant: no trees
+    br = BinaryRelevance(n_estimators=4).fit(X, Y)
+    assert model_size(br) == {"model-size": 4, "size-unit": "trees"}
