@@ -4,6 +4,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
+from boomer_gui.plots.reliability_plot import show_reliability
+
 
 def _action(window, menu, text, slot, shortcut=None, tip=None) -> QAction:
     action = QAction(text, window)
@@ -50,3 +52,5 @@ def build_menus(w) -> None:
     w.act_presentation = _action(w, v, "&Presentation mode", lambda on: w.set_presentation(on), "F11",
                                  "Large type, the plot enlarged with its legend beside it, the setup hidden")
     w.act_presentation.setCheckable(True)
+    w.act_reliability = _action(w, v, "&Reliability diagram…", lambda: show_reliability(w), tip="The shown run's "
+                                "probabilities against the test labels (calibrated or not)")

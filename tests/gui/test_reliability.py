@@ -1,0 +1,57 @@
+"""View > Reliability diagram: the shown run's probabilities against the test labels, or a reason."""
+from __future__ import annotations
+
+import numpy as np
+
+from boomer_gui.components.reliability import shown_run_reliability
+from boomer_gui.plots.reliability_plot import ReliabilityDialog
+from engine.boomer import BoomerClassifier
+
+
+class _Data:
+    def __init__(self, X, Y):
+        self.X, self.Y, self.n_examples = X, Y, len(X)
+
+
+class _App:
+    def __init__(self, estimator, train, test):
+        self.estimator = estimator
+        self.run = type("Run", (), {"name": "1: BOOMER"})()
+        self.data = type("Loaded", (), {"train": train, "test": test})()
+
+
+def test_dialog_draws_the_shown_runs_reliability(qtbot):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    Y = ((X[:, :2] + rng.normal(size=(200, 2))) > 0).astype(np.uint8)
+    est = BoomerClassifier(max_rules=6, marginal_probability_calibration="isotonic").fit(X[:100], Y[:100])
+    result = shown_run_reliability(_App(est, _Data(X[:100], Y[:100]), _Data(X[100:], Y[100:])))
+    assert result.curve.n_forecasts == Y[100:].size and "test" in result.title
+    assert "marginal_probability_calibration=isotonic" in result.detail
+    dialog = ReliabilityDialog(result)
+    qtbot.addWidget(dialog)
+    top, bottom = dialog.axes
+    assert top.get_title().startswith("ECE") and sum(p.get_height() for p in bottom.patches) == Y[100:].size
+
+
+def test_no_probabilities_is_a_reason_not_a_crash():
+    rng = np.random.default_rng(1)
+    X, Y = rng.normal(size=(60, 3)), (rng.random((60, 2)) < 0.5).astype(np.uint8)
+    est = BoomerClassifier(loss="squared-hinge-decomposable", max_rules=3).fit(X, Y)
+    for app, reason in [(_App(est, _Data(X, Y), _Data(X, Y)), "not supported"),
+                        (_App(None, _Data(X, Y), _Data(X, Y)), "no fitted run")]:
+        try:
+            shown_run_reliability(app)
+        except ValueError as error:
+            assert reason in str(error)
+        else:
+            raise AssertionError("expected a reason")
+
+
+def test_the_view_menu_says_why_before_any_run(window, monkeypatch):
+    import boomer_gui.plots.reliability_plot as plot
+
+    said = []
+    monkeypatch.setattr(plot.QMessageBox, "information", lambda parent, title, text: said.append(text))
+    window.act_reliability.trigger()
+    assert said and "no fitted run" in said[0]
