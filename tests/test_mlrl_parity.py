@@ -334,3 +334,37 @@ def test_invalid_default_rule_and_time_limit_are_refused_by_both(settings, tmp_p
                                       {"time_limit": 0}])
 def test_default_rule_and_time_limit_values_are_accepted_by_both(settings, tmp_path):
     test_valid_values_are_accepted_by_both(settings, tmp_path)
+
+
+PREDICTION_DEFAULTS = {"binary_predictor": "auto", "probability_predictor": "auto",
+                       "marginal_probability_calibration": "none", "joint_probability_calibration": "none",
+                       "default_rule": "auto", "time_limit": 0}
+
+
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
+def test_prediction_defaults_are_the_references(loss, tmp_path):
+    """Ours defaults are these values; the reference left unset predicts exactly as with them given."""
+    assert {k: v for k, v in BoomerClassifier().get_params().items() if k in PREDICTION_DEFAULTS} == PREDICTION_DEFAULTS
+    X, Y = _negative_data()
+    base = {"loss": loss, "max_rules": 8, "feature_sampling": "none"}
+    unset = _reference_answer(base, X[:160], Y[:160], X[160:], tmp_path)
+    given = _reference_answer({**base, **PREDICTION_DEFAULTS}, X[:160], Y[:160], X[160:], tmp_path)
+    for key in ("scores", "predictions", "probabilities"):
+        assert unset[key] == given[key]
+
+
+def test_auto_holdout_is_made_for_calibration_as_the_reference_does(tmp_path):
+    """With ``holdout='auto'`` an isotonic calibration that uses the holdout set takes training examples
+    away (the model changes), one with ``use_holdout_set=false`` does not: in both learners."""
+    X, Y = _negative_data()
+    base = {"max_rules": 8, "feature_sampling": "none"}
+    runs = {}
+    for name, extra in [("none", {}), ("holdout", {"marginal_probability_calibration": "isotonic"}),
+                        ("training", {"joint_probability_calibration": "isotonic{use_holdout_set=false}"})]:
+        ref = _reference_answer({**base, **extra}, X[:160], Y[:160], X[160:], tmp_path)
+        ours = BoomerClassifier(**base, **extra).fit(X[:160], Y[:160])
+        runs[name] = (np.asarray(ref["scores"]), ours.decision_function(X[160:]), ours.holdout_indices_)
+    assert runs["none"][2] is None and runs["training"][2] is None and len(runs["holdout"][2]) == round(0.33 * 160)
+    for i in (0, 1):  # the reference, then ours
+        assert np.array_equal(runs["none"][i], runs["training"][i])
+        assert not np.allclose(runs["none"][i], runs["holdout"][i])
