@@ -8,6 +8,7 @@ inspector charts), never for the live trajectory plot."""
 from __future__ import annotations
 
 import math
+import time
 
 import matplotlib as mpl
 
@@ -90,6 +91,7 @@ class MarginCanvas(FigureCanvasQTAgg):
         super().__init__(figure)
         self.margins = dict(left=left, right=right, bottom=bottom, top=top, wspace=wspace, hspace=hspace)
         self.fit_text = fit_text
+        self.draw_seconds = 0.0  # what the last complete draw took
 
     def fit_margins(self, width: int, height: int) -> None:
         if width < 50 or height < 50:
@@ -151,9 +153,11 @@ class MarginCanvas(FigureCanvasQTAgg):
         return True
 
     def draw(self):
+        start = time.perf_counter()
         if self.fit_text and self.fit_to_text():
             self.fit_to_text()  # the new axes size may move a tick label: measure once more
         super().draw()
+        self.draw_seconds = time.perf_counter() - start
 
 
 class LiveCanvas(MarginCanvas):

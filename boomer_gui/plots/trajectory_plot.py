@@ -16,6 +16,7 @@ columns as fit, with the canvas's bottom margin grown to hold it (never over the
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from matplotlib.collections import LineCollection
@@ -32,7 +33,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBo
 from boomer_gui.plots.canvas import LiveCanvas, TickGrid, pin_axis_labels, xaxis_depth_pt
 from boomer_gui.components.state import Run, RunHistory, marker_positions
 
-UPDATE_INTERVAL_MS = 250
+UPDATE_INTERVAL_MS = 250  # live updates at most four times a second ...
+UPDATE_DUTY = 0.02  # ... and at most 2 % of the GUI thread's time (slow machines update less often)
+MAX_UPDATE_INTERVAL_MS = 1000
 ISOMETRIC_LINES = 10  # about this many isometrics cross the visible axes
 
 EMPTY_HAMMING_MAX = 0.5  # x range of the empty trajectory plot (subset 0/1 loss: 0 to 1)
@@ -296,6 +299,7 @@ class TrajectoryPlot(QWidget):
             self._live = None
             self.traj_canvas.set_animated_artists([])
             self.loss_canvas.set_animated_artists([])
+            self._pace(0.0)  # no longer paced by the live updates' cost
         self._refresh_run(run)
         self.redraw()
 
@@ -587,6 +591,22 @@ class TrajectoryPlot(QWidget):
         self._flush_soon()
 
     def _flush(self):
+        start = time.perf_counter()
+        canvas = self._flush_now()
+        # a complete redraw happens at the canvas's next paint: count what the last one cost
+        self._pace(time.perf_counter() - start + (canvas.draw_seconds if canvas is not None else 0.0))
+
+    def _pace(self, seconds: float) -> None:
+        """The next update waits UPDATE_INTERVAL_MS, or while a run streams longer where an update
+        costs more than UPDATE_DUTY of that (capped at MAX_UPDATE_INTERVAL_MS; clicks are never paced)."""
+        interval = UPDATE_INTERVAL_MS
+        if self._live is not None:
+            interval = int(min(MAX_UPDATE_INTERVAL_MS, max(interval, 1000.0 * seconds / UPDATE_DUTY)))
+        if interval != self._flush_soon.timeout():
+            self._flush_soon.setTimeout(interval)
+
+    def _flush_now(self):
+        """set_data on the live run; blit, or schedule a complete redraw (returns its canvas)."""
         tab = self.tabs.currentIndex()
         canvas = self.traj_canvas if tab == 0 else self.loss_canvas
         live = self._live
@@ -600,9 +620,12 @@ class TrajectoryPlot(QWidget):
             self._autoscale(tab)
             canvas.invalidate()
             canvas.draw_idle()
-        elif self._pending_live:
+            self._pending_live = False
+            return canvas
+        if self._pending_live:
             canvas.fast_update()
         self._pending_live = False
+        return None
 
     def shutdown(self) -> None:
         """No redraw is pending any more (the window is closing)."""

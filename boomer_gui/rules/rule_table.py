@@ -56,7 +56,8 @@ _IDENTITY = QTransform()
 _ALTERNATE = int(QStyleOptionViewItem.ViewItemFeature.Alternate.value)
 HEAD_LABELS_SHOWN = 3
 ROW_HEIGHT = 22
-REPAINT_INTERVAL_S = 0.5  # while rules stream in, the table repaints at most twice a second
+REPAINT_INTERVAL_S = 0.5  # while rules stream in, the table repaints at most twice a second ...
+REPAINT_DUTY = 0.02  # ... and spends at most 2 % of the GUI thread's time repainting (slow machines wait longer)
 
 STRONG_SHARE = 0.5  # the label filter's "strongly": at least half the head's largest |score|
 
@@ -544,6 +545,13 @@ class RuleTableView(QTableView):
         self._repaint_timer = QTimer(self)
         self._repaint_timer.setSingleShot(True)
         self._repaint_timer.timeout.connect(self._release_repaint)
+        self.paint_seconds = 0.0  # the last complete repaint of the rows (the cost a held repaint saves)
+
+    def repaint_interval(self) -> float:
+        """Seconds between repaints while rows stream in: REPAINT_INTERVAL_S, or longer where a
+        repaint costs more than REPAINT_DUTY of that (a slow or busy machine), so the table never
+        takes the GUI thread, and with it the learner's Python, from the run."""
+        return max(REPAINT_INTERVAL_S, self.paint_seconds / REPAINT_DUTY)
 
     # -- painting ------------------------------------------------------------------------------
     def paintEvent(self, event):
@@ -555,10 +563,13 @@ class RuleTableView(QTableView):
         if not self.row_painter or not isinstance(source, RuleTableModel):
             return super().paintEvent(event)  # per-cell painting through the delegates
         painter = QPainter(self.viewport())
+        start = time.perf_counter()
         try:
             self._paint_rows(painter, event.rect(), model, source)
         finally:
             painter.end()
+        if event.rect().height() >= self.viewport().height() // 2:  # a repaint of the rows, not of a cell
+            self.paint_seconds = time.perf_counter() - start
 
     def _paint_rows(self, painter, clip: QRect, model, source) -> None:
         n = model.rowCount()
@@ -661,7 +672,7 @@ class RuleTableView(QTableView):
         # a pending (held back) follow counts as being at the bottom
         self._was_at_bottom = self._follow_pending or sb.value() >= sb.maximum() - 2
         now = time.perf_counter()
-        self._holding = self._repaint_timer.isActive() or now - self._last_repaint < REPAINT_INTERVAL_S
+        self._holding = self._repaint_timer.isActive() or now - self._last_repaint < self.repaint_interval()
         if self._holding:
             # The vertical header tells the view that the row count changed, and the view then
             # relayouts and repaints the whole viewport.  While batches arrive quickly, that
@@ -674,7 +685,7 @@ class RuleTableView(QTableView):
             self.verticalHeader().blockSignals(False)
             self._follow_pending = self._follow_pending or follow
             if not self._repaint_timer.isActive():
-                wait = REPAINT_INTERVAL_S - (time.perf_counter() - self._last_repaint)
+                wait = self.repaint_interval() - (time.perf_counter() - self._last_repaint)
                 self._repaint_timer.start(max(1, int(wait * 1000)))
             return
         self._last_repaint = time.perf_counter()
