@@ -339,6 +339,17 @@ class Predictors:
                    flags["probability_calibrated"], vectors, frequencies, marginal, joint)
 
 
+def logistic(F: np.ndarray) -> np.ndarray:
+    """The logistic function in the scores' own precision, as mlrl-boomer's ``logisticFunction``
+    evaluates it: exp(x) / (1 + exp(x)) for x < 0, else 1 / (1 + exp(-x)) (float32 scores of 32-bit
+    statistics stay float32 throughout)."""
+    F = np.asarray(F)
+    one = F.dtype.type(1)
+    with np.errstate(over="ignore"):
+        e = np.exp(-np.abs(F))
+        return np.where(F < 0, e / (one + e), one / (one + e))
+
+
 def joint_outcomes(Y: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     """N x M outcomes for fitting the joint calibration, as mlrl-boomer 0.15.6 counts them: example
     n counts for vector m when m's relevant labels are the first |m| relevant labels of the example
@@ -370,7 +381,7 @@ def fit_calibration(predictors: Predictors, F: np.ndarray, Y: np.ndarray, margin
     calibration when there is one.  Losses without probabilities get none."""
     if not has_probabilities(predictors.loss):
         return
-    P = expit(F).astype(np.float64)
+    P = logistic(F).astype(np.float64)
     Y = np.asarray(Y, dtype=np.float64)
     if marginal_rows is not None:
         predictors.marginal = IsotonicCalibration.fit(P[marginal_rows], Y[marginal_rows])
