@@ -15,7 +15,7 @@ from engine.evaluation.measures import MEASURES
 from engine.evaluation.report import MeasureView, Report, load_report, measure_view, store_progress
 from engine.fileio import atomic_savefig, atomic_write_text
 from engine.head_explanation import HeadStatistics, head_statistics
-from engine.inspection import WhatIf, explain, nearest_label_vectors
+from engine.inspection import WhatIf, explain, nearest_label_vectors, predictor_text
 from engine.learner import RuleRecord
 from engine.metrics import hamming_loss, subset_zero_one_loss
 from engine.model import rule_coverage
@@ -25,7 +25,7 @@ __all__ = [
     # data
     "Dataset", "load", "make_synthetic", "test_sibling", "SYNTHETIC_KINDS", "SUFFIXES", "SVMLIGHT_SUFFIXES",
     # a model's rules and what users ask of them
-    "RuleRecord", "rule_coverage", "WhatIf", "explain", "nearest_label_vectors", "HeadStatistics",
+    "RuleRecord", "rule_coverage", "WhatIf", "explain", "nearest_label_vectors", "predictor_text", "HeadStatistics",
     "head_statistics", "hamming_loss", "subset_zero_one_loss",
     # compiling a run's kernels ahead of it
     "is_prepared", "kernel_setting", "save_data",

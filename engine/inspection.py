@@ -19,6 +19,7 @@ class Explanation:
     contributions: np.ndarray  # len(rule_indices) x K
     scores: np.ndarray  # K
     prediction: np.ndarray  # K, 0/1
+    probabilities: np.ndarray | None = None  # K, the model's predict_proba where it has probabilities
 
 
 def explain(model: RuleModel, x, active: np.ndarray | None = None) -> Explanation:
@@ -45,8 +46,29 @@ def explain(model: RuleModel, x, active: np.ndarray | None = None) -> Explanatio
         rows.append(head)
     contributions = np.array(rows).reshape(len(rows), K)
     scores = model.scores(x, act.astype(np.uint8))[0]
+    probabilities = None
+    if model.predictors is not None:
+        try:
+            probabilities = model.predictors.probabilities(scores[None, :])[0]
+        except AttributeError:  # a loss without probabilities
+            probabilities = None
     return Explanation(np.array(indices, dtype=np.int64), contributions, scores,
-                       model.predict_from_scores(scores[None, :])[0])
+                       model.predict_from_scores(scores[None, :])[0], probabilities)
+
+
+def predictor_text(model: RuleModel) -> str | None:
+    """How a model with mlrl-boomer's predictors (engine.predictors) turns scores into a prediction,
+    when that is not the score's sign or eq. (19) by the loss; None otherwise."""
+    p = model.predictors
+    if p is None or not p.probabilistic:
+        return None
+    calibrated = " (calibrated)" if p.binary_calibrated and (p.marginal is not None or p.joint is not None) else ""
+    if p.binary == "gfm":
+        return ("GFM prediction: the label set of the largest expected F-measure under the joint probabilities"
+                f"{calibrated} of the known training label vectors.")
+    if p.binary == "example-wise":
+        return f"Example-wise prediction: the known training label vector of the largest joint probability{calibrated}."
+    return f"A label is predicted relevant when its probability{calibrated} exceeds 0.5."
 
 
 class WhatIf:

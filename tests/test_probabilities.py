@@ -37,3 +37,19 @@ def test_a_loss_without_probabilities_gives_a_reason():
     calibrated = BoomerClassifier(max_rules=5, marginal_probability_calibration="isotonic").fit(X, Y)
     r = estimator_reliability(calibrated, X, Y)
     assert r.n_forecasts == Y.size
+
+
+def test_an_explanation_carries_the_models_probabilities_and_predictor():
+    from engine.inspection import explain, predictor_text
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    Y = ((X[:, :2] + rng.normal(size=(120, 2))) > 0).astype(np.uint8)
+    est = BoomerClassifier(loss="logistic-non-decomposable", max_rules=6, binary_predictor="gfm",
+                           joint_probability_calibration="isotonic").fit(X, Y)
+    ex = explain(est.model_, X[4])
+    np.testing.assert_allclose(ex.probabilities, est.predict_proba(X[4:5])[0])
+    np.testing.assert_array_equal(ex.prediction, est.predict(X[4:5])[0])
+    assert predictor_text(est.model_).startswith("GFM prediction") and "(calibrated)" in predictor_text(est.model_)
+    plain = BoomerClassifier(loss="squared-error-decomposable", max_rules=3).fit(X, Y)
+    assert explain(plain.model_, X[4]).probabilities is None and predictor_text(plain.model_) is None

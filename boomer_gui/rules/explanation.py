@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, 
                                QPushButton, QScrollArea, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from engine.api import explain, nearest_label_vectors
+from engine.api import explain, nearest_label_vectors, predictor_text
 from engine.rules import Schema
 
 # colour-blind-safe (Okabe & Ito): blue for positive, vermillion for negative; wrong cells also say so
@@ -263,6 +263,9 @@ class ExplanationPanel(QWidget):
 
     def _prediction_text(self, ex, names) -> str:
         """How the scores become the prediction: per label, or the nearest known label vector."""
+        text = predictor_text(self.model)  # GFM or a predictor based on probabilities
+        if text is not None:
+            return text
         if self.model.prediction != "example-wise" or self.model.label_vectors is None:
             if self.model.prediction == "decision-list":
                 return "Each label takes the first covering rule's vote."
@@ -353,7 +356,9 @@ class ExplanationPanel(QWidget):
         listed = "" if not hidden else f" (the {len(order)} listed, the rest summed)"
         self.summary.setText(f"<b>Example {self.example}</b>: {len(ex.rule_indices)} covering rule(s){listed}.<br>"
                              f"Prediction: {{{pred}}}<br>Truth: {{{true}}} — <b>{verdict}</b><br>"
-                             f"<span style='color:#555'>{self._prediction_text(ex, names)}</span>")
+                             f"<span style='color:#555'>{self._prediction_text(ex, names)}</span>"
+                             + ("" if ex.probabilities is None else "<br>Probabilities: " + ", ".join(
+                                 f"{names[k]} {p:.3f}" for k, p in enumerate(ex.probabilities))))
         self.values.setText(self._attribute_values(ex))
         self._show_rule_of_row(self.table.currentRow())
 

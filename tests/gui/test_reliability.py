@@ -55,3 +55,22 @@ def test_the_view_menu_says_why_before_any_run(window, monkeypatch):
     monkeypatch.setattr(plot.QMessageBox, "information", lambda parent, title, text: said.append(text))
     window.act_reliability.trigger()
     assert said and "no fitted run" in said[0]
+
+
+def test_the_explanation_shows_probabilities_and_the_gfm_rule(qtbot):
+    from boomer_gui.rules.explanation import ExplanationPanel
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(160, 3))
+    Y = ((X[:, :2] + rng.normal(size=(160, 2))) > 0).astype(np.uint8)
+    est = BoomerClassifier(max_rules=6, binary_predictor="gfm", marginal_probability_calibration="isotonic"
+                           ).fit(X[:100], Y[:100])
+    panel = ExplanationPanel()
+    qtbot.addWidget(panel)
+    test = type("Test", (), {"X": X[100:].astype(np.float32), "Y": Y[100:], "n_examples": 60})()
+    panel.set_context(est.model_, test)
+    panel.show_example(3)
+    text = panel.summary.text()
+    assert "GFM prediction" in text and "Probabilities:" in text
+    shown = [float(part.split()[-1]) for part in text.split("Probabilities: ")[1].split(", ")]
+    np.testing.assert_allclose(shown, est.predict_proba(X[103:104])[0], atol=5e-4)
