@@ -13,6 +13,8 @@ import scipy.sparse as sp
 from .core.binning import METHOD_CODES, bin_keys, number_of_bins
 from .core.boosting import add_head_scores, apply_head, head_on_rows, refresh_example_losses
 from .core.boosting_step import boosting_kernel
+from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
+                                     compact_update_statistics, compact_width)
 from .core.features import build_feature_index
 from .core.refinement import first_step_family, fixed_label_family, may_thread
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
@@ -130,6 +132,9 @@ PAPER_2020 = {"max_rules": 1000, "shrinkage": 0.3, "l2_regularization_weight": 1
               "rule_induction": "top-down-greedy", "max_conditions": None, "min_coverage": 1,
               "feature_binning": "none", "label_binning": "none", "holdout": "none", "global_pruning": "none",
               "statistic_type": "64-bit", "single_label_choice": "objective"}
+
+# Bytes of packed per-example Hessians above which complete heads keep compact statistics instead
+PACKED_STATISTICS_BUDGET = 2**30
 
 STOP_REASONS = ("max_rules", "no_refinement", "pre_pruning", "cancelled", "constant_attributes", "time_limit")
 DEFAULT_RULE = ("auto", "true", "false")
@@ -262,8 +267,22 @@ class BoomerClassifier(RuleLearner):
                                   float(self.l1_regularization_weight))
         threaded = may_thread(n_examples, n_sample, n_labels, n_hessian_entries(n_labels, not full_refine),
                               full_refine)
+        if self._compact_statistics(n_examples, n_labels):
+            first = "compact"  # the sweeps of engine.core.examplewise_stats
         return (first, fixed_label_family(single, n_examples), threaded, head_mode <= HEAD_PARTIAL_FIXED,
                 self.prediction == "example-wise")
+
+    def _compact_statistics(self, n_examples: int, n_labels: int) -> bool:
+        """Whether a fit keeps each example's Hessian as a diagonal plus rank one (O(K) numbers,
+        :mod:`engine.core.examplewise_stats`) instead of packed (K(K+1)/2): complete, partial and binned
+        heads of non-decomposable losses with label binning, or when the packed Hessians would take more
+        than :data:`PACKED_STATISTICS_BUDGET` bytes.  Both give the same rules (up to the order of sums)."""
+        if is_decomposable(self.loss) or self.single_head:
+            return False
+        if self._head_mode(np.zeros((1, n_labels)))[0] == HEAD_BINNED:
+            return True
+        itemsize = 4 if self.statistic_type == "32-bit" else 8
+        return n_examples * n_hessian_entries(n_labels, False) * itemsize > PACKED_STATISTICS_BUDGET
 
     def kernel_setting(self, profile: Mapping) -> str:
         """The key of the kernels a fit on data of ``profile`` (:func:`engine.prepare.data_profile`)
@@ -472,10 +491,16 @@ class BoomerClassifier(RuleLearner):
         Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
         F = np.zeros((n, K))
         G = np.empty((n, K), dtype=dtype)
-        _check_statistics_memory(n, K, full_hessian, np.dtype(dtype).itemsize)
-        H = np.empty((n, n_hessian_entries(K, not full_hessian)), dtype=dtype)
+        compact = self._compact_statistics(n, K)
+        _check_statistics_memory(n, K, full_hessian, np.dtype(dtype).itemsize, compact,
+                                 self._n_sampled_features(index.n_features) or index.n_features)
         all_rows = np.arange(n, dtype=np.int64)
-        update_statistics(loss, Ysign, F, all_rows, n, G, H)
+        if compact:  # H holds each example's Hessian as a diagonal plus rank one (engine.core.examplewise_stats)
+            H = np.empty((n, compact_width(K)), dtype=dtype)
+            compact_update_statistics(loss, Ysign, F, all_rows, n, G, H)
+        else:
+            H = np.empty((n, n_hessian_entries(K, not full_hessian)), dtype=dtype)
+            update_statistics(loss, Ysign, F, all_rows, n, G, H)
         train = LossTracker(Y, self.prediction, self.loss, self.label_vectors_, F)
         val = None
         if data.X_test is not None:
@@ -490,10 +515,13 @@ class BoomerClassifier(RuleLearner):
         stop = False
         if self.default_rule != "false":  # 'auto' is true with dense statistics (mlrl-boomer 0.15.6)
             head = np.empty(K)
-            head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
+            if compact:
+                compact_default_head(G, H, l2, l1, head)
+            else:
+                head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
             labels = np.arange(K, dtype=np.int64)
             record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
-                                     labels, head, train, val, monitor, data, math.nan)
+                                     labels, head, train, val, monitor, data, math.nan, compact)
             yield record
 
         # Single-label heads use only the Hessian's diagonal (eq. 17): refine on a compact copy.
@@ -530,7 +558,8 @@ class BoomerClassifier(RuleLearner):
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)
-        boost_one_rule = boosting_kernel(*self._kernel_family(n, index.n_features, K))
+        family = self._kernel_family(n, index.n_features, K)
+        boost_one_rule = (compact_boosting_kernel if compact else boosting_kernel)(*family)
         t = 0
         budget = self.max_rules - (self.default_rule != "false")  # max_rules counts the default rule
         started = time.monotonic()  # time_limit: mlrl-boomer starts the clock after the default rule
@@ -573,9 +602,11 @@ class BoomerClassifier(RuleLearner):
             record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
             yield record
 
-    def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor, data, improvement):
-        """Apply a rule to the training scores and statistics; update the tracked losses."""
-        apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
+    def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor, data, improvement,
+             compact=False):
+        """Apply a rule to the training scores and statistics (``compact``: of
+        :mod:`engine.core.examplewise_stats`); update the tracked losses."""
+        (compact_apply_head if compact else apply_head)(loss, Ysign, F, G, H, rows, n_rows, labels, head)
         train.add_head(rows, n_rows, labels, head)
         return self._record(rule, rows, n_rows, train, val, monitor, data, improvement)
 
@@ -632,17 +663,28 @@ def physical_memory() -> int:
         return 0
 
 
-def _check_statistics_memory(n: int, K: int, full_hessian: bool, itemsize: int) -> None:
-    """A clear error instead of numpy's failed allocation: example-wise losses keep each example's
-    K x K Hessian (packed, K(K+1)/2 entries), label binning included (its bins are chosen per candidate
-    condition from the summed Hessians)."""
-    need = n * n_hessian_entries(K, not full_hessian) * itemsize
+def statistics_bytes(n: int, K: int, full_hessian: bool, itemsize: int, compact: bool, n_sampled: int) -> int:
+    """Bytes of a fit's statistics: gradients and Hessians per example, plus, for compact statistics
+    (:mod:`engine.core.examplewise_stats`), the packed K x K sums of the refinement (the covered
+    examples', and per sampled attribute its five accumulator rows and its best condition's)."""
+    if compact:
+        return n * (2 * K + 1) * itemsize + (2 + 6 * n_sampled) * n_hessian_entries(K, False) * 8
+    return n * (K + n_hessian_entries(K, not full_hessian)) * itemsize
+
+
+def _check_statistics_memory(n: int, K: int, full_hessian: bool, itemsize: int, compact: bool = False,
+                             n_sampled: int = 1) -> None:
+    """A clear error instead of numpy's failed allocation.  Single-label heads of example-wise losses
+    keep each example's packed K x K Hessian (K(K+1)/2 entries); complete, partial and binned heads keep
+    it as a diagonal plus rank one (``compact``, 2K + 1 numbers) and sum it into a few K x K matrices."""
+    need = statistics_bytes(n, K, full_hessian, itemsize, compact, n_sampled)
     have = physical_memory()
     if full_hessian and have and need > have:
-        raise MemoryError(f"the example-wise loss keeps a {K} x {K} Hessian per training example: "
-                          f"{need / 2**30:.1f} GiB for {n} examples, more than this machine's "
-                          f"{have / 2**30:.1f} GiB; use a label-wise loss, single-label heads of fewer "
-                          "labels, or fewer examples")
+        what = (f"the refinement sums {K} x {K} Hessians for each of {n_sampled} sampled attributes" if compact else
+                f"single-label heads of the example-wise loss keep a {K} x {K} Hessian per training example")
+        raise MemoryError(f"{what}: {need / 2**30:.1f} GiB for {n} examples, more than this machine's "
+                          f"{have / 2**30:.1f} GiB; use a label-wise loss, label binning, fewer labels or "
+                          "fewer examples")
 
 
 def _explicit_options(value: str) -> set[str]:

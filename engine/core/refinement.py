@@ -23,7 +23,8 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from .head_variants import HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, variant_quality
+from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
+                            variant_quality)
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 
 from .sweep import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, rebound, specialise  # noqa: F401 - the operator codes
@@ -521,14 +522,15 @@ _Scratch = namedtuple("_Scratch", "T_g T_h q op thr label cnt g h work_g work_h 
 
 
 @njit(cache=True, nogil=True)
-def _scratch(m, K, S, n_chol, n_variant):
-    """``n_variant`` > 0 adds the scratch of partial heads and label binning (``vi``, ``vg``, ``vh``)."""
+def _scratch(m, K, S, n_chol, n_variant, n_sub):
+    """``n_variant`` > 0 adds the scratch of partial heads and label binning (``vi``, ``vg``, ``vh``: ``n_sub``
+    Hessian entries of the sub-system)."""
     nv = m if n_variant > 0 else 0
     return _Scratch(np.zeros(K), np.zeros(S), np.empty(m), np.empty(m, dtype=np.int64), np.empty(m),
                     np.empty(m, dtype=np.int64), np.empty(m, dtype=np.int64), np.empty((m, K)), np.empty((m, S)),
                     np.empty((m, ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)),
                     np.zeros((m, n_chol, n_chol)), np.zeros((m, K)),
-                    np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, S)))
+                    np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, n_sub)))
 
 
 def _unbound(*args):  # pragma: no cover - replaced by rule_refinement()
@@ -539,6 +541,19 @@ def _unbound(*args):  # pragma: no cover - replaced by rule_refinement()
 # may read interleaved rows
 _first_threaded = _first_serial = _column_threaded = _column_serial = _fixed_threaded = _fixed_serial = _unbound
 _INTERLEAVE = False
+
+
+# rebound by :mod:`.examplewise_stats` for statistics kept as a diagonal plus rank one (K + 1 columns of
+# ``H`` per example, not the packed Hessian): the packed width of the sums, and one example's packed sum
+@njit(cache=True, nogil=True, inline="always")
+def _hessian_width(K, H):
+    return H.shape[1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_hessian(T_h, G, H, i, w):
+    for k in range(T_h.shape[0]):
+        T_h[k] += w * H[i, k]
 
 
 def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
@@ -552,14 +567,18 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
     condition's statistics from the sweep, so later steps never re-scan the examples."""
     N = G.shape[0]
     K = G.shape[1]
-    S = H.shape[1]
+    S = _hessian_width(K, H)
     D = perm.shape[0]
     m = D if n_sampled_features <= 0 or n_sampled_features > D else n_sampled_features
     if bagging > 0:
         bagging_weights(weights, bagging, rng_state)
     n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
     n_variant = max(K, 2 * int(head_params[3])) if head_mode <= HEAD_PARTIAL_FIXED else 0
-    sc_all = _scratch(m, K, S, n_chol, n_variant)
+    n_sub = S
+    if head_mode == HEAD_BINNED:  # the binned system has at most 2B rows
+        n_chol = min(n_chol, 2 * int(head_params[3]))
+        n_sub = min(S, n_chol * (n_chol + 1) // 2) if full_hessian else min(S, 2 * int(head_params[3]))
+    sc_all = _scratch(m, K, S, n_chol, n_variant, n_sub)
     T_g = sc_all.T_g
     T_h = sc_all.T_h
     cw = np.zeros(N)
@@ -571,8 +590,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
             cw[i] = w
             for k in range(K):  # inline loops on local sums vectorise; a helper call did not
                 T_g[k] += w * G[i, k]
-            for k in range(S):
-                T_h[k] += w * H[i, k]
+            _add_hessian(T_h, G, H, i, w)
             T_cnt += 1
     # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
     # single-label rule's first condition has fixed its label, over that label alone: its
@@ -584,7 +602,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
     # (yeast: up to 15 %).
     interleave = _INTERLEAVE and single and N >= INTERLEAVE_MIN_EXAMPLES
     n_one = N if single else 0
-    sc_one = _scratch(m, 1, 1, 1, 0)
+    sc_one = _scratch(m, 1, 1, 1, 0, 1)
     WGH = np.empty((n_one if interleave else 0, 2), dtype=G.dtype)
     G_one = np.empty((0 if interleave else n_one, 1), dtype=G.dtype)
     H_one = np.empty((0 if interleave else n_one, 1), dtype=H.dtype)
