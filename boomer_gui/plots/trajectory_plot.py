@@ -232,6 +232,7 @@ class TrajectoryPlot(QWidget):
         ax.set_xlabel("Hamming loss", fontsize=LABEL_PT)
         ax.set_ylabel("subset 0/1 loss", fontsize=LABEL_PT)
         self._grid = TickGrid(ax, colors="0.25", alpha=0.25, linewidths=0.5, zorder=0.5)
+        ax.tick_params(length=0)  # the grid marks the ticks: no tick lines to draw (one artist per tick)
         self._isometrics = LineCollection(isometric_segments((0, 0.3), (0, 1)), colors="0.8", linewidths=0.6,
                                           linestyles=":", zorder=0)
         ax.add_collection(self._isometrics, autolim=False)
