@@ -252,8 +252,8 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000)
     p.add_argument("--data", nargs="*", default=None, choices=("emotions", "yeast", "enron"),
                    help="subset of emotions, yeast, enron")
-    p.add_argument("--variants", nargs="*", default=None, choices=("label-wise", "example-wise"),
-                   help="subset of label-wise, example-wise")
+    p.add_argument("--variants", nargs="*", default=None, choices=("label-wise", "example-wise", "defaults"),
+                   help="subset of label-wise, example-wise, defaults (both learners' defaults)")
     p.add_argument("--seeds", type=_bounded_int(1, 1000), default=3,
                    help="runs per row with random_state 1..n (default 3)")
     p.add_argument("--reference-python", metavar="PY",

@@ -3,8 +3,9 @@
 Each data set from ``../shared/data`` is split 2/3 : 1/3 (seed 0).  Both learners use bagging with
 replacement (0.66 N draws per rule, mlrl-boomer's default sample size), log2 attribute sampling,
 shrinkage 0.3, L2 weight 1.0, no label or feature binning, no holdout or pruning, and the same number
-of rules, every setting passed explicitly.  Our single-label heads choose their label as mlrl-boomer
-0.15 does (``single_label_choice='largest-score'``) unless ``--single-label-choice objective`` asks
+of rules, every setting passed explicitly.  The ``defaults`` rows pass nothing but the number of rules
+and the seed to either learner: mlrl-boomer 0.15.6's default model against ours (the same model).
+Our single-label heads choose their label as mlrl-boomer 0.15 does (``single_label_choice='largest-score'``) unless ``--single-label-choice objective`` asks
 for the paper's choice (our estimator's default).  mlrl-boomer is used as a black box:
 ``--reference-python PY`` runs it in another interpreter (the newest releases need Python >= 3.12),
 else the one installed here (0.12.3 with ``pip install .[bench]``); without either only our figures
@@ -30,6 +31,7 @@ DATASETS = {"emotions": "emotions.arff", "yeast": "yeast.svm", "enron": "enron.a
 VARIANTS = {
     "label-wise": ("logistic-decomposable", "single"),
     "example-wise": ("logistic-non-decomposable", "complete"),
+    "defaults": (None, None),  # both learners' defaults: nothing passed but the seed (and --rules)
 }
 
 
@@ -134,7 +136,8 @@ def _warm_up() -> float:
     X = rng.normal(size=(60, 4)).astype(np.float32)
     Y = (rng.random((60, 3)) < 0.5).astype(np.uint8)
     for loss, head in VARIANTS.values():
-        BoomerClassifier(loss=loss, head_type=head, max_rules=5).fit(X, Y, X_test=X, Y_test=Y).predict(X)
+        settings = dict(loss=loss, head_type=head) if loss else {}
+        BoomerClassifier(max_rules=5, **settings).fit(X, Y, X_test=X, Y_test=Y).predict(X)
     return time.perf_counter() - start
 
 
@@ -160,15 +163,19 @@ def run(args) -> int:
             loss, head = VARIANTS[variant]
             ours_t, ref_t, ours_l, ref_l = [], [], [], []
             for seed in range(1, args.seeds + 1):  # ours and the reference alternate, seed by seed
-                est = BoomerClassifier(loss=loss, head_type=head, max_rules=args.rules, random_state=seed,
-                                       single_label_choice=choice, instance_sampling=BAGGING)
+                if variant == "defaults":
+                    est = BoomerClassifier(max_rules=args.rules, random_state=seed)
+                else:
+                    est = BoomerClassifier(loss=loss, head_type=head, max_rules=args.rules, random_state=seed,
+                                           single_label_choice=choice, instance_sampling=BAGGING)
                 t = time.perf_counter()
                 est.fit(train.X, train.Y, nominal_attributes=train.nominal_mask)
                 ours_t.append(time.perf_counter() - t)
                 ours_l.append(_losses(test.Y, est.predict(test.X)))
                 if reference is not None:
-                    settings = _settings(loss, head, args.rules, seed)
-                    if isinstance(reference, SubprocessReference):
+                    settings = _settings(loss, head, args.rules, seed) if loss else \
+                        dict(max_rules=args.rules, random_state=seed)
+                    if isinstance(reference, SubprocessReference) and loss:
                         settings["binary_predictor"] = "output-wise" if variant == "label-wise" else "example-wise"
                     seconds, P = reference.fit_predict(settings, Xtr_ref, train.Y, Xte_ref)
                     ref_t.append(seconds)
