@@ -420,6 +420,13 @@ class BoomerClassifier(RuleLearner):
         return holdout_kind(self.holdout, self.global_pruning, self.marginal_probability_calibration,
                             self.joint_probability_calibration)
 
+    def predict_proba(self, X) -> np.ndarray:
+        """Marginal probabilities by ``probability_predictor`` (AttributeError for a loss without
+        probabilities); a single label gives the two columns P(absent), P(present), as mlrl-boomer
+        and scikit-learn's binary classifiers do."""
+        P = super().predict_proba(X)
+        return np.hstack([1.0 - P, P]) if P.ndim == 2 and P.shape[1] == 1 else P
+
     def _make_model(self, rules, data: TrainingData) -> RuleModel:
         predictors = Predictors.of(self.loss, self.binary_predictor, self.probability_predictor, data.Y)
         vectors = predictors.vectors if self.prediction == "example-wise" else None

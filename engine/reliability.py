@@ -61,6 +61,8 @@ def estimator_reliability(estimator, X, Y, n_bins: int = 10) -> Reliability:
         raise ValueError(str(error)) from None
     P = np.asarray(P)
     Y = np.asarray(Y)
+    if Y.ndim == 2 and Y.shape[1] == 1 and P.ndim == 2 and P.shape[1] == 2:
+        P = P[:, 1:]  # a single label: P(absent), P(present)
     if P.shape != Y.shape:
         raise ValueError(f"the probabilities have shape {P.shape}, the labels {Y.shape}")
     return reliability_curve(P, Y, n_bins)

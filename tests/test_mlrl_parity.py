@@ -368,3 +368,13 @@ def test_auto_holdout_is_made_for_calibration_as_the_reference_does(tmp_path):
     for i in (0, 1):  # the reference, then ours
         assert np.array_equal(runs["none"][i], runs["training"][i])
         assert not np.allclose(runs["none"][i], runs["holdout"][i])
+
+
+def test_a_single_label_gives_two_probability_columns_as_in_the_reference(tmp_path):
+    X, Y = _negative_data()
+    settings = {**DETERMINISTIC, "max_rules": 6}
+    ref = _reference_answer(settings, X[:160], Y[:160, :1], X[160:], tmp_path)
+    ours = BoomerClassifier(**settings).fit(X[:160], Y[:160, :1])
+    P = ours.predict_proba(X[160:])
+    assert P.shape == np.asarray(ref["probabilities"]).shape == (80, 2)
+    np.testing.assert_allclose(P, np.asarray(ref["probabilities"]), atol=1e-6)

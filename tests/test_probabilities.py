@@ -53,3 +53,11 @@ def test_an_explanation_carries_the_models_probabilities_and_predictor():
     assert predictor_text(est.model_).startswith("GFM prediction") and "(calibrated)" in predictor_text(est.model_)
     plain = BoomerClassifier(loss="squared-error-decomposable", max_rules=3).fit(X, Y)
     assert explain(plain.model_, X[4]).probabilities is None and predictor_text(plain.model_) is None
+
+
+def test_a_single_label_is_one_forecast_per_example():
+    rng = np.random.default_rng(1)
+    X, Y = rng.normal(size=(80, 3)), (rng.random((80, 1)) < 0.5).astype(np.uint8)
+    est = BoomerClassifier(max_rules=4).fit(X, Y)
+    assert est.predict_proba(X).shape == (80, 2)
+    assert estimator_reliability(est, X, Y).n_forecasts == 80
