@@ -135,7 +135,7 @@ class RuleModel:
         return F
 
     def predict_from_scores(self, F: np.ndarray) -> np.ndarray:
-        if self.predictors is not None and self.predictors.by_vectors:
+        if self.predictors is not None and self.predictors.predicts(len(F)):
             return self.predictors.binary_predictions(F)
         if self.prediction == "example-wise":
             return example_wise_predict(LOSS_CODES[self.loss], np.ascontiguousarray(F), *self.vector_index())

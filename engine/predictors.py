@@ -40,6 +40,7 @@ PROBABILISTIC_LOSSES = ("logistic-decomposable", "logistic-non-decomposable")
 BINARY_PREDICTORS = ("output-wise", "example-wise", "gfm")
 PROBABILITY_PREDICTORS = ("output-wise", "marginalized")
 _CHUNK_ENTRIES = 1 << 22  # rows x vectors x labels per block of the joint probabilities
+EXACT_TIES_BUDGET = 200_000_000  # rows x vectors x labels up to which eq. (19) replicates mlrl-boomer's ties
 
 
 def has_probabilities(loss: str) -> bool:
@@ -270,6 +271,17 @@ class Predictors:
     def by_vectors(self) -> bool:
         """Whether :meth:`binary_predictions` makes the predictions (all but output-wise by score)."""
         return self.binary != "output-wise" or self.based_on_probabilities
+
+    def predicts(self, n_rows: int) -> bool:
+        """Whether :meth:`binary_predictions` should predict ``n_rows`` examples: every predictor but
+        output-wise by score, except eq. (19) by the loss when rows x known vectors x labels exceeds
+        :data:`EXACT_TIES_BUDGET` (the model's label-vector search is then much faster; it may break
+        an exact tie another way)."""
+        if not self.by_vectors:
+            return False
+        if self.probabilistic or self.vectors is None:
+            return True
+        return n_rows * self.vectors.size <= EXACT_TIES_BUDGET
 
     def binary_predictions(self, F: np.ndarray) -> np.ndarray:
         """Binary predictions of every predictor but output-wise by score (:attr:`by_vectors`)."""

@@ -219,3 +219,18 @@ def test_time_limit_stops_training_between_rules():
     assert len(est.rules_) >= 2 and time.monotonic() - start >= 1.0
     with pytest.raises(ValueError):
         BoomerClassifier(time_limit=-1).fit(X, Y)
+
+
+def test_beyond_the_budget_eq19_is_the_label_vector_search(monkeypatch):
+    import engine.predictors as predictors
+
+    rng = np.random.default_rng(6)
+    Y = (rng.random((60, 4)) < 0.35).astype(np.uint8)
+    F = rng.normal(scale=2.0, size=(30, 4))
+    pred = Predictors.of("logistic-non-decomposable", "auto", "auto", Y)
+    model = RuleModel([], 1, 4, "example-wise", "logistic-non-decomposable", pred.vectors, predictors=pred)
+    assert pred.predicts(len(F))
+    exact = model.predict_from_scores(F)
+    monkeypatch.setattr(predictors, "EXACT_TIES_BUDGET", 10)
+    assert not pred.predicts(len(F))
+    np.testing.assert_array_equal(model.predict_from_scores(F), exact)  # no ties among random scores
