@@ -438,8 +438,9 @@ class BoomerClassifier(RuleLearner):
 
     def _calibrate(self, model: RuleModel, data: TrainingData) -> None:
         """Fit the isotonic calibrations after training, on the holdout set when one was made and
-        the calibration uses it (``use_holdout_set``), else on the training examples (mlrl-boomer
-        0.15.6 fits both from its statistics' scores, in the statistics' precision)."""
+        the calibration uses it (``use_holdout_set``), else on the training examples.  mlrl-boomer
+        0.15.6 fits both from its statistics' scores, in the statistics' precision, and these hold
+        every rule learned: with global pruning the rules the model drops count too."""
         marginal, m_options = parse_option("marginal_probability_calibration", self.marginal_probability_calibration)
         joint, j_options = parse_option("joint_probability_calibration", self.joint_probability_calibration)
         if marginal == "none" and joint == "none":
@@ -454,6 +455,9 @@ class BoomerClassifier(RuleLearner):
                 return everything
             return holdout if options["use_holdout_set"] else np.setdiff1d(everything, holdout)
 
+        learned = [r for record in getattr(self, "records_", []) for r in record.rules]
+        if len(learned) > len(model.rules):  # global pruning kept a prefix
+            model = RuleModel(learned, model.n_features, model.n_labels, predictors=model.predictors)
         F = model.scores(data.X) if self.statistic_type == "64-bit" else _float32_scores(model, data.X)
         fit_calibration(model.predictors, F, data.Y, rows(marginal, m_options), rows(joint, j_options))
 

@@ -234,3 +234,25 @@ def test_beyond_the_budget_eq19_is_the_label_vector_search(monkeypatch):
     monkeypatch.setattr(predictors, "EXACT_TIES_BUDGET", 10)
     assert not pred.predicts(len(F))
     np.testing.assert_array_equal(model.predict_from_scores(F), exact)  # no ties among random scores
+
+
+def test_calibration_after_global_pruning_sees_every_learned_rule():
+    """mlrl-boomer calibrates from its statistics, which every learned rule has updated: the rules
+    post-pruning drops count for the calibration (not for the predictions)."""
+    from engine.calibration import IsotonicCalibration
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(300, 4))
+    Y = (rng.random((300, 3)) < 0.4).astype(np.uint8)  # noise: the holdout loss soon rises
+    est = BoomerClassifier(max_rules=40, feature_sampling="none", statistic_type="64-bit",
+                           global_pruning="post-pruning{min_rules=2}", marginal_probability_calibration="isotonic"
+                           ).fit(X, Y)
+    kept = len(est.rules_)
+    learned = [r for record in est.records_ for r in record.rules]
+    assert kept < len(learned)
+    rows = est.holdout_indices_
+    every = RuleModel(learned, 4, 3).scores(X[rows].astype(np.float32))
+    by_hand = IsotonicCalibration.fit(1 / (1 + np.exp(-every)), Y[rows])
+    for a, b in zip(est.model_.predictors.marginal.thresholds, by_hand.thresholds):
+        np.testing.assert_allclose(a, b)
+    np.testing.assert_allclose(est.decision_function(X), RuleModel(learned[:kept], 4, 3).scores(X.astype(np.float32)))
