@@ -133,7 +133,8 @@ PAPER_2020 = {"max_rules": 1000, "shrinkage": 0.3, "l2_regularization_weight": 1
               "feature_binning": "none", "label_binning": "none", "holdout": "none", "global_pruning": "none",
               "statistic_type": "64-bit", "single_label_choice": "objective"}
 
-# Bytes of packed per-example Hessians above which complete heads keep compact statistics instead
+# Bytes of packed per-example Hessians above which complete, partial and binned heads keep compact
+# statistics instead (BoomerClassifier._compact_statistics)
 PACKED_STATISTICS_BUDGET = 2**30
 
 STOP_REASONS = ("max_rules", "no_refinement", "pre_pruning", "cancelled", "constant_attributes", "time_limit")
@@ -275,12 +276,12 @@ class BoomerClassifier(RuleLearner):
     def _compact_statistics(self, n_examples: int, n_labels: int) -> bool:
         """Whether a fit keeps each example's Hessian as a diagonal plus rank one (O(K) numbers,
         :mod:`engine.core.examplewise_stats`) instead of packed (K(K+1)/2): complete, partial and binned
-        heads of non-decomposable losses with label binning, or when the packed Hessians would take more
-        than :data:`PACKED_STATISTICS_BUDGET` bytes.  Both give the same rules (up to the order of sums)."""
+        heads of non-decomposable losses when the packed Hessians would take more than
+        :data:`PACKED_STATISTICS_BUDGET` bytes.  Both give the same rules (up to the order of sums); below
+        the budget the packed rows are faster to sum (20 labels, 10,000 examples, label binning, 300 rules:
+        133 and 200 s packed against 158 and 228 s compact, same model, a loaded machine)."""
         if is_decomposable(self.loss) or self.single_head:
             return False
-        if self._head_mode(np.zeros((1, n_labels)))[0] == HEAD_BINNED:
-            return True
         itemsize = 4 if self.statistic_type == "32-bit" else 8
         return n_examples * n_hessian_entries(n_labels, False) * itemsize > PACKED_STATISTICS_BUDGET
 

@@ -5,6 +5,7 @@ whole fits against fits on packed per-example Hessians (the same rules and score
 import numpy as np
 import pytest
 
+from engine import boomer
 from engine.boomer import BoomerClassifier, _check_statistics_memory, statistics_bytes
 from engine.core.examplewise_stats import (binned_system_on_rows, compact_covered_sums, compact_example_statistics,
                                            compact_update_statistics, compact_width)
@@ -153,9 +154,10 @@ def test_compact_fit_equals_the_packed_fit_on_emotions(monkeypatch, shared_data,
     _assert_same_rules(packed, compact, 1e-12)
 
 
-def test_binned_and_large_fits_choose_compact_statistics():
+def test_fits_whose_packed_hessians_exceed_the_budget_choose_compact_statistics():
     binned = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", label_binning="equal-width")
-    assert binned._compact_statistics(100, 6) and binned._kernel_family(100, 5, 6)[0] == "compact"
+    assert not binned._compact_statistics(100, 6) and binned._kernel_family(100, 5, 6)[0] == "variants"
+    assert binned._compact_statistics(10_000, 983) and binned._kernel_family(10_000, 5, 983)[0] == "compact"
     exact = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", label_binning="none")
     assert not exact._compact_statistics(100, 6) and exact._compact_statistics(10_000, 983)
     single = BoomerClassifier(loss="logistic-non-decomposable", head_type="single")
@@ -173,14 +175,17 @@ def test_983_labels_need_megabytes_not_gigabytes():
     _check_statistics_memory(n, K, True, 8, True, sampled)  # no MemoryError
 
 
-def test_fit_on_983_labels_keeps_compact_statistics():
+def test_fit_on_983_labels_keeps_compact_statistics(monkeypatch):
     rng = np.random.default_rng(0)
     n, K = 120, 983
     X = rng.normal(size=(n, 3)).astype(np.float32)
     Y = (rng.random((n, K)) < 0.02).astype(np.uint8)
     Y[:, 0] = X[:, 0] > 0
     est = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", label_binning="equal-width",
-                           statistic_type="64-bit", max_rules=3, random_state=1).fit(X, Y)
+                           statistic_type="64-bit", max_rules=3, random_state=1)
+    monkeypatch.setattr(boomer, "PACKED_STATISTICS_BUDGET", n * 1000)  # 120 examples' packed Hessians: 464 MB
+    assert est._compact_statistics(n, K)
+    est.fit(X, Y)
     assert len(est.records_) == 3
     head = est.records_[1].rule
     assert len(head.head_labels) == K and np.isfinite(head.head_scores).all()
