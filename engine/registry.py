@@ -166,8 +166,9 @@ register(LearnerSpec(
         "Label-wise, multi-label heads": {**_PAPER, "loss": "logistic-decomposable", "head_type": "complete"},
         "Example-wise, single-label heads": {**_PAPER, "loss": "logistic-non-decomposable", "head_type": "single"},
         "Example-wise, multi-label heads": {**_PAPER, "loss": "logistic-non-decomposable", "head_type": "complete"},
+        # every setting the panel offers (advanced ones it does not offer stay at these defaults anyway)
         MLRL_DEFAULTS_PRESET: {p.name: p.default for p in declared(BoomerClassifier)
-                               if p.name not in ("random_state", "max_rules")},
+                               if p.shown and p.name not in ("random_state", "max_rules")},
     },
 ))
 

@@ -61,7 +61,7 @@ class MultiLabelTargets:
         """Probabilities of the relevant label; for a 1-D ``y`` the two classes' columns."""
         if not self._one_d():
             return P
-        p = np.asarray(P, dtype=np.float64)[:, 0]
+        p = np.asarray(P, dtype=np.float64)[:, -1]  # P(relevant): the only column, or the second of two
         return np.column_stack([1.0 - p, p]) if len(self.classes_) == 2 else np.ones((p.shape[0], 1))
 
     def _as_class_scores(self, F: np.ndarray) -> np.ndarray:

@@ -53,7 +53,7 @@ def test_a_1d_target_of_two_classes_is_one_label_and_comes_back_as_the_classes(m
     if hasattr(one_d, "predict_proba"):
         proba = one_d.predict_proba(X)
         assert proba.shape == (80, 2)
-        np.testing.assert_allclose(proba[:, 1], two_d.predict_proba(X)[:, 0])
+        np.testing.assert_allclose(proba[:, 1], two_d.predict_proba(X)[:, -1])  # one label: P(relevant) last
         np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     if hasattr(one_d, "decision_function"):
         np.testing.assert_allclose(one_d.decision_function(X), two_d.decision_function(X)[:, 0])
