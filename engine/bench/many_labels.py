@@ -81,8 +81,9 @@ def run(sizes, labels, rules, reference=None, reference_memory_gib=8.0, seed=1) 
                                     f"{100 * metrics.hamming_loss(Yt, ref['predictions']):8.3f}")
                         except RuntimeError as error:
                             need = reference_hessian_bytes(n, K) / 2**30
-                            reason = "out of memory" if "memory" in str(error).lower() or "bad_alloc" in str(
-                                error) else str(error).splitlines()[-1][:60]
+                            said = str(error).partition(":")[2].strip()  # the reference's stderr, if any
+                            reason = ("out of memory" if "memory" in said.lower() or "bad_alloc" in said else
+                                      said.splitlines()[-1][:60] if said else "crashed without a message")
                             row += f"failed under a {reference_memory_gib:g} GiB cap ({reason}; its Hessians: " \
                                    f"{need:.1f} GiB)"
                     print(row, flush=True)
