@@ -84,33 +84,49 @@ def subset_zero_one_loss(Y_true, Y_pred) -> float:
     return float(np.mean(np.any(Y != P, axis=1))) if Y.shape[0] else 0.0
 
 
-def _f1(tp, fp, fn) -> np.ndarray:
-    """2TP / (2TP + FP + FN), 1 where the denominator is 0."""
-    denominator = 2 * tp + fp + fn
-    return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), 1.0)
+def _ratio(num, den) -> np.ndarray:
+    """num / den, 1 where den is 0 (scikit-learn's ``zero_division=1``)."""
+    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
+
+
+LABEL_SET_FORMULAS = {  # (tp, fp, fn) -> value
+    "precision": lambda tp, fp, fn: _ratio(tp, tp + fp),
+    "recall": lambda tp, fp, fn: _ratio(tp, tp + fn),
+    "f1": lambda tp, fp, fn: _ratio(2 * tp, 2 * tp + fp + fn),
+    "jaccard": lambda tp, fp, fn: _ratio(tp, tp + fp + fn),
+}
+
+
+def label_set_measure(formula: str, average: str, Y, P) -> float:
+    """Precision, recall, F1 or Jaccard (``formula``) of 0/1 truth ``Y`` and predictions ``P``,
+    averaged per example ('example'), per label ('macro') or over all pooled pairs ('micro'); a
+    ratio with denominator 0 is 1, and so is the mean of nothing."""
+    Y = np.asarray(Y, dtype=bool)
+    P = np.asarray(P, dtype=bool)
+    axis = {"micro": None, "example": 1, "macro": 0}[average]
+    counts = (np.sum(Y & P, axis=axis), np.sum(~Y & P, axis=axis), np.sum(Y & ~P, axis=axis))
+    values = LABEL_SET_FORMULAS[formula](*counts)
+    if average == "micro":
+        return float(values)
+    return float(np.mean(values)) if values.size else 1.0
 
 
 def example_f1(Y_true, Y_pred) -> float:
     """Mean over examples of the F1 between true and predicted label sets."""
-    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
-    tp = np.sum(Y & P, axis=1)
-    return float(np.mean(_f1(tp, np.sum(P & ~Y, axis=1), np.sum(Y & ~P, axis=1)))) if Y.shape[0] else 1.0
+    return label_set_measure("f1", "example", *_pair(Y_true, Y_pred, "predictions", binary=True))
 
 
 def micro_f1(Y_true, Y_pred) -> float:
     """F1 over all label entries pooled."""
-    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
-    return float(_f1(np.sum(Y & P), np.sum(P & ~Y), np.sum(Y & ~P)))
+    return label_set_measure("f1", "micro", *_pair(Y_true, Y_pred, "predictions", binary=True))
 
 
 def macro_f1(Y_true, Y_pred) -> float:
     """Mean over labels of each label's F1."""
-    Y, P = _pair(Y_true, Y_pred, "predictions", binary=True)
-    tp = np.sum(Y & P, axis=0)
-    return float(np.mean(_f1(tp, np.sum(P & ~Y, axis=0), np.sum(Y & ~P, axis=0)))) if Y.shape[1] else 1.0
+    return label_set_measure("f1", "macro", *_pair(Y_true, Y_pred, "predictions", binary=True))
 
 
-# --------------------------------------------------------------------------------- ranking losses
 def _ranks(Y: np.ndarray, S: np.ndarray, method: str) -> tuple[np.ndarray, np.ndarray]:
     """Ranks (1 = highest score) of every label among all labels and among the relevant labels only."""
     dense = rankdata(S, method="dense", axis=1)  # finite stand-ins for the scores, >= 1

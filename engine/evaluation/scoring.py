@@ -29,35 +29,12 @@ class Measure:
     compute: Callable | None = None  # (Y, P) or (Y, S) -> float; None for costs
 
 
-def _counts(Y, P, axis):
-    Y = np.asarray(Y, dtype=bool)
-    P = np.asarray(P, dtype=bool)
-    return (np.sum(Y & P, axis=axis).astype(np.float64), np.sum(~Y & P, axis=axis).astype(np.float64),
-            np.sum(Y & ~P, axis=axis).astype(np.float64))
-
-
-def _ratio(num, den):
-    num, den = np.asarray(num, dtype=np.float64), np.asarray(den, dtype=np.float64)
-    return np.where(den > 0, num / np.where(den > 0, den, 1.0), 1.0)
-
-
-_FORMULAS = {  # (tp, fp, fn) -> value
-    "precision": lambda tp, fp, fn: _ratio(tp, tp + fp),
-    "recall": lambda tp, fp, fn: _ratio(tp, tp + fn),
-    "f1": lambda tp, fp, fn: _ratio(2 * tp, 2 * tp + fp + fn),
-    "jaccard": lambda tp, fp, fn: _ratio(tp, tp + fp + fn),
-}
-
-
 def averaged(formula: str, average: str) -> Callable:
-    """The bipartition measure ``formula`` averaged example-based, micro or macro."""
-    f = _FORMULAS[formula]
+    """The bipartition measure ``formula`` averaged example-based, micro or macro
+    (:func:`engine.metrics.label_set_measure`)."""
 
     def compute(Y, P) -> float:
-        if average == "micro":
-            return float(f(*_counts(Y, P, None)))
-        values = f(*_counts(Y, P, 1 if average == "example" else 0))
-        return float(np.mean(values)) if values.size else 1.0
+        return metrics.label_set_measure(formula, average, Y, P)
 
     return compute
 
