@@ -72,8 +72,8 @@ class MultiLabelTargets:
 def _one_label(y, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(N x 1 of 0/1, classes) of a 1-D target of one or two classes."""
     y = np.asarray(y)
-    kind = type_of_target(y, input_name=name)
-    if kind not in ("binary", "unknown") and not (kind == "multiclass" and np.unique(y).size <= 2):
+    kind = type_of_target(y, input_name=name)  # 'binary' for one or two classes
+    if kind not in ("binary", "unknown"):
         raise ValueError(f"Unknown label type: {kind}. Only binary classification is supported. The type of "
                          f"the target is {kind}: a 1-D {name} must hold two classes; give several labels as an "
                          "N x K matrix of 0/1")
