@@ -136,8 +136,10 @@ def value_names(parameter: str) -> tuple[str, ...]:
 
 
 def parse_option(parameter: str, value) -> tuple[str, dict[str, Any]]:
-    """``'name{key=value,...}'`` -> (name, options with defaults).  ValueError on anything else."""
+    """``'name{key=value,...}'`` -> (name, options with defaults).  ValueError on anything else.
+    ``parameter`` may name a learner's own table, ``'learner:parameter'`` (errors name the parameter)."""
     values = OPTIONS[parameter]
+    parameter = parameter.rpartition(":")[2]
     if not isinstance(value, str):
         raise ValueError(f"{parameter} must be a string such as {next(iter(values))!r}, got {value!r}")
     match = _SYNTAX.match(value)

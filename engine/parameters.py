@@ -39,6 +39,7 @@ class Parameter:
     applies: Callable[[Mapping], bool] | None = None
     low_open: bool = False  # a float range (minimum, maximum] rather than [minimum, maximum]
     shown: bool = True  # offered in the GUI's learner panel (advanced settings are not)
+    options_key: str = ""  # kind 'option': its table in engine.options.OPTIONS when not the name itself
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -71,7 +72,7 @@ class Parameter:
 
             if not isinstance(value, str):
                 raise ValueError(f"{name} must be a string such as {self.choices[0]!r}, got {value!r}")
-            parse_option(name, value)
+            parse_option(self.options_key or name, value)
         elif self.kind in ("int", "seed"):
             lo = 0 if self.kind == "seed" and self.minimum is None else self.minimum
             ok = isinstance(value, numbers.Integral) and not isinstance(value, bool) and \

@@ -195,22 +195,29 @@ register(LearnerSpec(
     },
 ))
 
+SECO_DEFAULTS_PRESET = "mlrl-seco 0.15.6 defaults"
 register(LearnerSpec(
     key="seco",
     title="SeCo (separate-and-conquer, multi-label heads)",
     factory=SeCoClassifier,
-    description="Rapp, Loza Mencía & Fürnkranz, PAKDD 2018: a decision list of rules with multi-label heads, "
-                "heads found by pruning with anti-monotonicity or decomposability of the heuristic.",
+    description="mlrl-seco 0.15.6's separate-and-conquer learner (its parameters and defaults): a decision list of "
+                "rules predicting minority labels, heads by heuristics and lift functions; the PAKDD 2018 search of "
+                "Rapp, Loza Mencía & Fürnkranz (heads by anti-monotonicity) as search='pakdd-2018{...}'.",
     budget="max_rules",  # a decision list: no what-if switches, no additive explanation
     step_columns=(Metric("heuristic", "heuristic", False),),
     improvement="Decrease of the training Hamming loss achieved by the rule",
     presets={
-        # min_coverage 10 keeps rules general; pure rules covering a handful of examples overfit
-        "Subset accuracy (the paper)": {"heuristic": "subset-accuracy", "head_search": "pruned", "min_coverage": 10,
-                                        "max_conditions": None},
-        "F-measure": {"heuristic": "f-measure", "beta": 1.0, "max_conditions": 5},
-        "Hamming accuracy": {"heuristic": "hamming-accuracy", "min_coverage": 10},
-        "Precision": {"heuristic": "precision", "min_coverage": 10},
+        # every setting the panel offers, at mlrl-seco's defaults (the budget stays the user's)
+        SECO_DEFAULTS_PRESET: {p.name: p.default for p in declared(SeCoClassifier)
+                               if p.shown and p.name not in ("random_state", "max_rules")},
+        "Partial heads, peak lift (mlrl-seco)": {"search": "mlrl-seco", "head_type": "partial", "lift_function": "peak"},
+        # the paper's search; min_coverage 10 keeps rules general (pure rules covering a handful of examples overfit)
+        "Subset accuracy (the paper)": {"search": "pakdd-2018{heuristic=subset-accuracy,head_search=pruned}",
+                                        "rule_induction": "top-down-greedy{min_coverage=10}"},
+        "F-measure (the paper)": {"search": "pakdd-2018{heuristic=f-measure,beta=1.0}",
+                                  "rule_induction": "top-down-greedy{max_conditions=5}"},
+        "Hamming accuracy (the paper)": {"search": "pakdd-2018{heuristic=hamming-accuracy}",
+                                         "rule_induction": "top-down-greedy{min_coverage=10}"},
     },
 ))
 

@@ -1,84 +1,170 @@
-"""Separate-and-conquer rule learning with multi-label heads (Rapp, Loza Mencía & Fürnkranz,
-"Exploiting anti-monotonicity of multi-label evaluation measures for inducing multi-label
-rules", PAKDD 2018).
+"""Separate-and-conquer multi-label rules: mlrl-seco 0.15.6's ``SeCoClassifier`` (its parameters, values,
+options and defaults), and the search of Rapp, Loza Mencía & Fürnkranz, PAKDD 2018, as the value
+``search='pakdd-2018{...}'`` of a parameter of our own.
 
-**Covering loop.**  Rules are learned one after another.  A rule sets the labels of its head
-for every example it covers, except labels an earlier rule already set for that example
-(decision-list semantics: earlier rules win).  An example leaves the training set once the
-fraction of its labels that are set reaches ``label_coverage_threshold`` (1.0: all labels).
-Learning stops after ``max_rules - 1`` rules (``max_rules`` counts the default rule, as BOOMER's and
-mlrl-seco's do), when at most ``max_uncovered`` (a fraction of the
-training examples) remain, or when no rule sets a new label.  A default rule closes the list:
-an empty body predicting, per label, the majority value of the training data (absent on a tie).
-The model predicts with the rule model's ``'decision-list'`` strategy (head score +1 present,
--1 absent), so ``save``/``from_model_dict`` reproduce it exactly.  If training is stopped early
-the model still ends with the default rule.
+**mlrl-seco's algorithm** (``search='mlrl-seco'``, the default; kernels in :mod:`engine.core.seco_search`).
+Every label has a majority value over the training examples (relevant if present in more than half of
+them); the default rule predicts it, and every other rule predicts, for each label of its head, the
+minority value.  A pair (example, label) stays *uncovered* until a rule predicts its label for the
+example; only uncovered pairs are counted.  Rules are learned one after another while the number of
+uncovered minority pairs, decreased by one for every pair a rule covers (the reference's coverage
+stopping criterion, threshold 0), stays positive, fewer than ``max_rules`` rules (the default rule
+included; 0: no limit) exist and ``time_limit`` seconds (0: none) have not passed.  Per rule:
 
-**Counting convention.**  Only *countable* (example, label) pairs are counted: pairs of examples
-still in the training set whose label no earlier rule has set.  For a head assigning value ``v``
-(1 present, 0 absent) to label ``l``, the countable pairs of ``l`` give
+- the examples are sampled (``instance_sampling``; weights, 0 = out of the sample), and the labels
+  (``output_sampling``: none, one label per rule in turn, or a subset);
+- the body grows top down (``rule_induction='top-down-greedy{...}'``): each step adds the condition
+  (attributes sampled by ``feature_sampling``; thresholds between adjacent values or bins of
+  ``feature_binning``) whose head has the best ``heuristic`` value, kept only if strictly better than the
+  rule so far (the first must be above 0); a condition covers at least ``min_coverage`` (or
+  ``min_support`` x N) and fewer than all covered examples; ties go to the earlier candidate; the body
+  stops at ``max_conditions`` (0: none) or once it covers at most ``min_coverage`` examples; after
+  ``max_head_refinements`` conditions (0: never) the head's labels are fixed;
+- heads (``head_type``): ``single``, the label of the best heuristic value; ``partial``, the labels
+  sorted by value, the prefix of n labels maximising the mean value times the ``lift_function``'s
+  lift(n) (``none``: 1; ``peak``: ``max_lift`` at ``peak_label`` labels, 0 = the rounded label
+  cardinality; ``kln``: 1 + k ln n), the scan bounded as the reference bounds it; a fixed head's value
+  is its labels' mean value times lift(size);
+- with ``rule_pruning='irep'`` and examples out of the sample, the body is pruned to the prefix of its
+  conditions with the best ``pruning_heuristic`` value on those examples (the same value with fewer
+  conditions is better);
+- the rule's head labels become covered for every training example its body covers.
 
-    TP: covered, y_il = v     FP: covered, y_il != v
-    FN: not covered, y_il = v TN: not covered, y_il != v
+Heuristics (float32 as in the reference; ``accuracy`` is (covered correct + uncovered pairs of the
+predicted value) / all, as mlrl-seco 0.15.6 computes it, which for a head predicting the minority
+value is that value's share of the uncovered pairs whatever the body): accuracy, precision, recall, laplace, weighted-relative-accuracy,
+``f-measure{beta=0.25}`` (inf: recall, 0: precision), ``m-estimate{m=22.466}`` (inf: WRA, 0: precision).
+The model is a decision list (``'decision-list'`` strategy: a label is set by the first rule covering
+the example whose head has it, else by the default rule, last).
 
-and labels outside the head contribute nothing.  Confusion matrices are summed over the head's
-labels (micro-averaging) and scored by the ``heuristic``:
-
-- ``'precision'`` TP / (TP + FP); ``'recall'`` TP / (TP + FN);
-  ``'hamming-accuracy'`` (TP + TN) / (TP + FP + FN + TN);
-  ``'f-measure'`` (1 + β²) TP / ((1 + β²) TP + β² FN + FP) with ``beta``;
-- ``'subset-accuracy'`` (example-based): the fraction of the covered training examples for which
-  every head label is countable and correctly predicted (a label an earlier rule already set can
-  not be set again, so it never counts as correct; with this reading the measure is exactly
-  anti-monotone: adding a label to a head never raises its value).
-
-**Head search** (see :mod:`engine.core.seco_search`).  Each label with a countable covered pair is
-evaluated as a single-label head predicting presence and absence; it keeps the better value
-(absence on a tie) in every multi-label head.  For the four micro-averaged heuristics a head's
-value is a weighted mean of its labels' single-label values, so the best head is the set of all
-labels with the best single-label value (the paper's result for decomposable measures).  For
-subset accuracy ``head_search='pruned'`` explores label combinations, pruning a branch as soon
-as adding a label lowers the value and never evaluating a head twice; ``'exhaustive'`` evaluates
-all 2^K' - 1 combinations of the K' eligible labels.  Both return the same head: best value,
-then most labels, then the lexicographically smallest label tuple.  Every heuristic value
-computed for a head counts as one head evaluation (``n_head_evaluations_``, and per rule in
-``RuleRecord.extra['head_evaluations']``).
-
-**Bodies** are grown top-down greedily: each step adds the condition (``<=``/``>`` on numeric,
-``==``/``!=`` on nominal attributes, thresholds between adjacent values of the pre-sorted
-attributes) whose body's best head has the best heuristic value (ties: more countable covered
-pairs in the head), while the value strictly improves, each condition covering at least
-``min_coverage`` training examples.  ``RuleRecord.improvement`` is the decrease of the training
-Hamming loss the rule causes; ``extra`` holds ``heuristic`` (the rule's value),
-``head_evaluations``, ``head_size``, ``new_pairs`` (labels newly set on training examples) and
-``remaining`` (examples left in the training set).
+**PAKDD 2018** (``search='pakdd-2018{heuristic=...,head_search=...,beta=...,label_coverage_threshold=...,
+max_uncovered=...}'``): heuristics ``subset-accuracy`` (example-based, anti-monotone), ``f-measure``,
+``hamming-accuracy``, ``precision``, ``recall`` on micro-averaged confusion matrices of the countable
+pairs (pairs of examples still in the training set whose label no earlier rule has set); a head
+predicts, per label, the better value; heads are searched by pruning with anti-monotonicity
+(``head_search='pruned'``) or exhaustively.  Examples leave the training set once the fraction
+``label_coverage_threshold`` of their labels is set; learning stops when at most ``max_uncovered`` (a
+fraction) remain.  ``max_rules``, ``time_limit`` and ``rule_induction``'s ``max_conditions`` and
+``min_coverage`` apply; the other mlrl-seco parameters do not.  Counting, for the heuristics: TP
+covered with y = v, FP covered with y != v, FN uncovered with y = v, TN uncovered with y != v (v the
+head's value of the label).  ``RuleRecord.extra`` has ``heuristic``, ``head_evaluations``,
+``head_size``, ``new_pairs`` and ``remaining`` (examples left in the training set).
 """
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
+from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
-from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, TOL, best_conditions,
-                        best_conditions_decomposable, covered_counts, head_search, label_bitsets, mask_bitset)
+from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
+                               HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
+                               MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, best_conditions,
+                               best_conditions_decomposable, covered_counts, head_search, label_bitsets,
+                               mask_bitset, mlrl_apply_range, mlrl_best_conditions, mlrl_head_of,
+                               mlrl_numeric_conditions)
+from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
-from .tracking import ErrorTotals
-from .rules import OPERATORS, Condition, Rule
+from .options import OPTIONS, OptionSpec, option_help, parse_option
 from .parameters import FROM_INIT, Parameter
+from .rules import OPERATORS, Condition, Rule
+from .tracking import ErrorTotals
 from .validation import check_choice
 
+# -- the paper's search (PAKDD 2018) --------------------------------------------------------------
 HEURISTICS = ("subset-accuracy", "f-measure", "hamming-accuracy", "precision", "recall")
 HEURISTIC_CODES = {"precision": H_PRECISION, "hamming-accuracy": H_HAMMING, "recall": H_RECALL,
                    "f-measure": H_FMEASURE, "subset-accuracy": H_SUBSET}
 HEAD_SEARCH = ("pruned", "exhaustive")
 MAX_EXHAUSTIVE_LABELS = 24
 _MAX_CONDITIONS_CAP = 256
+
+# -- mlrl-seco 0.15.6's parameter values and options (engine.options syntax, tables 'seco:<name>') --
+MLRL_HEURISTICS = {"accuracy": MH_ACCURACY, "precision": MH_PRECISION, "recall": MH_RECALL, "laplace": MH_LAPLACE,
+                   "weighted-relative-accuracy": MH_WRA, "f-measure": MH_F_MEASURE, "m-estimate": MH_M_ESTIMATE}
+
+
+def _heuristic_table() -> dict:
+    table = {name: {} for name in MLRL_HEURISTICS}
+    table["f-measure"] = {"beta": OptionSpec("float", 0.25, 0.0)}
+    table["m-estimate"] = {"m": OptionSpec("float", 22.466, 0.0)}
+    return table
+
+
+def _sample(default: float, low_open=True, high_open=False, max_samples=0) -> dict:
+    return {"sample_size": OptionSpec("float", default, 0.0, 1.0, low_open=low_open, high_open=high_open),
+            "min_samples": OptionSpec("int", 1, 1), "max_samples": OptionSpec("int", max_samples, 0)}
+
+
+_INDUCTION = {"min_coverage": OptionSpec("int", 1, 1),
+              "min_support": OptionSpec("float", 0.0, 0.0, 1.0, high_open=True),
+              "max_conditions": OptionSpec("int", 0, 0),
+              "max_head_refinements": OptionSpec("int", 1, 0),
+              "recalculate_predictions": OptionSpec("bool", False)}
+_THREADS = {"false": {}, "true": {"num_preferred_threads": OptionSpec("int", 0, 0)}}
+_PAKDD = {"heuristic": OptionSpec("choice", "subset-accuracy", choices=HEURISTICS),
+          "head_search": OptionSpec("choice", "pruned", choices=HEAD_SEARCH),
+          "beta": OptionSpec("float", 1.0, 0.0, low_open=True),
+          "label_coverage_threshold": OptionSpec("float", 1.0, 0.0, 1.0, low_open=True),
+          "max_uncovered": OptionSpec("float", 0.0, 0.0, 1.0, high_open=True)}
+SECO_OPTIONS = {
+    "heuristic": _heuristic_table(),
+    "pruning_heuristic": _heuristic_table(),
+    "lift_function": {"none": {},
+                      "peak": {"peak_label": OptionSpec("int", 2, 0), "max_lift": OptionSpec("float", 1.08, 1.0),
+                               "curvature": OptionSpec("float", 1.0, 0.0, low_open=True)},
+                      "kln": {"k": OptionSpec("float", 0.2, 0.0, low_open=True)}},
+    "head_type": {"single": {}, "partial": {}},
+    "rule_induction": {"top-down-greedy": dict(_INDUCTION),
+                       "top-down-beam-search": {**_INDUCTION, "beam_width": OptionSpec("int", 4, 2),
+                                                "resample_features": OptionSpec("bool", False)}},
+    "output_sampling": {"none": {}, "round-robin": {},
+                        "without-replacement": _sample(0.33, high_open=True, max_samples=1)},
+    "instance_sampling": OPTIONS["instance_sampling"],
+    "feature_sampling": OPTIONS["feature_sampling"],
+    "holdout": {k: v for k, v in OPTIONS["holdout"].items() if k != "auto"},
+    "feature_binning": {k: v for k, v in OPTIONS["feature_binning"].items() if k != "auto"},
+    "rule_pruning": {"none": {}, "irep": {}},
+    "post_optimization": {"none": {}, "sequential": {"num_iterations": OptionSpec("int", 2, 1),
+                                                     "refine_heads": OptionSpec("bool", False),
+                                                     "resample_features": OptionSpec("bool", True)}},
+    "parallel_rule_refinement": _THREADS,
+    "parallel_statistic_update": _THREADS,
+    "parallel_prediction": _THREADS,
+    # our own: the search of the PAKDD 2018 paper, or mlrl-seco's
+    "search": {"mlrl-seco": {}, "pakdd-2018": _PAKDD},
+}
+for _name, _table in SECO_OPTIONS.items():
+    OPTIONS["seco:" + _name] = _table
+FORMATS = (None, "auto", "dense", "sparse")
+SEARCHES = tuple(SECO_OPTIONS["search"])
+# mlrl-seco values our learner refuses when it fits (declared, so the names and options are checked)
+NOT_IMPLEMENTED = {"rule_induction": ("top-down-beam-search",), "post_optimization": ("sequential",)}
+# the parameters of the PAKDD 2018 search before they became options of search='pakdd-2018{...}'
+_OLD_PARAMETERS = ("heuristic", "beta", "head_search", "max_rules", "max_conditions", "min_coverage",
+                   "label_coverage_threshold", "max_uncovered")
+
+
+def _option(name: str, label: str, help_text: str, shown: bool = True, applies=None) -> Parameter:
+    key = "seco:" + name
+    return Parameter(name, "option", FROM_INIT, label, help_text + option_help(key), choices=tuple(OPTIONS[key]),
+                     shown=shown, options_key=key, applies=applies)
+
+
+def _mlrl(params: Mapping) -> bool:
+    return not str(params.get("search", "mlrl-seco")).startswith("pakdd-2018")
+
+
+def _partial(params: Mapping) -> bool:
+    return _mlrl(params) and params.get("head_type") == "partial"
 
 
 @dataclass(frozen=True)
@@ -95,9 +181,9 @@ class Head:
 
 def find_head(Y, covered, *, heuristic="subset-accuracy", beta=1.0, exhaustive=False, predicted=None,
               active=None) -> Head:
-    """Best head for a body covering the rows ``covered`` (boolean mask) of the 0/1 label matrix
-    ``Y``; ``predicted`` marks pairs an earlier rule set, ``active`` the examples still in the
-    training set (default: none set, all active).  Same search as :class:`SeCoClassifier`."""
+    """The PAKDD 2018 head search: the best head for a body covering the rows ``covered`` (boolean
+    mask) of the 0/1 label matrix ``Y``; ``predicted`` marks pairs an earlier rule set, ``active`` the
+    examples still in the training set (default: none set, all active)."""
     check_choice("heuristic", heuristic, HEURISTICS)
     Y = np.asarray(Y, dtype=np.uint8)
     n, K = Y.shape
@@ -129,50 +215,154 @@ def _countable(Y, predicted, active):
             C0.sum(axis=0).astype(np.int64))
 
 
+def lift_tables(lift_function: str, K: int, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lift[n], max_lift[n]) for n = 0 .. K as float32, as mlrl-seco's lift functions give them:
+    ``none`` 1 and 1; ``peak`` lift(n) = max_lift at n = peak, else 1 + norm(n)^(1/curvature) x
+    (max_lift - 1) with norm (n - 1)/(peak - 1) below the peak and (n - K)/(K - peak) above it, and the
+    bound max_lift below the peak, else that formula with the exponent ``curvature`` (the reference's
+    table passes the curvature where the lift uses its inverse); ``kln`` 1 + k ln n and 1 + k ln K."""
+    name, opts = parse_option("seco:lift_function", lift_function)
+    lift = np.ones(K + 1, dtype=np.float32)
+    bound = np.ones(K + 1, dtype=np.float32)
+    if name == "kln":
+        k = np.float32(opts["k"])
+        for n in range(1, K + 1):
+            lift[n] = np.float32(1.0) + k * np.log(np.float32(n))
+        bound[:] = np.float32(1.0) + k * np.log(np.float32(K))
+        return lift, bound
+    if name == "none":
+        return lift, bound
+    peak = int(opts["peak_label"])
+    if peak > 0:
+        peak = min(K, peak)
+    else:
+        peak = max(int(np.round(float(np.asarray(Y, dtype=np.float64).sum()) / max(1, Y.shape[0]))), 1)
+    max_lift = np.float32(opts["max_lift"])
+    curvature = np.float32(opts["curvature"])
+
+    def peak_lift(n, exponent):
+        if n == peak:
+            return max_lift
+        if n < peak:
+            norm = (np.float32(n) - np.float32(1)) / (np.float32(peak) - np.float32(1))
+        else:
+            norm = (np.float32(n) - np.float32(K)) / (np.float32(K) - np.float32(peak))
+        with np.errstate(invalid="ignore"):
+            powered = np.float32(math.pow(norm, exponent)) if norm >= 0 or float(exponent).is_integer() \
+                else np.float32(np.nan)
+        return np.float32(np.float32(1.0) + powered * (max_lift - np.float32(1.0)))
+
+    exponent = np.float32(1.0) / curvature
+    for n in range(1, K + 1):
+        lift[n] = peak_lift(n, exponent)
+        bound[n] = max_lift if n < peak else peak_lift(n, curvature)
+    return lift, bound
+
+
 class SeCoClassifier(RuleLearner):
-    """Separate-and-conquer multi-label rules, a decision list (see the module doc).
-
-    ``heuristic`` in :data:`HEURISTICS` (``beta`` for the F-measure); ``head_search`` 'pruned' or
-    'exhaustive' (subset accuracy; at most 24 labels); ``max_rules`` counts rules including the
-    default rule (1: the default rule alone); ``max_conditions`` None means no limit; ``min_coverage`` is the least number of
-    training examples (still in the training set) a body must cover;
-    ``label_coverage_threshold`` in (0, 1] and ``max_uncovered`` in [0, 1) as in the module doc.
-
-    Defaults serve a new user: the F-measure with rules of at most 5 conditions (on emotions and
-    yeast better test losses than mlrl-seco's defaults, ``python -m engine.bench.seco
-    --reference-python PY``).  The paper's setting is ``heuristic='subset-accuracy',
-    max_conditions=None``.
-    """
+    """Separate-and-conquer multi-label rules, a decision list: mlrl-seco 0.15.6's ``SeCoClassifier``
+    (every parameter, value, option and default; see the module doc), or the PAKDD 2018 paper's search
+    (``search='pakdd-2018{...}'``, a parameter of ours).  ``random_state`` None is mlrl-seco's 1."""
 
     LEARNER_NAME = "seco"
 
     PARAMETERS = (
-            Parameter("heuristic", "choice", FROM_INIT, "Heuristic", "rule quality on micro-averaged "
-                      "confusion matrices (subset accuracy: example-based)", choices=HEURISTICS),
-            Parameter("beta", "float", FROM_INIT, "F-measure β", "weight of recall in the F-measure", minimum=0.0,
-                      low_open=True, applies=lambda p: p.get("heuristic") == "f-measure"),
-            Parameter("head_search", "choice", FROM_INIT, "Head search", "pruned (anti-monotonicity) or exhaustive "
-                      "over all label combinations", choices=HEAD_SEARCH),
-            Parameter("max_rules", "int", FROM_INIT, "Rules", "rules including the default rule", minimum=1),
-            Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit", minimum=1, optional=True),
-            Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "training examples a rule must cover", minimum=1),
-            Parameter("label_coverage_threshold", "float", FROM_INIT, "Label coverage", "fraction of an example's labels "
-                      "that must be predicted before it leaves the training set", minimum=0.0, maximum=1.0,
-                      low_open=True),
-            Parameter("max_uncovered", "float", FROM_INIT, "Max uncovered", "stop when at most this fraction of the "
-                      "training examples remains (below 1)", minimum=0.0, maximum=0.999),
+        _option("heuristic", "Heuristic", "rule quality of a head's confusion matrices", applies=_mlrl),
+        _option("pruning_heuristic", "Pruning heuristic", "quality on the examples out of the sample when "
+                "rule_pruning='irep' prunes a rule", applies=_mlrl),
+        _option("head_type", "Head", "one label (single) or the labels a lift function favours (partial)",
+                applies=_mlrl),
+        _option("lift_function", "Lift function", "partial heads: bonus for heads of n labels", applies=_partial),
+        _option("rule_induction", "Rule induction", "greedy top-down search of a rule (beam search: not "
+                "implemented)"),
+        Parameter("max_rules", "int", FROM_INIT, "Rules", "rules including the default rule; 0: no limit",
+                  minimum=0, maximum=2**31 - 1),
+        Parameter("time_limit", "int", FROM_INIT, "Time limit (s)", "seconds after which no further rule is "
+                  "started (0: no limit)", minimum=0, maximum=2**31 - 1, shown=False),
+        _option("instance_sampling", "Instance sampling", "examples each rule is learned on", applies=_mlrl),
+        _option("feature_sampling", "Feature sampling", "attributes per refinement step", applies=_mlrl),
+        _option("output_sampling", "Output sampling", "labels a rule may predict: all, one in turn, a subset",
+                applies=_mlrl),
+        _option("holdout", "Holdout set", "training examples set aside (not learned from)", applies=_mlrl),
+        _option("feature_binning", "Feature binning", "split only between bins of each attribute's values",
+                applies=_mlrl),
+        _option("rule_pruning", "Rule pruning", "IREP: prune each rule's body on the examples out of the "
+                "sample", applies=_mlrl),
+        _option("post_optimization", "Post-optimization", "relearn each rule in the context of the others "
+                "(sequential: not implemented)", shown=False),
+        _option("parallel_rule_refinement", "Parallel refinement", "threads (no effect on the model)", shown=False),
+        _option("parallel_statistic_update", "Parallel update", "threads (no effect on the model)", shown=False),
+        _option("parallel_prediction", "Parallel prediction", "threads (no effect on the model)", shown=False),
+        Parameter("feature_format", "choice", FROM_INIT, "Feature format", "mlrl-seco's input format (no effect "
+                  "on the model)", choices=FORMATS, shown=False),
+        Parameter("output_format", "choice", FROM_INIT, "Output format", "mlrl-seco's label format (no effect "
+                  "on the model)", choices=FORMATS, shown=False),
+        Parameter("prediction_format", "choice", FROM_INIT, "Prediction format", "mlrl-seco's prediction "
+                  "format (no effect on the model)", choices=FORMATS, shown=False),
+        Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules (None: 1)", minimum=0,
+                  maximum=2**32 - 1),
+        _option("search", "Search", "ours: mlrl-seco's algorithm, or the PAKDD 2018 paper's (subset accuracy "
+                "and other measures on micro-averaged counts, heads by anti-monotonicity)"),
     )
 
-    def __init__(self, heuristic="f-measure", beta=1.0, head_search="pruned", max_rules=100,
-                 max_conditions=5, min_coverage=1, label_coverage_threshold=1.0, max_uncovered=0.0):
-        self.heuristic = heuristic
-        self.beta = beta
-        self.head_search = head_search
+    def __init__(self, random_state=1, feature_format=None, output_format=None, prediction_format=None,
+                 rule_induction="top-down-greedy", max_rules=500, time_limit=0, post_optimization="none",
+                 head_type="single", lift_function="peak", heuristic="f-measure", pruning_heuristic="accuracy",
+                 output_sampling="none", instance_sampling="stratified-output-wise", feature_sampling="none",
+                 holdout="none", feature_binning="none", rule_pruning="irep", parallel_rule_refinement="true",
+                 parallel_statistic_update="false", parallel_prediction="true", search="mlrl-seco"):
+        self.random_state = random_state
+        self.feature_format = feature_format
+        self.output_format = output_format
+        self.prediction_format = prediction_format
+        self.rule_induction = rule_induction
         self.max_rules = max_rules
-        self.max_conditions = max_conditions
-        self.min_coverage = min_coverage
-        self.label_coverage_threshold = label_coverage_threshold
-        self.max_uncovered = max_uncovered
+        self.time_limit = time_limit
+        self.post_optimization = post_optimization
+        self.head_type = head_type
+        self.lift_function = lift_function
+        self.heuristic = heuristic
+        self.pruning_heuristic = pruning_heuristic
+        self.output_sampling = output_sampling
+        self.instance_sampling = instance_sampling
+        self.feature_sampling = feature_sampling
+        self.holdout = holdout
+        self.feature_binning = feature_binning
+        self.rule_pruning = rule_pruning
+        self.parallel_rule_refinement = parallel_rule_refinement
+        self.parallel_statistic_update = parallel_statistic_update
+        self.parallel_prediction = parallel_prediction
+        self.search = search
+
+    @classmethod
+    def paper_2018(cls, heuristic: str = "subset-accuracy", min_coverage: int = 10, **overrides) -> "SeCoClassifier":
+        """The PAKDD 2018 search with ``heuristic`` and rules covering at least ``min_coverage`` examples."""
+        return cls(search=f"pakdd-2018{{heuristic={heuristic}}}",
+                   rule_induction=f"top-down-greedy{{min_coverage={min_coverage}}}", **overrides)
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> "SeCoClassifier":
+        """As :meth:`RuleLearner.from_params`; the parameters of model files written before mlrl-seco's
+        parameters (heuristic 'subset-accuracy' ..., beta, head_search, max_conditions, min_coverage,
+        label_coverage_threshold, max_uncovered) become ``search='pakdd-2018{...}'`` and
+        ``rule_induction`` options."""
+        params = dict(params)
+        if any(k in params for k in ("beta", "head_search", "label_coverage_threshold", "max_uncovered",
+                                     "max_conditions", "min_coverage")):
+            old = {k: params.pop(k) for k in _OLD_PARAMETERS if k in params}
+            pakdd = {k: old[k] for k in ("heuristic", "head_search", "beta", "label_coverage_threshold",
+                                         "max_uncovered") if k in old}
+            params["search"] = "pakdd-2018{" + ",".join(f"{k}={v}" for k, v in pakdd.items()) + "}"
+            params["rule_induction"] = (f"top-down-greedy{{max_conditions={old.get('max_conditions') or 0},"
+                                        f"min_coverage={old.get('min_coverage', 1)}}}")
+            params["max_rules"] = old.get("max_rules", 500)
+        return super().from_params(params)
+
+    def _check_combination(self) -> None:
+        for name, values in NOT_IMPLEMENTED.items():
+            value = parse_option("seco:" + name, getattr(self, name))[0]
+            if value in values:
+                raise ValueError(f"{name}={value!r} (mlrl-seco's) is not implemented by this learner")
 
     # -- model -----------------------------------------------------------------------------
     @staticmethod
@@ -180,35 +370,270 @@ class SeCoClassifier(RuleLearner):
         """Empty body; per label +1 if the label is present in more than half of ``Y``, else -1."""
         Y = np.asarray(Y, dtype=np.float64)
         K = Y.shape[1]
-        scores = np.where(Y.mean(axis=0) > 0.5, 1.0, -1.0)
+        scores = np.where(Y.sum(axis=0) > Y.shape[0] / 2.0, 1.0, -1.0)
         return Rule((), np.arange(K, dtype=np.int64), scores, schema)
 
     def _make_model(self, rules, data: TrainingData) -> RuleModel:
         rules = list(rules)
-        default = self.default_rule(data.Y, data.schema)
+        Y = data.Y if getattr(self, "holdout_indices_", None) is None else np.delete(data.Y, self.holdout_indices_, 0)
+        default = self.default_rule(Y, data.schema)
         if not rules or rules[-1] != default:
             rules.append(default)
         return RuleModel(rules, data.X.shape[1], data.Y.shape[1], "decision-list", None, None, data.schema,
                          data.nominal)
 
-    # -- covering loop ---------------------------------------------------------------------
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
+        self.holdout_indices_ = None
+        name, options = parse_option("seco:search", self.search)
+        if name == "pakdd-2018":
+            _, induction = parse_option("seco:rule_induction", self.rule_induction)
+            cfg = dict(options, max_conditions=induction["max_conditions"] or None,
+                       min_coverage=induction["min_coverage"],
+                       max_rules=self.max_rules if self.max_rules > 0 else 2**31 - 1)
+            yield from self._learn_pakdd(data, cfg)
+        else:
+            yield from self._learn_mlrl(data)
+
+    # -- mlrl-seco's covering loop ---------------------------------------------------------
+    def _learn_mlrl(self, data: TrainingData) -> Iterator[RuleRecord]:
+        started = time.monotonic()
+        seed = 1 if self.random_state is None else int(self.random_state)
+        rng = np.random.default_rng(seed)
+        X, Y = data.X, data.Y
+        holdout, holdout_options = parse_option("seco:holdout", self.holdout)
+        if holdout != "none":
+            train_rows, holdout_rows = split_holdout(Y, holdout, holdout_options["holdout_set_size"],
+                                                     int(rng.integers(2**63 - 1)))
+            self.holdout_indices_ = holdout_rows
+            X = sp.csc_matrix(X.tocsr()[train_rows]) if sp.issparse(X) else np.ascontiguousarray(X[train_rows])
+            Y = Y[train_rows]
+        n, K = Y.shape
+        Y = np.ascontiguousarray(Y, dtype=np.uint8)
+        h_name, h_opts = parse_option("seco:heuristic", self.heuristic)
+        p_name, p_opts = parse_option("seco:pruning_heuristic", self.pruning_heuristic)
+        h, hp = MLRL_HEURISTICS[h_name], np.float32(h_opts.get("beta", h_opts.get("m", 0.0)))
+        ph, pp = MLRL_HEURISTICS[p_name], np.float32(p_opts.get("beta", p_opts.get("m", 0.0)))
+        partial = self.head_type == "partial"
+        lift, max_lift = lift_tables(self.lift_function, K, Y) if partial else (np.ones(K + 1, np.float32),) * 2
+        _, induction = parse_option("seco:rule_induction", self.rule_induction)
+        max_conditions = induction["max_conditions"] or _MAX_CONDITIONS_CAP
+        min_coverage = min(n, induction["min_coverage"])
+        if induction["min_support"] > 0:
+            min_coverage = _bounded(n, induction["min_support"], induction["min_coverage"], n)
+        max_head_refinements = induction["max_head_refinements"]
+        sampling, s_opts = parse_option("seco:instance_sampling", self.instance_sampling)
+        n_drawn = 0 if sampling == "none" else _bounded(n, s_opts["sample_size"], s_opts["min_samples"],
+                                                           s_opts["max_samples"])
+        out_sampling, o_opts = parse_option("seco:output_sampling", self.output_sampling)
+        prune = self.rule_pruning == "irep"
+
+        index = build_feature_index(X, data.nominal)
+        if index.constant_attributes().all():
+            warnings.warn("every attribute is constant on the training data: only the default rule is learned",
+                          RuntimeWarning, stacklevel=3)
+        D = index.n_features
+        keys = index.values
+        binning, b_opts = parse_option("seco:feature_binning", self.feature_binning)
+        if binning != "none":
+            keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
+                            METHOD_CODES[binning], b_opts["bin_ratio"], b_opts["min_bins"], b_opts["max_bins"])
+        f_sampling, f_opts = parse_option("seco:feature_sampling", self.feature_sampling)
+        n_features = D
+        if f_sampling != "none":
+            from .boomer import sampled_feature_count  # noqa: PLC0415 - the same count as BOOMER's
+            n_features = sampled_feature_count(D, f_opts["sample_size"], f_opts["min_samples"], f_opts["max_samples"])
+        retained = min(D, f_opts.get("num_retained", 0)) if f_sampling != "none" else 0
+
+        majority = (Y.sum(axis=0) > n / 2.0).astype(np.uint8)
+        minority = (Y != majority[None, :])
+        uncovered_weight = float(minority.sum())  # the reference's sum of uncovered weights
+        coverage = np.zeros((n, K), dtype=np.uint8)  # 1 once a rule predicted the pair
+        default = self.default_rule(Y, data.schema)
+        default_values = (default.head_scores > 0).astype(np.uint8)
+        train = _DecisionListTracker(Y, default_values)
+        val = _DecisionListTracker(data.Y_test, default_values) if data.X_test is not None else None
+        budget = (self.max_rules - 1) if self.max_rules > 0 else None  # the default rule counts
+        self.stop_reason_ = "max_rules"
+        cond_args = (index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows)
+        cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
+        seg = np.zeros((D, 3), dtype=np.int64)
+        all_labels = np.arange(K, dtype=np.int64)
+        labels_out = np.empty(K, dtype=np.int64)
+        out_q = np.empty(D, dtype=np.float32)
+        out_op = np.empty(D, dtype=np.int64)
+        out_thr = np.empty(D)
+        out_cnt = np.empty(D, dtype=np.int64)
+        out_range = np.empty((D, 3), dtype=np.int64)
+        dense = not sp.issparse(X)
+        # numeric attributes without binning: the reference's own search (engine.core.seco_search); nominal
+        # or binned attributes: the shared sweep (engine.core.sweep)
+        exact = (index.nominal == 0) & (binning == "none")
+        t = 0
+        while budget is None or t < budget:
+            if not uncovered_weight > 0:
+                self.stop_reason_ = "coverage"
+                break
+            if self.time_limit and time.monotonic() - started >= self.time_limit:
+                self.stop_reason_ = "time_limit"
+                break
+            weights = _instance_weights(sampling, n_drawn, Y, rng)
+            free = coverage == 0
+            C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
+            C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
+            wf = weights.astype(np.float64)
+            U1 = wf @ C1
+            U0 = wf @ C0
+            if out_sampling == "round-robin":
+                cand = np.array([t % K], dtype=np.int64)
+            elif out_sampling == "without-replacement":
+                m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
+                cand = np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
+            else:
+                cand = all_labels
+            fixed = out_sampling != "none"  # sampled labels: the reference evaluates them as a fixed head
+            cw = wf.copy()
+            n_T = int((weights > 0).sum())
+            T1, T0 = U1.copy(), U0.copy()
+            current = np.float32(0.0)  # the reference's least quality: a condition must do better
+            conditions, ranges = [], []
+            head = cand
+            seg[:, 0] = 0
+            covered = np.ones(n, dtype=np.uint8)
+            while len(conditions) < max_conditions:
+                mode = _mode(partial, fixed)
+                features = _feature_sample(D, n_features, retained, rng)
+                m = len(features)
+                numeric = features[exact[features]]
+                walked = features[~exact[features]]
+                if len(numeric):
+                    mlrl_numeric_conditions(numeric, index.ptr, index.rows, index.values, index.missing_ptr,
+                                            index.missing_rows, covered, wf, dense, C1, C0, U1, U0, min_coverage, h,
+                                            hp, mode, majority, cand, len(cand), lift, max_lift, out_q[:len(numeric)],
+                                            out_op[:len(numeric)], out_thr[:len(numeric)], out_cnt[:len(numeric)],
+                                            out_range[:len(numeric)], data.cancel)
+                if len(walked):
+                    w_q, w_op, w_thr, w_cnt = (np.empty(len(walked), np.float32), np.empty(len(walked), np.int64),
+                                               np.empty(len(walked)), np.empty(len(walked), np.int64))
+                    mlrl_best_conditions(walked, index.ptr, index.rows, index.values, keys, cache, seg,
+                                         index.missing_ptr, index.missing_rows, index.nominal, cw, n_T, C1, C0, T1, T0,
+                                         U1, U0, min_coverage, h, hp, mode, majority, cand, len(cand), lift, max_lift,
+                                         w_q, w_op, w_thr, w_cnt, data.cancel)
+                if data.cancelled:
+                    return
+                candidates = {}  # attribute -> (quality, op, threshold, count, range or None)
+                for c, j in enumerate(numeric):
+                    if out_op[c] >= 0:
+                        candidates[int(j)] = (out_q[c], int(out_op[c]), float(out_thr[c]), int(out_cnt[c]),
+                                              tuple(int(x) for x in out_range[c]))
+                for c, j in enumerate(walked):
+                    if w_op[c] >= 0:
+                        candidates[int(j)] = (w_q[c], int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None)
+                best = None
+                for j in sorted(candidates):  # ties: the earlier attribute
+                    if best is None or candidates[j][0] > candidates[best][0]:
+                        best = j
+                if best is None or not candidates[best][0] > current:
+                    break
+                q, op, thr, n_T, where = candidates[best]
+                current = q
+                conditions.append(Condition(best, OPERATORS[op], thr))
+                ranges.append(where)
+                _restrict(covered, best, op, thr, where, index, dense)
+                cw = np.where(covered > 0, wf, 0.0)
+                T1 = cw @ C1
+                T0 = cw @ C0
+                _, size = mlrl_head_of(h, hp, mode, majority, cand, len(cand), T1, T0, U1, U0, lift, max_lift,
+                                       labels_out)
+                head = np.sort(labels_out[:size]).copy()
+                if max_head_refinements > 0 and len(conditions) >= max_head_refinements:
+                    cand, fixed = head, True
+                if n_T <= min_coverage:
+                    break
+            if not conditions:
+                self.stop_reason_ = "no_refinement"
+                break
+            pruned = 0
+            if prune and (weights == 0).any() and len(conditions) > 1:
+                keep = self._irep(conditions, ranges, head, weights, C1, C0, majority, ph, pp, partial, lift,
+                                  max_lift, index, dense, n)
+                pruned = len(conditions) - keep
+                conditions, ranges = conditions[:keep], ranges[:keep]
+            values = (1 - majority[head]).astype(np.uint8)
+            rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
+            # the training coverage is the reference's (positions in the attributes' vectors), which in
+            # its quirks can differ from what the thresholds cover
+            rows = np.flatnonzero(_coverage(conditions, ranges, index, dense, n))
+            block = coverage[np.ix_(rows, head)]
+            uncovered_weight -= float((block == 0).sum())
+            coverage[np.ix_(rows, head)] = 1
+            before = train.hamming
+            new_pairs = train.apply(rows, head, values)
+            record = dict(index=t, rule=rule, coverage=int(len(rows)), improvement=float(before - train.hamming),
+                          train_hamming=train.hamming, train_subset=train.subset)
+            if val is not None:
+                val.apply(np.flatnonzero(rule_coverage(rule, data.X_test)), head, values)
+                record.update(test_hamming=val.hamming, test_subset=val.subset)
+            record["extra"] = {"heuristic": float(current), "head_size": float(len(head)),
+                               "new_pairs": float(new_pairs), "pruned_conditions": float(pruned),
+                               "uncovered": float(uncovered_weight)}
+            yield RuleRecord(**record)
+            t += 1
+
+        record = dict(index=len(self.records_), rule=default, coverage=n, improvement=0.0,
+                      train_hamming=train.hamming, train_subset=train.subset,
+                      extra={"heuristic": math.nan, "head_size": float(K), "new_pairs": float(int((train.decided == 0).sum())),
+                             "pruned_conditions": 0.0, "uncovered": float(uncovered_weight)})
+        if val is not None:
+            record.update(test_hamming=val.hamming, test_subset=val.subset)
+        yield RuleRecord(**record)
+
+    @staticmethod
+    def _irep(conditions, ranges, head, weights, C1, C0, majority, h, p, partial, lift, max_lift, index, dense,
+              n) -> int:
+        """IREP (the reference's): the number of leading conditions to keep.  Each prefix of the body
+        (the full body first, then 1, 2, ... conditions) is scored with the pruning heuristic on the
+        examples out of the sample (weight 0), the head fixed; a strictly better prefix wins, and the
+        first prefix also when it is no worse than the full body."""
+        out = (weights == 0).astype(np.float64)
+        U1 = out @ C1
+        U0 = out @ C0
+        mode = HEAD_PARTIAL_ALL if partial else HEAD_SINGLE_MODE
+        labels = np.empty(len(head), dtype=np.int64)
+
+        def quality(covered):
+            cw = np.where(covered > 0, out, 0.0)
+            q, _ = mlrl_head_of(h, p, mode, majority, head, len(head), cw @ C1, cw @ C0, U1, U0, lift, max_lift,
+                                labels)
+            return q
+
+        best_q = quality(_coverage(conditions, ranges, index, dense, n))
+        keep = len(conditions)
+        covered = np.ones(n, dtype=np.uint8)
+        for m, (c, where) in enumerate(zip(conditions[:-1], ranges[:-1]), start=1):
+            _restrict(covered, c.attribute, OPERATORS.index(c.operator), c.threshold, where, index, dense)
+            q = quality(covered)
+            if q > best_q or (keep == len(conditions) and not best_q > q):
+                best_q, keep = q, m
+        return keep
+
+    # -- the PAKDD 2018 covering loop (search='pakdd-2018{...}') ------------------------------
+    def _learn_pakdd(self, data: TrainingData, cfg: dict) -> Iterator[RuleRecord]:
         X, Y = data.X, data.Y
         n, K = Y.shape
-        if self.head_search == "exhaustive" and K > MAX_EXHAUSTIVE_LABELS:
+        if cfg['head_search'] == "exhaustive" and K > MAX_EXHAUSTIVE_LABELS:
             raise ValueError(f"head_search='exhaustive' evaluates 2^K heads; K={K} labels is too many "
                              f"(at most {MAX_EXHAUSTIVE_LABELS})")
-        heuristic = HEURISTIC_CODES[self.heuristic]
-        beta2 = float(self.beta) ** 2
-        exhaustive = self.head_search == "exhaustive"
+        heuristic = HEURISTIC_CODES[cfg['heuristic']]
+        beta2 = float(cfg['beta']) ** 2
+        exhaustive = cfg['head_search'] == "exhaustive"
         index = build_feature_index(X, data.nominal)
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: rules can only have empty bodies",
                           RuntimeWarning, stacklevel=3)
         D = index.n_features
         W = max(1, (n + 63) // 64)
-        max_conditions = self.max_conditions or _MAX_CONDITIONS_CAP
-        min_coverage = int(self.min_coverage)
+        max_conditions = cfg['max_conditions'] or _MAX_CONDITIONS_CAP
+        min_coverage = int(cfg['min_coverage'])
         self.n_head_evaluations_ = 0
 
         default = self.default_rule(Y, data.schema)
@@ -216,7 +641,7 @@ class SeCoClassifier(RuleLearner):
         train = _DecisionListTracker(Y, default_values)
         val = _DecisionListTracker(data.Y_test, default_values) if data.X_test is not None else None
         active = np.ones(n, dtype=bool)
-        min_remaining = self.max_uncovered * n
+        min_remaining = cfg['max_uncovered'] * n
 
         out_v = np.empty(D)
         out_p = np.empty(D, dtype=np.int64)
@@ -235,7 +660,7 @@ class SeCoClassifier(RuleLearner):
         index_args = (index.ptr, index.rows, index.values, cache, seg, index.missing_ptr, index.missing_rows,
                       index.nominal)
 
-        for t in range(self.max_rules - 1):  # the default rule is the last of max_rules
+        for t in range(cfg['max_rules'] - 1):  # the default rule is the last of max_rules
             n_active = int(active.sum())
             if n_active == 0 or n_active <= min_remaining:
                 break
@@ -290,10 +715,10 @@ class SeCoClassifier(RuleLearner):
             covered_rows = np.flatnonzero(covered_all)
             before = train.hamming
             new_pairs = train.apply(covered_rows, head_labels, head_values)
-            if self.label_coverage_threshold >= 1.0:
+            if cfg['label_coverage_threshold'] >= 1.0:
                 active &= ~train.decided.all(axis=1)
             else:
-                active &= train.decided.mean(axis=1) < self.label_coverage_threshold - 1e-12
+                active &= train.decided.mean(axis=1) < cfg['label_coverage_threshold'] - 1e-12
             record = dict(index=t, rule=rule, coverage=int(len(covered_rows)),
                           improvement=float(before - train.hamming), train_hamming=train.hamming,
                           train_subset=train.subset)
@@ -312,6 +737,67 @@ class SeCoClassifier(RuleLearner):
         if val is not None:
             record.update(test_hamming=val.hamming, test_subset=val.subset)
         yield RuleRecord(**record)
+
+
+def _bounded(n: int, fraction: float, minimum: int, maximum: int) -> int:
+    """ceil(fraction x n), at least ``minimum`` (or n if smaller), at most ``maximum`` (0: no bound)."""
+    count = int(math.ceil(fraction * n - 1e-9))
+    count = max(count, min(minimum, n))
+    if maximum > 0:
+        count = min(count, max(maximum, min(minimum, n)))
+    return min(count, n)
+
+
+def _restrict(covered, j, op, threshold, where, index, dense) -> None:
+    """Restrict ``covered`` by a condition: by its positions in the attribute's vector (``where``), or by
+    its threshold (conditions of the shared sweep)."""
+    if where is None:
+        apply_condition(j, op, threshold, index.ptr, index.rows, index.values, index.missing_ptr,
+                        index.missing_rows, covered)
+    else:
+        mlrl_apply_range(j, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, covered,
+                         dense, where[0], where[1], bool(where[2]))
+
+
+def _coverage(conditions, ranges, index, dense, n) -> np.ndarray:
+    covered = np.ones(n, dtype=np.uint8)
+    for c, where in zip(conditions, ranges):
+        _restrict(covered, c.attribute, OPERATORS.index(c.operator), c.threshold, where, index, dense)
+    return covered
+
+
+def _mode(partial: bool, fixed: bool) -> int:
+    if not partial:
+        return HEAD_SINGLE_MODE
+    return HEAD_PARTIAL_ALL if fixed else HEAD_PARTIAL_SEARCH
+
+
+def _feature_sample(D: int, m: int, retained: int, rng) -> np.ndarray:
+    """All attributes, or ``m`` of them without replacement (the last ``retained`` always), ascending."""
+    if m >= D:
+        return np.arange(D, dtype=np.int64)
+    free = D - retained
+    picked = rng.choice(free, max(0, m - retained), replace=False) if free > 0 else np.empty(0, np.int64)
+    return np.sort(np.concatenate([picked, np.arange(free, D)])).astype(np.int64)
+
+
+def _instance_weights(method: str, size: int, Y: np.ndarray, rng) -> np.ndarray:
+    """Per rule: weight 1 for every example (none), the number of draws (with-replacement), or 1 for
+    ``size`` examples chosen uniformly or stratified by labels (engine.holdout's stratifications)."""
+    n = Y.shape[0]
+    if method == "none":
+        return np.ones(n, dtype=np.int64)
+    if method == "with-replacement":
+        return np.bincount(rng.integers(0, n, size), minlength=n).astype(np.int64)
+    weights = np.zeros(n, dtype=np.int64)
+    if size >= n:
+        weights[:] = 1
+    elif method == "without-replacement":
+        weights[rng.choice(n, size, replace=False)] = 1
+    else:
+        _, sample = split_holdout(Y, method, size / n, int(rng.integers(2**63 - 1)))
+        weights[sample] = 1
+    return weights
 
 
 class _DecisionListTracker(ErrorTotals):

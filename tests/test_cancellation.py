@@ -64,7 +64,7 @@ def test_seco_stops_inside_a_long_rule():
     X, Y = _data(4000, 40, 10)
 
     def make(r):  # exhaustive subset accuracy: 2^10 heads per threshold (the F-measure is far quicker)
-        return SeCoClassifier(max_rules=r, head_search="exhaustive", heuristic="subset-accuracy")
+        return SeCoClassifier(max_rules=r, search="pakdd-2018{heuristic=subset-accuracy,head_search=exhaustive}")
 
     waited, est, records = _cancel_during_step(make, X, Y, steps_before=0)  # its first rule takes minutes
     assert waited < STOP_WITHIN_S

@@ -20,6 +20,17 @@ from engine.seco import HEURISTICS, find_head
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # ../shared/data
 
 
+
+def paper(heuristic="f-measure", beta=1.0, head_search="pruned", max_rules=100, max_conditions=5, min_coverage=1,
+          label_coverage_threshold=1.0, max_uncovered=0.0, **more) -> SeCoClassifier:
+    """The PAKDD 2018 search (search='pakdd-2018{...}') with the settings its parameters had before
+    they became options (then defaults: the F-measure, rules of at most 5 conditions, 100 rules)."""
+    search = (f"pakdd-2018{{heuristic={heuristic},beta={beta},head_search={head_search},"
+              f"label_coverage_threshold={label_coverage_threshold},max_uncovered={max_uncovered}}}")
+    induction = f"top-down-greedy{{max_conditions={max_conditions or 0},min_coverage={min_coverage}}}"
+    return SeCoClassifier(search=search, rule_induction=induction, max_rules=max_rules, **more)
+
+
 def random_labels(seed):
     """Correlated labels (so that multi-label heads occur), a covered set, predicted pairs and
     examples that left the training set."""
@@ -188,8 +199,8 @@ def random_problem(seed, n=120, K=6):
 @pytest.mark.parametrize("heuristic", ["subset-accuracy", "f-measure", "precision"])
 def test_pruned_and_exhaustive_learn_the_same_rules(heuristic):
     X, Y = random_problem(1)
-    pruned = SeCoClassifier(heuristic=heuristic, max_rules=15).fit(X, Y, nominal_attributes=[1])
-    full = SeCoClassifier(heuristic=heuristic, max_rules=15, head_search="exhaustive").fit(
+    pruned = paper(heuristic=heuristic, max_rules=15).fit(X, Y, nominal_attributes=[1])
+    full = paper(heuristic=heuristic, max_rules=15, head_search="exhaustive").fit(
         X, Y, nominal_attributes=[1])
     assert pruned.rules_ == full.rules_
     assert pruned.n_head_evaluations_ < full.n_head_evaluations_
@@ -199,7 +210,7 @@ def test_pruned_and_exhaustive_learn_the_same_rules(heuristic):
 @pytest.mark.parametrize("heuristic", HEURISTICS)
 def test_decision_list_and_incremental_losses(heuristic):
     X, Y = random_problem(2)
-    est = SeCoClassifier(heuristic=heuristic, beta=0.5, max_rules=25)
+    est = paper(heuristic=heuristic, beta=0.5, max_rules=25)
     est.fit(X[:90], Y[:90], X_test=X[90:], Y_test=Y[90:], nominal_attributes=[1])
     rules = est.rules_
     assert rules[-1].is_default and len(rules) == len(est.records_)
@@ -228,13 +239,13 @@ def test_decision_list_and_incremental_losses(heuristic):
 
 def test_examples_leave_the_training_set_and_stopping_criteria():
     X, Y = random_problem(3)
-    half = SeCoClassifier(label_coverage_threshold=0.5, max_rules=200).fit(X, Y)
+    half = paper(label_coverage_threshold=0.5, max_rules=200).fit(X, Y)
     remaining = [r.extra["remaining"] for r in half.records_]
     assert all(b <= a for a, b in zip(remaining, remaining[1:]))
     assert remaining[-1] == 0  # ran until no example was left
-    early = SeCoClassifier(max_uncovered=0.5, max_rules=200).fit(X, Y)
+    early = paper(max_uncovered=0.5, max_rules=200).fit(X, Y)
     assert early.records_[-2].extra["remaining"] <= 0.5 * len(X) < early.records_[-3].extra["remaining"]
-    only_default = SeCoClassifier(max_rules=1).fit(X, Y)
+    only_default = paper(max_rules=1).fit(X, Y)
     assert len(only_default.rules_) == 1 and only_default.rules_[0].is_default
 
 
@@ -244,7 +255,7 @@ def test_a_rule_at_the_heuristics_maximum_is_not_refined():
     rng = np.random.default_rng(0)
     X = rng.random((40, 3))
     Y = np.column_stack([np.ones(40), rng.random(40) < 0.5]).astype(np.uint8)  # label 0 always present
-    est = SeCoClassifier(heuristic="precision", max_rules=2).fit(X, Y)
+    est = paper(heuristic="precision", max_rules=2).fit(X, Y)
     first = est.records_[0]
     assert first.rule.conditions == () and list(first.rule.head_labels) == [0]
     assert first.extra["heuristic"] == 1.0 and first.extra["head_evaluations"] == 4
@@ -254,15 +265,17 @@ def test_max_rules_counts_the_default_rule_like_boomer():
     """max_rules=n gives n rules and n steps (rows), the default rule included."""
     X, Y = random_problem(6)
     for n in (2, 7):
-        est = SeCoClassifier(max_rules=n, min_coverage=1, max_conditions=2).fit(X, Y)
+        est = paper(max_rules=n, min_coverage=1, max_conditions=2).fit(X, Y)
+        assert len(est.rules_) == len(est.records_) == n and est.rules_[-1].is_default
+        est = SeCoClassifier(max_rules=n, instance_sampling="none", heuristic="precision").fit(X, Y)
         assert len(est.rules_) == len(est.records_) == n and est.rules_[-1].is_default
     with pytest.raises(ValueError, match="max_rules"):
-        SeCoClassifier(max_rules=0).fit(X, Y)
+        SeCoClassifier(max_rules=-1).fit(X, Y)
 
 
 def test_stopping_early_still_ends_with_the_default_rule():
     X, Y = random_problem(4)
-    est = SeCoClassifier(max_rules=30)
+    est = SeCoClassifier(max_rules=30, heuristic="precision")
     it = est.fit_iter(X, Y)
     first = [next(it) for _ in range(3)]
     it.close()
@@ -275,14 +288,14 @@ def test_stopping_early_still_ends_with_the_default_rule():
 def test_sparse_input_learns_the_dense_rules():
     X, Y = random_problem(5)
     X0 = np.nan_to_num(X, nan=0.0)
-    dense = SeCoClassifier(max_rules=10).fit(X0, Y)
-    sparse = SeCoClassifier(max_rules=10).fit(sp.csc_matrix(X0), Y)
+    dense = paper(max_rules=10).fit(X0, Y)
+    sparse = paper(max_rules=10).fit(sp.csc_matrix(X0), Y)
     assert dense.rules_ == sparse.rules_
 
 
 def test_save_and_reload_predict_identically(tmp_path):
     X, Y = random_problem(6)
-    est = SeCoClassifier(heuristic="f-measure", max_rules=20).fit(X, Y, nominal_attributes=[1])
+    est = SeCoClassifier(head_type="partial", max_rules=20).fit(X, Y, nominal_attributes=[1])
     path = tmp_path / "seco.json"
     est.save(path)
     again = SeCoClassifier.from_model_dict(json.loads(path.read_text()))
@@ -293,30 +306,43 @@ def test_save_and_reload_predict_identically(tmp_path):
 
 
 def test_estimator_protocol_and_parameter_errors():
-    est = SeCoClassifier(heuristic="recall", beta=2.0, max_rules=3, min_coverage=4)
+    est = SeCoClassifier(heuristic="f-measure{beta=2.0}", max_rules=3,
+                         rule_induction="top-down-greedy{min_coverage=4}")
     twin = clone(est)
     assert twin.get_params() == est.get_params() and twin is not est
     X, Y = random_problem(0)
-    for bad in ({"heuristic": "accuracy"}, {"beta": 0.0}, {"head_search": "greedy"}, {"max_rules": -1},
-                {"max_conditions": 0}, {"min_coverage": 0}, {"label_coverage_threshold": 0.0},
-                {"label_coverage_threshold": 1.5}, {"max_uncovered": 1.0}):
+    for bad in ({"heuristic": "subset-accuracy"}, {"heuristic": "f-measure{beta=-1}"}, {"heuristic": "f-measure{m=1}"},
+                {"pruning_heuristic": "m-estimate{m=-0.5}"}, {"head_type": "complete"}, {"max_rules": -1},
+                {"lift_function": "peak{max_lift=0.5}"}, {"lift_function": "kln{k=0}"},
+                {"lift_function": "peak{curvature=0}"}, {"rule_induction": "top-down-greedy{min_coverage=0}"},
+                {"feature_binning": "auto"}, {"holdout": "auto"}, {"parallel_rule_refinement": "auto"},
+                {"time_limit": -1}, {"random_state": -1}, {"feature_format": "csr"},
+                {"search": "pakdd-2018{heuristic=accuracy}"}, {"search": "pakdd-2018{beta=0}"},
+                {"search": "pakdd-2018{label_coverage_threshold=1.5}"}, {"search": "pakdd-2018{max_uncovered=1.0}"}):
         with pytest.raises(ValueError):
             SeCoClassifier(**bad).fit(X, Y)
+    for not_here in ({"rule_induction": "top-down-beam-search"}, {"post_optimization": "sequential"}):
+        with pytest.raises(ValueError, match="not implemented"):
+            SeCoClassifier(**not_here).fit(X, Y)
     with pytest.raises(ValueError, match="too many"):
-        SeCoClassifier(head_search="exhaustive").fit(X[:, :2], np.zeros((len(X), 30)))
+        paper(head_search="exhaustive").fit(X[:, :2], np.zeros((len(X), 30)))
     with pytest.raises(ValueError):
         SeCoClassifier().fit(X, Y[:, :0])
 
 
 def test_registry_entry_and_presets():
+    from engine.registry import SECO_DEFAULTS_PRESET
+
     spec = get("seco")
     assert spec.factory is SeCoClassifier
-    assert {"Subset accuracy (the paper)", "F-measure", "Hamming accuracy"} <= set(spec.presets)
+    assert {"Subset accuracy (the paper)", "F-measure (the paper)", "Hamming accuracy (the paper)",
+            SECO_DEFAULTS_PRESET} <= set(spec.presets)
     for preset in spec.presets.values():
         assert isinstance(spec.make(**preset), SeCoClassifier)
     assert spec.defaults() == SeCoClassifier().get_params()  # the panel's defaults are the estimator's
-    paper = spec.make(**spec.presets["Subset accuracy (the paper)"])
-    assert paper.heuristic == "subset-accuracy" and paper.max_conditions is None
+    paper_model = spec.make(**spec.presets["Subset accuracy (the paper)"])
+    assert paper_model.search.startswith("pakdd-2018{heuristic=subset-accuracy")
+    assert spec.make(**spec.presets[SECO_DEFAULTS_PRESET]).get_params() == SeCoClassifier().get_params()
 
 
 def test_every_registry_default_is_the_estimators_default():
@@ -354,9 +380,31 @@ def emotions():
                                                                 ("hamming-accuracy", 1, 40)])
 def test_emotions_beats_the_all_negative_predictor(emotions, heuristic, min_coverage, max_rules):
     train, test = emotions
-    est = SeCoClassifier(heuristic=heuristic, min_coverage=min_coverage, max_rules=max_rules)
+    est = paper(heuristic=heuristic, min_coverage=min_coverage, max_rules=max_rules)
     est.fit_dataset(train, test=test)
     trivial = float(test.Y.mean())  # Hamming loss of predicting every label absent
     hamming = float((est.predict(test.X) != test.Y).mean())
     assert hamming < trivial - 0.02
     assert est.records_[-1].test_hamming == pytest.approx(hamming)
+
+
+def test_model_files_of_the_earlier_parameters_load_as_the_paper_search(tmp_path):
+    """A model file written before mlrl-seco's parameters (heuristic 'subset-accuracy', beta, head_search,
+    max_conditions, min_coverage, label_coverage_threshold, max_uncovered) loads: its parameters become
+    search='pakdd-2018{...}' and rule_induction options, and it predicts as saved."""
+    X, Y = random_problem(6)
+    est = paper(heuristic="subset-accuracy", max_rules=8, max_conditions=None, min_coverage=3).fit(X, Y)
+    doc = est.to_model_dict()
+    doc["params"] = {"heuristic": "subset-accuracy", "beta": 1.0, "head_search": "pruned", "max_rules": 8,
+                     "max_conditions": None, "min_coverage": 3, "label_coverage_threshold": 1.0,
+                     "max_uncovered": 0.0}
+    again = SeCoClassifier.from_model_dict(json.loads(json.dumps(doc)))
+    assert again.search == ("pakdd-2018{heuristic=subset-accuracy,head_search=pruned,beta=1.0,"
+                            "label_coverage_threshold=1.0,max_uncovered=0.0}")
+    assert again.rule_induction == "top-down-greedy{max_conditions=0,min_coverage=3}" and again.max_rules == 8
+    np.testing.assert_array_equal(again.predict(X), est.predict(X))
+    refit = clone(again).fit(X, Y)  # the translated parameters learn the same rules
+    assert refit.rules_ == est.rules_
+    doc["params"] = {"heuristic": "subset-accuracy", "head_search": "sideways"}
+    with pytest.raises(ValueError, match="head_search"):
+        SeCoClassifier.from_model_dict(doc)

@@ -34,7 +34,7 @@ LEARNERS = {
     "boomer-label-wise": _boomer("logistic-decomposable", "single", 1000),
     "boomer-example-wise": _boomer("logistic-non-decomposable", "complete", 1000),
     "adaboost-mh": lambda seed: AdaBoostMHClassifier(),
-    "seco": lambda seed: SeCoClassifier(heuristic="f-measure", max_conditions=5),
+    "seco": lambda seed: SeCoClassifier(random_state=seed),
 }
 
 

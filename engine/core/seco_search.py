@@ -642,3 +642,557 @@ def best_conditions_decomposable(n_features, ptr, rows, values, cache, seg, miss
         out_op[j] = op
         out_thr[j] = thr
         out_evals[j] = e
+
+
+# ================================================================================================
+# mlrl-seco 0.15.6's rule search (engine.seco's default ``search='mlrl-seco'``).
+#
+# Statistics: per label the majority value m_l over the training examples (relevant if present in more
+# than half of them); a rule's head predicts the minority value 1 - m_l for each of its labels.  A pair
+# (example, label) is *uncovered* while no rule has predicted its label for the example; only uncovered
+# pairs are counted.  For label l and the examples covered by a body, with weights w_i (instance
+# sampling), ``c1``/``c0`` are the weighted uncovered pairs with the label present/absent among the
+# covered examples and ``u1``/``u0`` the same among all examples of the sample.  The label's confusion
+# matrix (c = covered, u = uncovered by the body; i/r = irrelevant/relevant; n/p = the rule predicts
+# absent/present) is, for m_l = 0 (the rule predicts present): crp = c1, cip = c0, urp = u1 - c1,
+# uip = u0 - c0; for m_l = 1: crn = c1, cin = c0, urn = u1 - c1, uin = u0 - c0; the rest 0.  Heuristics
+# (:func:`mlrl_heuristic`, higher is better) are computed in float32 as the reference computes them.
+# ================================================================================================
+MH_ACCURACY, MH_PRECISION, MH_RECALL, MH_LAPLACE, MH_WRA, MH_F_MEASURE, MH_M_ESTIMATE = 0, 1, 2, 3, 4, 5, 6
+HEAD_SINGLE_MODE, HEAD_PARTIAL_SEARCH, HEAD_PARTIAL_ALL = 0, 1, 2
+_F0 = np.float32(0.0)
+_F1 = np.float32(1.0)
+_F2 = np.float32(2.0)
+
+
+@njit(cache=True, nogil=True)
+def _div0(a, b):
+    """a / b, or 0 where the result is not finite (the reference's divideOrZero)."""
+    if b == 0:
+        return _F0
+    r = a / b
+    return r if np.isfinite(r) else _F0
+
+
+@njit(cache=True, nogil=True)
+def _precision(cin, cip, crn, crp):
+    correct = cin + crp
+    return _div0(correct, correct + cip + crn)
+
+
+@njit(cache=True, nogil=True)
+def _recall(cin, crp, uin, urp):
+    equal = cin + crp
+    return _div0(equal, equal + uin + urp)
+
+
+@njit(cache=True, nogil=True)
+def _wra(cin, cip, crn, crp, uin, uip, urn, urp):
+    covered_equal = cin + crp
+    uncovered_equal = uin + urp
+    equal = uncovered_equal + covered_equal
+    covered = covered_equal + cip + crn
+    uncovered = uncovered_equal + uip + urn
+    total = covered + uncovered
+    if covered > 0 and total > 0:
+        return (covered / total) * ((covered_equal / covered) - (equal / total))
+    return _F0
+
+
+@njit(cache=True, nogil=True)
+def mlrl_heuristic(h, p, cin, cip, crn, crp, uin, uip, urn, urp):
+    """mlrl-seco's heuristics on one confusion matrix (float32 arguments; ``p`` is the F-measure's beta
+    or the m-estimate's m)."""
+    if h == MH_ACCURACY:
+        correct = cin + crp + uin + urp  # mlrl-seco 0.15.6 (its 'Fix accuracy heuristic')
+        return _div0(correct, correct + cip + crn + urn + uip)
+    if h == MH_PRECISION:
+        return _precision(cin, cip, crn, crp)
+    if h == MH_RECALL:
+        return _recall(cin, crp, uin, urp)
+    if h == MH_LAPLACE:
+        correct = cin + crp
+        return (correct + _F1) / (correct + cip + crn + _F2)
+    if h == MH_WRA:
+        return _wra(cin, cip, crn, crp, uin, uip, urn, urp)
+    if h == MH_F_MEASURE:
+        if np.isinf(p):
+            return _recall(cin, crp, uin, urp)
+        if p > 0:
+            b2 = p * p
+            num = (_F1 + b2) * (cin + crp)
+            return _div0(num, num + b2 * (uin + urp) + (cip + crn))
+        return _precision(cin, cip, crn, crp)
+    # m-estimate
+    if np.isinf(p):
+        return _wra(cin, cip, crn, crp, uin, uip, urn, urp)
+    if p > 0:
+        covered_equal = cin + crp
+        covered = covered_equal + cip + crn
+        uncovered_equal = uin + urp
+        equal = covered_equal + uncovered_equal
+        total = covered + uncovered_equal + uip + urn
+        if total > 0:
+            return (covered_equal + p * (equal / total)) / (covered + p)
+        return _F0
+    return _precision(cin, cip, crn, crp)
+
+
+@njit(cache=True, nogil=True)
+def label_quality(h, p, majority, c1, c0, u1, u0):
+    """The heuristic of a head predicting the minority value of a label (module section above)."""
+    a1 = np.float32(c1)
+    a0 = np.float32(c0)
+    r1 = np.float32(u1 - c1)
+    r0 = np.float32(u0 - c0)
+    if majority == 0:  # predicts present: (cin, cip, crn, crp, uin, uip, urn, urp)
+        return mlrl_heuristic(h, p, _F0, a0, _F0, a1, _F0, r0, _F0, r1)
+    return mlrl_heuristic(h, p, a0, _F0, a1, _F0, r0, _F0, r1, _F0)
+
+
+@njit(cache=True, nogil=True)
+def mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, row, comp, lift, max_lift, qbuf, order, out_labels):
+    """The head of a body whose covered counts are ``N1[row]``/``N0[row]`` (or, with ``comp``, the
+    ``VALID`` row minus them), the sample's totals in row ``TOTAL``; candidate labels ``cand[:n_cand]``.
+
+    ``mode`` HEAD_SINGLE_MODE: the candidate of the best quality (the first on ties);
+    HEAD_PARTIAL_SEARCH: candidates sorted by quality (descending, stable), the prefix of n labels whose
+    mean quality times ``lift[n]`` is best, the scan stopping once a prefix's lifted quality times
+    ``max_lift[best n]`` falls below the best (the reference's bound); HEAD_PARTIAL_ALL: every candidate
+    (a head fixed by an earlier condition, or sampled labels), mean quality times ``lift[n_cand]``.
+    Returns (quality, head size); the labels (ascending for HEAD_PARTIAL_SEARCH's prefix: sorted by
+    the caller) go to ``out_labels``."""
+    for e in range(n_cand):
+        l = cand[e]
+        if comp:
+            c1 = N1[VALID, l] - N1[row, l]
+            c0 = N0[VALID, l] - N0[row, l]
+        else:
+            c1 = N1[row, l]
+            c0 = N0[row, l]
+        qbuf[e] = label_quality(h, p, majority[l], c1, c0, N1[TOTAL, l], N0[TOTAL, l])
+    if mode == HEAD_SINGLE_MODE:
+        best = 0
+        for e in range(1, n_cand):
+            if qbuf[e] > qbuf[best]:
+                best = e
+        out_labels[0] = cand[best]
+        return qbuf[best], 1
+    if mode == HEAD_PARTIAL_ALL:
+        total = _F0
+        for e in range(n_cand):
+            total += qbuf[e]
+            out_labels[e] = cand[e]
+        return (total / np.float32(n_cand)) * lift[n_cand], n_cand
+    # partial search: insertion sort of the candidates by quality, descending, stable
+    for e in range(n_cand):
+        order[e] = e
+    for a in range(1, n_cand):
+        x = order[a]
+        b = a - 1
+        while b >= 0 and qbuf[order[b]] < qbuf[x]:
+            order[b + 1] = order[b]
+            b -= 1
+        order[b + 1] = x
+    total = qbuf[order[0]]
+    best_q = (total / _F1) * lift[1]
+    best_n = 1
+    bound = max_lift[1]
+    for e in range(1, n_cand):
+        n = e + 1
+        total += qbuf[order[e]]
+        q = (total / np.float32(n)) * lift[n]
+        if q > best_q:
+            best_q = q
+            best_n = n
+            if best_n < n_cand:
+                bound = max_lift[best_n]
+        if q * bound < best_q:
+            break
+    for e in range(best_n):
+        out_labels[e] = cand[order[e]]
+    return best_q, best_n
+
+
+# -- the walk's hooks for mlrl-seco: S1 = C1, S2 = C0 (uncovered pairs, label present/absent; N x K
+#    uint8); A1 = N1, A0 = N0 (float64, rows SIDE0 .. TOTAL, weighted counts); ctx = (n_T, min_coverage,
+#    h, p, mode, majority, cand, n_cand, lift, max_lift, qbuf, order, labels, skip_lo, skip_hi);
+#    best = (quality, threshold, operator, covered count).
+@njit(cache=True, nogil=True, inline="always")
+def _drop_w(ctx, C1, C0, N1, N0, i, w):
+    for k in range(N1.shape[1]):
+        N1[VALID, k] -= w * C1[i, k]
+        N0[VALID, k] -= w * C0[i, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_w(ctx, C1, C0, N1, N0, side, i, w):
+    for k in range(N1.shape[1]):
+        N1[side, k] += w * C1[i, k]
+        N0[side, k] += w * C0[i, k]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _consider_mlrl(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold, best):
+    """The condition reaching ``side`` and the one reaching the rest, each offered if it covers at least
+    ``min_coverage`` and fewer than all ``n_T`` examples, and kept if strictly better (the zero block of
+    a nominal attribute offers the rest, '== 0', first)."""
+    best_q, best_thr, best_op, best_cnt = best
+    if count == 0:
+        return best
+    n_T, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, qbuf, order, labels, skip_lo, skip_hi = ctx
+    if op_side == 1 and skip_lo < threshold < skip_hi:  # OP_GT: the reference's descending pass stops early
+        return best
+    n_c = n_valid - count
+    ok_x = count >= min_coverage and count < n_T
+    ok_r = n_c > 0 and n_c >= min_coverage and n_c < n_T
+    qx = np.float32(-np.inf)
+    qr = np.float32(-np.inf)
+    if ok_x:
+        qx, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side, False, lift, max_lift, qbuf, order, labels)
+    if ok_r:
+        qr, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side, True, lift, max_lift, qbuf, order, labels)
+    rest_first = op_side == 3  # OP_NEQ
+    if rest_first and ok_r and (best_op < 0 or qr > best_q):
+        best_q, best_thr, best_op, best_cnt = qr, threshold, op_rest, n_c
+    if ok_x and (best_op < 0 or qx > best_q):
+        best_q, best_thr, best_op, best_cnt = qx, threshold, op_side, count
+    if not rest_first and ok_r and (best_op < 0 or qr > best_q):
+        best_q, best_thr, best_op, best_cnt = qr, threshold, op_rest, n_c
+    return best_q, best_thr, best_op, best_cnt
+
+
+_walk_mlrl = specialise("_walk_seco_mlrl", compact=True, _drop=_drop_w, _reset=_reset_counts, _add=_add_w,
+                        _merge=_merge_counts, _consider=_consider_mlrl)
+
+
+@njit(cache=True, nogil=True)
+def mlrl_sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T, C1, C0, T1,
+                         T0, U1, U0, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, cancel):
+    """Best condition on attribute ``j`` for the covered examples (weights ``cw``, 0 outside the body
+    or the sample): (quality, operator, threshold, covered count); operator -1 if none qualifies or
+    ``cancel[0]`` was set.  As the reference, a numeric attribute whose covered values are all positive
+    never offers the threshold between its two smallest covered values (mlrl's descending pass stops
+    one entry early)."""
+    skip_lo, skip_hi = np.inf, -np.inf
+    if not nominal[j]:
+        v0, v1 = np.inf, np.inf
+        n_pos = 0
+        for idx in range(ptr[j], ptr[j + 1]):
+            i = rows[idx]
+            if cw[i] > 0:
+                v = values[idx]
+                if v <= 0.0:
+                    n_pos = -1
+                    break
+                n_pos += 1
+                if v < v0:
+                    v1 = v0
+                    v0 = v
+                elif v0 < v < v1:
+                    v1 = v
+        n_miss = 0
+        for r in range(miss_ptr[j], miss_ptr[j + 1]):
+            if cw[miss_rows[r]] > 0:
+                n_miss += 1
+        if n_pos > 0 and n_pos + n_miss == n_T and v1 < np.inf:
+            skip_lo, skip_hi = v0, v1
+    K = C1.shape[1]
+    N1 = np.zeros((N_ROWS, K))
+    N0 = np.zeros((N_ROWS, K))
+    for k in range(K):
+        N1[VALID, k] = T1[k]
+        N0[VALID, k] = T0[k]
+        N1[TOTAL, k] = U1[k]
+        N0[TOTAL, k] = U0[k]
+    ctx = (n_T, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, np.empty(K, np.float32),
+           np.empty(K, np.int64), np.empty(K, np.int64), skip_lo, skip_hi)
+    ok, (q, thr, op, cnt) = _walk_mlrl(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T,
+                                       C1, C0, N1, N0, ctx, (np.float32(-np.inf), 0.0, -1, 0), cancel)
+    return q, (op if ok else -1), thr, cnt
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def mlrl_best_conditions(features, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T, C1,
+                         C0, T1, T0, U1, U0, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, out_q,
+                         out_op, out_thr, out_cnt, cancel):
+    """:func:`mlrl_sweep_attribute` for the attributes ``features``, in parallel."""
+    for c in prange(features.shape[0]):
+        q, op, thr, cnt = mlrl_sweep_attribute(features[c], ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows,
+                                               nominal, cw, n_T, C1, C0, T1, T0, U1, U0, min_coverage, h, p, mode,
+                                               majority, cand, n_cand, lift, max_lift, cancel)
+        out_q[c] = q
+        out_op[c] = op
+        out_thr[c] = thr
+        out_cnt[c] = cnt
+
+
+@njit(cache=True, nogil=True)
+def mlrl_head_of(h, p, mode, majority, cand, n_cand, T1, T0, U1, U0, lift, max_lift, out_labels):
+    """:func:`mlrl_head` for count vectors (covered ``T1``/``T0``, totals ``U1``/``U0``)."""
+    K = T1.shape[0]
+    N1 = np.zeros((N_ROWS, K))
+    N0 = np.zeros((N_ROWS, K))
+    for k in range(K):
+        N1[SIDE0, k] = T1[k]
+        N0[SIDE0, k] = T0[k]
+        N1[TOTAL, k] = U1[k]
+        N0[TOTAL, k] = U0[k]
+    return mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift,
+                     np.empty(K, np.float32), np.empty(K, np.int64), out_labels)
+
+
+# -- mlrl-seco's search of a numeric attribute (the reference's, with its order and quirks) -------
+_EPS32 = np.float32(np.finfo(np.float32).eps)
+
+
+@njit(cache=True, nogil=True)
+def _same32(a, b):
+    """The reference's float32 equality: |a - b| <= eps x max(1, |a|, |b|)."""
+    m = max(np.float32(1.0), max(abs(a), abs(b)))
+    return abs(a - b) <= _EPS32 * m
+
+
+@njit(cache=True, nogil=True)
+def _mean32(small, large):
+    return small + (large - small) * np.float32(0.5)
+
+
+@njit(cache=True, nogil=True)
+def covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, out_rows, out_vals):
+    """The reference's feature vector of attribute ``j`` over the examples with ``covered[i]`` (the
+    sample's weight-0 examples included): values ascending, missing values left out, zeros explicit
+    when the input is ``dense`` (else implicit, as for sparse input).  Returns (length, position of the
+    first value >= 0).  ``mark`` (N, zeros) is scratch space."""
+    n = 0
+    a = ptr[j]
+    b = ptr[j + 1]
+    e = a
+    while e < b and values[e] < 0:
+        i = rows[e]
+        if covered[i]:
+            out_rows[n] = i
+            out_vals[n] = values[e]
+            n += 1
+        e += 1
+    first = n
+    if dense:
+        for t in range(a, b):
+            mark[rows[t]] = 1
+        for r in range(miss_ptr[j], miss_ptr[j + 1]):
+            mark[miss_rows[r]] = 1
+        for i in range(covered.shape[0]):
+            if covered[i] and mark[i] == 0:
+                out_rows[n] = i
+                out_vals[n] = np.float32(0.0)
+                n += 1
+        for t in range(a, b):
+            mark[rows[t]] = 0
+        for r in range(miss_ptr[j], miss_ptr[j + 1]):
+            mark[miss_rows[r]] = 0
+    while e < b:
+        i = rows[e]
+        if covered[i]:
+            out_rows[n] = i
+            out_vals[n] = values[e]
+            n += 1
+        e += 1
+    return n, first
+
+
+@njit(cache=True, nogil=True)
+def _add_row(N1, N0, row, C1, C0, i, w):
+    for k in range(N1.shape[1]):
+        N1[row, k] += w * C1[i, k]
+        N0[row, k] += w * C0[i, k]
+
+
+@njit(cache=True, nogil=True)
+def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, dense, C1, C0, U1, U0, min_coverage,
+                       h, p, mode, majority, cand, n_cand, lift, max_lift, mark, o_rows, o_vals):
+    """Best condition on numeric attribute ``j`` as mlrl's search finds it: (quality, operator, threshold,
+    covered count, start, end, inverse); operator -1 if none.  The covered examples are the positions
+    ``[start, end)`` of :func:`covered_order`'s vector (``inverse``: the other positions).
+
+    The reference's order: ascending over the negative values (``<=`` then ``>`` at every change of
+    value), then descending over the values >= 0 down to, but not including, the smallest of them (the
+    reference's loop stops one entry early: that threshold is never offered), then (sparse input) the
+    block of non-zero values against the implicit zeros, then all negatives against the rest with the
+    threshold between the largest negative and the last value the descending pass saw.  Thresholds are
+    float32 midpoints; a value's predecessor is the previous entry even if its weight is 0; a candidate
+    replaces the best only if strictly better."""
+    K = C1.shape[1]
+    n, first = covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, o_rows, o_vals)
+    N1 = np.zeros((N_ROWS, K))
+    N0 = np.zeros((N_ROWS, K))
+    for k in range(K):
+        N1[TOTAL, k] = U1[k]
+        N0[TOTAL, k] = U0[k]
+    n_nz = 0
+    for t in range(n):
+        i = o_rows[t]
+        if w[i] > 0:
+            _add_row(N1, N0, VALID, C1, C0, i, w[i])
+            n_nz += 1
+    qbuf = np.empty(K, np.float32)
+    order = np.empty(K, np.int64)
+    labels = np.empty(K, np.int64)
+    best_q = np.float32(-np.inf)
+    best_op, best_cnt, best_start, best_end, best_inv = -1, 0, 0, 0, False
+    best_thr = np.float32(0.0)
+    # ascending over the negatives
+    prev = np.float32(0.0)
+    n_cov = 0
+    t = 0
+    while t < n:
+        v = o_vals[t]
+        if not v < 0:
+            break
+        i = o_rows[t]
+        if w[i] > 0:
+            _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
+            n_cov += 1
+            prev = v
+            break
+        t += 1
+    if n_cov > 0:
+        t += 1
+        while t < n:
+            v = o_vals[t]
+            if not v < 0:
+                break
+            i = o_rows[t]
+            if w[i] > 0:
+                if not _same32(prev, v):
+                    thr = _mean32(prev, v)
+                    if n_cov >= min_coverage:
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift,
+                                         qbuf, order, labels)
+                        if best_op < 0 or q > best_q:
+                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                                q, 0, thr, n_cov, 0, t, False
+                    if n_nz - n_cov >= min_coverage:
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, True, lift, max_lift,
+                                         qbuf, order, labels)
+                        if best_op < 0 or q > best_q:
+                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                                q, 1, thr, n_nz - n_cov, 0, t, True
+                _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
+                n_cov += 1
+            prev = v
+            t += 1
+        for k in range(K):  # the negatives' sums are kept (accumulated) and the side reset
+            N1[SIDE1, k] = N1[SIDE0, k]
+            N0[SIDE1, k] = N0[SIDE0, k]
+            N1[SIDE0, k] = 0.0
+            N0[SIDE0, k] = 0.0
+    last_neg = prev
+    first_ge = t
+    n_neg = n_cov
+    # descending over the values >= 0
+    n_cov = 0
+    t = n - 1
+    while t >= first_ge:
+        i = o_rows[t]
+        if w[i] > 0:
+            _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
+            n_cov += 1
+            prev = o_vals[t]
+            break
+        t -= 1
+    if n_cov > 0 and t > 0:
+        t -= 1
+        while t > first_ge:
+            v = o_vals[t]
+            i = o_rows[t]
+            if w[i] > 0:
+                if not _same32(prev, v):
+                    thr = _mean32(v, prev)
+                    if n_cov >= min_coverage:
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift,
+                                         qbuf, order, labels)
+                        if best_op < 0 or q > best_q:
+                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                                q, 1, thr, n_cov, t + 1, n, False
+                    if n_nz - n_cov >= min_coverage:
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, True, lift, max_lift,
+                                         qbuf, order, labels)
+                        if best_op < 0 or q > best_q:
+                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                                q, 0, thr, n_nz - n_cov, t + 1, n, True
+                _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
+                n_cov += 1
+            prev = v
+            t -= 1
+    if not dense and first_ge < n:  # sparse input: the non-zero values against the implicit zeros
+        thr = _mean32(np.float32(0.0), prev)
+        if n_cov >= min_coverage:
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift, qbuf, order,
+                             labels)
+            if best_op < 0 or q > best_q:
+                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                    q, 1, thr, n_cov, first_ge, n, False
+        if n_nz - n_cov >= min_coverage:
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, True, lift, max_lift, qbuf, order,
+                             labels)
+            if best_op < 0 or q > best_q:
+                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                    q, 0, thr, n_nz - n_cov, first_ge, n, True
+    if n_neg > 0 and n_neg < n_nz:  # the negatives against the rest
+        thr = _mean32(last_neg, np.float32(0.0) if not dense else prev)
+        if n_neg >= min_coverage:
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE1, False, lift, max_lift, qbuf, order,
+                             labels)
+            if best_op < 0 or q > best_q:
+                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                    q, 0, thr, n_neg, 0, first_ge, False
+        if n_nz - n_neg >= min_coverage:
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE1, True, lift, max_lift, qbuf, order,
+                             labels)
+            if best_op < 0 or q > best_q:
+                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
+                    q, 1, thr, n_nz - n_neg, 0, first_ge, True
+    return best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, covered, w, dense, C1, C0, U1, U0,
+                            min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, out_q, out_op, out_thr,
+                            out_cnt, out_range, cancel):
+    """:func:`mlrl_numeric_sweep` for the attributes ``features``, in parallel (``out_range``: start, end,
+    inverse per attribute)."""
+    N = covered.shape[0]
+    for c in prange(features.shape[0]):
+        if cancel[0] != 0:
+            out_op[c] = -1
+            continue
+        mark = np.zeros(N, np.uint8)
+        o_rows = np.empty(N, np.int64)
+        o_vals = np.empty(N, np.float32)
+        q, op, thr, cnt, s, e, inv = mlrl_numeric_sweep(features[c], ptr, rows, values, miss_ptr, miss_rows, covered,
+                                                        w, dense, C1, C0, U1, U0, min_coverage, h, p, mode, majority,
+                                                        cand, n_cand, lift, max_lift, mark, o_rows, o_vals)
+        out_q[c] = q
+        out_op[c] = op
+        out_thr[c] = thr
+        out_cnt[c] = cnt
+        out_range[c, 0] = s
+        out_range[c, 1] = e
+        out_range[c, 2] = 1 if inv else 0
+
+
+@njit(cache=True, nogil=True)
+def mlrl_apply_range(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, start, end, inverse):
+    """Restrict ``covered`` to the positions ``[start, end)`` (``inverse``: the others) of attribute ``j``'s
+    vector (:func:`covered_order`) - the reference's coverage of a condition in training."""
+    N = covered.shape[0]
+    mark = np.zeros(N, np.uint8)
+    o_rows = np.empty(N, np.int64)
+    o_vals = np.empty(N, np.float32)
+    n, _ = covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, o_rows, o_vals)
+    for i in range(N):
+        covered[i] = 0
+    for t in range(n):
+        inside = start <= t < end
+        if inside != inverse:
+            covered[o_rows[t]] = 1

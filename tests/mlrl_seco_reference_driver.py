@@ -1,0 +1,57 @@
+"""Runs mlrl-seco (the reference) for tests/test_mlrl_seco_parity.py, in the reference's own interpreter.
+
+Imports nothing of this project but ``engine/bench/fit_driver.py``'s reading of the reference's rules
+(a plain module, loaded by path).  Usage: ``PY mlrl_seco_reference_driver.py REQUEST.json``; prints one
+JSON line.  Requests (``"kind"``):
+
+- ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword
+  arguments of ``SeCoClassifier``): answers the binary test predictions, the number of rules (the
+  default rule included) and the rules' conditions, head labels and scores;
+- ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
+  error's type and message;
+- ``signature``: the ``__init__`` defaults of ``SeCoClassifier``.
+"""
+import inspect
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "bench"))
+from fit_driver import ALL_OPERATORS, reference_rules  # noqa: E402 - the benchmarks' driver, by path
+
+
+def main() -> None:
+    from mlrl.seco import SeCoClassifier
+
+    request = json.loads(open(sys.argv[1]).read())
+    kind = request["kind"]
+    if kind == "signature":
+        sig = inspect.signature(SeCoClassifier.__init__)
+        print(json.dumps({n: p.default for n, p in sig.parameters.items() if n != "self"}))
+        return
+    settings = request.get("settings", {})
+    if kind == "check":
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(40, 4))
+        Y = (rng.random((40, 3)) < 0.4).astype(np.uint8)
+        try:
+            SeCoClassifier(**settings).fit(X, Y)
+        except Exception as error:  # noqa: BLE001 - the answer is the error
+            print(json.dumps({"ok": False, "type": type(error).__name__, "message": str(error)}))
+            return
+        print(json.dumps({"ok": True}))
+        return
+    data = np.load(request["data"])
+    est = SeCoClassifier(**settings).fit(data["X_train"], data["Y_train"])
+    predictions = est.predict(data["X_test"])
+    answer = {"predictions": np.asarray(predictions.toarray() if hasattr(predictions, "toarray")
+                                        else predictions).astype(int).tolist(),
+              "n_rules": int(est.model_.get_num_rules()),
+              "rules": reference_rules(est.model_, ALL_OPERATORS)}
+    print(json.dumps(answer))
+
+
+if __name__ == "__main__":
+    main()
