@@ -20,11 +20,11 @@ TEXT_PAD_PX = 6  # between text and the figure's edge or the next axes
 REFIT_PX = 2  # margins change only when the text needs this much more or less room
 
 
-def xaxis_depth_pt(ax) -> float:
-    """How far (points) the x tick labels and the x label reach below the axes, plus a small gap:
-    where a legend under the axes may start."""
+def xaxis_depth_pt(ax, tick_pt: float | None = None) -> float:
+    """How far (points) the x tick labels (of size ``tick_pt``, measured when not given) and the x
+    label reach below the axes, plus a small gap: where a legend under the axes may start."""
     label = 1.25 * ax.xaxis.label.get_fontsize() if ax.xaxis.label.get_text() else -ax.xaxis.labelpad
-    return xaxis_label_offset_pt(ax) + label + 3.0
+    return xaxis_label_offset_pt(ax, tick_pt) + label + 3.0
 
 
 def xaxis_label_offset_pt(ax, tick_pt: float | None = None) -> float:

@@ -31,6 +31,7 @@ from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from boomer_gui.plots.canvas import LiveCanvas, TickGrid, pin_axis_labels, xaxis_depth_pt
+from boomer_gui.plots.raster_text import RasterLabel, RasterTickLabels
 from boomer_gui.components.state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250  # live updates at most four times a second ...
@@ -42,6 +43,7 @@ EMPTY_HAMMING_MAX = 0.5  # x range of the empty trajectory plot (subset 0/1 loss
 
 # type sizes (points; the figures have 100 dpi, so 12 pt are 16.7 px) on screen and in presentation mode
 TICK_PT, LABEL_PT, TITLE_PT = 8, 9, 10
+TICK_PAD_PT = 3.5  # between the axes and the tick labels (matplotlib's default)
 PRESENTATION_SCALE = 1.5  # presentation mode: ticks 12 pt (16.7 px), axis labels 13.5 pt, titles 15 pt
 LEGEND_PT = 12  # the runs' legend in presentation mode
 TRAJ_MARGINS = dict(left=62, bottom=46, top=10, right=12)
@@ -232,7 +234,10 @@ class TrajectoryPlot(QWidget):
         ax.set_xlabel("Hamming loss", fontsize=LABEL_PT)
         ax.set_ylabel("subset 0/1 loss", fontsize=LABEL_PT)
         self._grid = TickGrid(ax, colors="0.25", alpha=0.25, linewidths=0.5, zorder=0.5)
-        ax.tick_params(length=0)  # the grid marks the ticks: no tick lines to draw (one artist per tick)
+        # the grid marks the ticks: no tick lines; the tick labels are pasted from cached bitmaps
+        ax.tick_params(length=0, bottom=False, left=False, labelbottom=False, labelleft=False)
+        self._tick_labels = [RasterTickLabels(ax, which, TICK_PT, pad_pt=TICK_PAD_PT) for which in ("x", "y")]
+        self._axis_labels = [RasterLabel(ax, ax.xaxis.label), RasterLabel(ax, ax.yaxis.label)]
         self._isometrics = LineCollection(isometric_segments((0, 0.3), (0, 1)), colors="0.8", linewidths=0.6,
                                           linestyles=":", zorder=0)
         ax.add_collection(self._isometrics, autolim=False)
@@ -422,6 +427,8 @@ class TrajectoryPlot(QWidget):
             a.tick_params(labelsize=TICK_PT * big)
             a.xaxis.label.set_size(LABEL_PT * big)
             a.yaxis.label.set_size(LABEL_PT * big)
+        for labels in self._tick_labels:
+            labels.set_size(TICK_PT * big)
         for a in (self.hamming_ax, self.subset_ax):
             a.title.set_size(TITLE_PT * big)
         self._pin_labels(big)
@@ -435,6 +442,14 @@ class TrajectoryPlot(QWidget):
         self._update_run_legend()
         self.redraw()
 
+    def tick_label_pt(self) -> float:
+        """The type size (points) of the trajectory axes' tick labels."""
+        return float(self._tick_labels[0].size_pt)
+
+    def axis_label_boxes(self) -> list:
+        """The display boxes of the trajectory axes' x and y labels."""
+        return [label.get_window_extent() for label in self._axis_labels]
+
     def _run_entries(self) -> list[tuple[str, str, str]]:
         return [(r.name, r.color, r.marker) for r in self._visible_runs()]
 
@@ -447,7 +462,7 @@ class TrajectoryPlot(QWidget):
 
     def _legend_offset_px(self) -> float:
         """How far below the axes the x tick labels and the x label reach (dots of the figure)."""
-        return xaxis_depth_pt(self.traj_ax) * self.traj_fig.dpi / 72
+        return xaxis_depth_pt(self.traj_ax, self.tick_label_pt()) * self.traj_fig.dpi / 72
 
     def _keep_style_legend(self) -> None:
         """The (hidden) style legend stays an artist of the axes for exports, whatever legend the

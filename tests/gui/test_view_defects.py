@@ -78,12 +78,14 @@ def test_presentation_legend_names_the_runs_outside_the_data_in_large_type(qtbot
         renderer = plot.traj_canvas.get_renderer()
         box = legend.get_window_extent(renderer)
         assert not overlaps(box, ax.bbox), (size, box, ax.bbox)  # never over the data
+        x_label = plot.axis_label_boxes()[0]
+        assert not overlaps(box, x_label), (size, box, x_label)  # nor over the axis label
         assert inside(box, fig.bbox), (size, box, fig.bbox)  # and not cut off
         assert inside(ax.get_tightbbox(renderer), fig.bbox, slack=2)  # tick labels and axis labels too
-        for label in ax.get_xticklabels() + ax.get_yticklabels():
-            assert px(label.get_fontsize(), fig) >= MIN_TICK_PX
+        tick_pt = plot.tick_label_pt()  # the tick labels are pasted bitmaps of this size
+        assert px(tick_pt, fig) >= MIN_TICK_PX
         for label in (ax.xaxis.label, ax.yaxis.label):
-            assert label.get_fontsize() > ax.get_xticklabels()[0].get_fontsize()
+            assert label.get_fontsize() > tick_pt
         assert ax.bbox.height > 0.5 * fig.bbox.height  # the legend leaves the data most of the figure
     plot.set_presentation(False)
     legend = plot.traj_ax.get_legend()
