@@ -11,12 +11,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from .core.binning import METHOD_CODES, bin_keys, number_of_bins
-from .core.boosting import add_head_scores, apply_head, head_on_rows, refresh_example_losses
-from .core.boosting_step import boosting_kernel
+from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
+from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_update_statistics, compact_width)
 from .core.features import build_feature_index
-from .core.refinement import first_step_family, fixed_label_family, may_thread
+from .core.refinement import first_step_family, fixed_label_family, may_thread, rule_refinement
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
@@ -27,12 +27,14 @@ from .options import OPTIONS, option_help, parse_option, value_names
 from .parameters import FROM_INIT, Parameter
 from .predictors import Predictors, binary_mode, fit_calibration
 from .pruning import make_pruning
+from .sampling import OutputSampler, output_sample_statistics, weighted_draws
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
 
 HEAD_TYPES = value_names("head_type")
 INSTANCE_SAMPLING = value_names("instance_sampling")
 FEATURE_SAMPLING = value_names("feature_sampling")
+OUTPUT_SAMPLING = value_names("output_sampling")
 RULE_INDUCTION = value_names("rule_induction")
 FEATURE_BINNING = value_names("feature_binning")
 LABEL_BINNING = value_names("label_binning")
@@ -188,6 +190,7 @@ class BoomerClassifier(RuleLearner):
     """
 
     LEARNER_NAME = "boomer"
+    SAMPLE_WEIGHTS = True  # engine.sampling: they weigh the draws of instance_sampling='with-replacement'
 
     PARAMETERS = (
             Parameter("loss", "choice", FROM_INIT, "Loss", "label-wise (decomposable) or example-wise",
@@ -212,6 +215,9 @@ class BoomerClassifier(RuleLearner):
             Parameter("feature_sampling", "option", FROM_INIT, "Feature sampling", "attributes per refinement "
                       "step: sample_size 0 is log2 of them (Alg. 3)" + option_help("feature_sampling"),
                       choices=FEATURE_SAMPLING),
+            Parameter("output_sampling", "option", FROM_INIT, "Output sampling", "labels each rule's head may "
+                      "predict: a sample per rule (without-replacement), or one label after the other (round-robin)"
+                      + option_help("output_sampling"), choices=OUTPUT_SAMPLING, shown=False),
             Parameter("rule_induction", "option", FROM_INIT, "Rule induction", "greedy top-down search of a rule"
                       + option_help("rule_induction"), choices=RULE_INDUCTION),
             Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit (also "
@@ -298,7 +304,8 @@ class BoomerClassifier(RuleLearner):
     def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="largest-score",
                  max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
-                 instance_sampling="none", feature_sampling="without-replacement", rule_induction="top-down-greedy",
+                 instance_sampling="none", feature_sampling="without-replacement", output_sampling="none",
+                 rule_induction="top-down-greedy",
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
                  holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
@@ -312,6 +319,7 @@ class BoomerClassifier(RuleLearner):
         self.l1_regularization_weight = l1_regularization_weight
         self.instance_sampling = instance_sampling
         self.feature_sampling = feature_sampling
+        self.output_sampling = output_sampling
         self.rule_induction = rule_induction
         self.max_conditions = max_conditions
         self.min_coverage = min_coverage
@@ -339,7 +347,7 @@ class BoomerClassifier(RuleLearner):
             raise ValueError("label_binning does not support l1_regularization_weight > 0 here (mlrl-boomer "
                              "allows it; our binned heads have no L1 term); set label_binning to 'none' or 'auto' "
                              "(which then means none) or the weight to 0")
-        for name in ("instance_sampling", "feature_sampling"):
+        for name in ("instance_sampling", "feature_sampling", "output_sampling"):
             _, options = parse_option(name, getattr(self, name))
             if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
                 raise ValueError(f"{name} option max_samples must be 0 or at least min_samples "
@@ -421,6 +429,12 @@ class BoomerClassifier(RuleLearner):
         return holdout_kind(self.holdout, self.global_pruning, self.marginal_probability_calibration,
                             self.joint_probability_calibration)
 
+    def fit(self, X, y, sample_weight=None, **kwargs):
+        """Train on ``X``, ``y`` (labels as :meth:`fit_iter` takes them).  ``sample_weight``: one
+        weight >= 0 per example; as in mlrl-boomer 0.15.6 it weighs the draws of
+        ``instance_sampling='with-replacement'`` and changes nothing else (:mod:`engine.sampling`)."""
+        return super().fit(X, y, sample_weight=sample_weight, **kwargs)
+
     def predict_proba(self, X) -> np.ndarray:
         """Marginal probabilities by ``probability_predictor`` (AttributeError for a loss without
         probabilities); a single label gives the two columns P(absent), P(present), as mlrl-boomer
@@ -466,6 +480,7 @@ class BoomerClassifier(RuleLearner):
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
         rng = np.random.default_rng(self.random_state)
         X, Y = data.X, data.Y
+        sample_weight = data.sample_weight
         watched = None
         self.holdout_indices_ = None  # training examples set aside as the holdout set
         holdout_name, holdout_options = parse_option("holdout", self.holdout)
@@ -475,6 +490,8 @@ class BoomerClassifier(RuleLearner):
             train_rows, holdout_rows = split_holdout(Y, holdout_name, holdout_options["holdout_set_size"],
                                                      int(rng.integers(2**63 - 1)))
             self.holdout_indices_ = holdout_rows
+            if sample_weight is not None:
+                sample_weight = sample_weight[train_rows]
             watched = _WatchedLoss(LOSS_CODES[self.loss], _take_rows(X, holdout_rows), Y[holdout_rows])
             X, Y = _take_rows(X, train_rows), Y[train_rows]
         n, K = Y.shape
@@ -560,6 +577,13 @@ class BoomerClassifier(RuleLearner):
             n, sampling_options["sample_size"], sampling_options["min_samples"], sampling_options["max_samples"])
         # draws per rule with replacement, in the kernel (0: none, or the weights set here per rule)
         bagging = n_drawn if sampling == "with-replacement" else 0
+        drawn_weights = None  # weighted draws (engine.sampling): drawn here, the kernel takes them as given
+        if bagging and sample_weight is not None:
+            drawn_weights, bagging = np.zeros(n, dtype=np.float64), 0
+        outputs = OutputSampler(*parse_option("output_sampling", self.output_sampling), K)
+        if outputs.active and compact:
+            raise ValueError("output_sampling is not supported with compact example-wise statistics (packed "
+                             f"Hessians above {PACKED_STATISTICS_BUDGET / 2**30:g} GiB); use fewer labels or examples")
         subset = sampling in ("without-replacement", "stratified-output-wise", "stratified-example-wise")
         diagonal_columns = np.empty(0, dtype=np.int64) if diagonal is None else diagonal
         vector_index = train.kernel_vectors()
@@ -590,11 +614,32 @@ class BoomerClassifier(RuleLearner):
             rng_state[0] = seeds.next()
             if subset:
                 _subset_weights(weights, Y, sampling, n_drawn, rng_state[0])
+            if drawn_weights is not None:
+                weighted_draws(drawn_weights, n_drawn, rng_state, sample_weight)
+            sampled = outputs.next(rng_state[0])
+            if sampled is not None:
+                record, stop, n_cond = self._output_sampled_rule(
+                    sampled, index, keys, cache, seg, loss, Ysign, F, G, H, H_refine, diagonal, single, full_refine,
+                    family, head_mode, head_params, weights if drawn_weights is None else drawn_weights, bagging,
+                    l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops,
+                    thrs, train, val, monitor, data, X)
+                if data.cancelled:
+                    self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
+                    break
+                if n_cond == 0:
+                    self.stop_reason_ = "no_refinement"
+                    self.stop_message_ = (f"training ended after {len(self.records_)} of "
+                                          f"{self.max_rules or 'unlimited'} rules: no condition on the sampled "
+                                          "attributes improves the objective of the sampled outputs")
+                    break
+                yield record
+                continue
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
                 index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows,
                 index.nominal,
                 loss, Ysign, F, G, H, H_refine, diagonal_columns,
-                single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sample,
+                single, full_refine, head_mode, head_params, weights if drawn_weights is None else drawn_weights,
+                bagging, l2, l1, eta, n_sample,
                 max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
                 train.Y, train.errors, train.example_wise, *vector_index, data.cancel)
             if data.cancelled:
@@ -613,6 +658,52 @@ class BoomerClassifier(RuleLearner):
             rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
             record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
             yield record
+
+    def _output_sampled_rule(self, sampled, index, keys, cache, seg, loss, Ysign, F, G, H, H_refine, diagonal,
+                             single, full_refine, family, head_mode, head_params, weights, bagging, l2, l1, eta,
+                             n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs,
+                             train, val, monitor, data, X):
+        """One rule whose head predicts only the ``sampled`` outputs (``output_sampling``): refined and
+        headed on their statistics (:func:`engine.sampling.output_sample_statistics`), then applied to
+        every output's.  Returns (record or None, stop, number of conditions)."""
+        G_sub, H_sub = output_sample_statistics(G, H_refine, sampled, full_refine)
+        params = head_params.copy()
+        s = len(sampled)
+        if head_mode == HEAD_PARTIAL_FIXED:
+            params[0] = min(params[0], s)
+        elif head_mode == HEAD_BINNED:
+            params[3] = min(params[3], s)
+        covered[:] = 1
+        refine = rule_refinement(family[0], family[1], family[2])
+        n_cond, quality, label = refine(index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr,
+                                        index.missing_rows, index.nominal, G_sub, H_sub, full_refine, single,
+                                        head_mode, params, weights, bagging, l2, l1, n_sample, max_conditions,
+                                        min_coverage, rng_state, perm, covered, attrs, ops, thrs, data.cancel)
+        if n_cond == 0 or data.cancelled:
+            return None, False, n_cond
+        n_rows = covered_rows(covered, rows)
+        head = np.empty(s)
+        labels = np.arange(s, dtype=np.int64)
+        if single:
+            labels = labels[label:label + 1]
+            head_on_rows(G_sub, H_sub, rows, n_rows, full_refine, label, l2, l1, eta, head)
+        elif head_mode <= HEAD_PARTIAL_FIXED:
+            n_head = head_variant_on_rows(G_sub, H_sub, rows, n_rows, full_refine, head_mode, params, l2, l1, eta,
+                                          labels, head)
+            labels = labels[:n_head]
+        else:
+            head_on_rows(G_sub, H_sub, rows, n_rows, full_refine, -1, l2, l1, eta, head)
+        head = head[:len(labels)].copy()
+        labels = sampled[labels]
+        conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
+                           zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
+        rule = Rule(conditions, labels, head, data.schema)
+        covered_now = rows[:n_rows].copy()
+        record, stop = self._add(rule, covered_now, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor,
+                                 data, -quality)
+        if diagonal is not None:  # the refinement's copy of the Hessians' diagonal
+            H_refine[covered_now] = H[covered_now][:, diagonal]
+        return record, stop, n_cond
 
     def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor, data, improvement,
              compact=False):

@@ -23,7 +23,7 @@ from .model import RuleModel
 from .parameters import DeclaredParameters
 from .rules import Rule, Schema
 from .targets import MultiLabelTargets
-from .validation import check_features, check_n_features, check_nominal
+from .validation import check_features, check_n_features, check_nominal, check_sample_weight
 
 MODEL_FORMAT = "boomer-gui-rule-model"
 MODEL_VERSION = 1
@@ -87,6 +87,8 @@ class TrainingData:
     schema: Schema
     X_test: object | None = None
     Y_test: np.ndarray | None = None
+    # fit's sample_weight (checked: N finite weights >= 0, float32 values), None when not given
+    sample_weight: np.ndarray | None = None
     # Set to 1 (from another thread) to cancel: kernels check it between attributes and within
     # sweeps and return early; ``_learn`` then ends without yielding the unfinished rule.
     cancel: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint8))
@@ -98,6 +100,8 @@ class TrainingData:
 
 class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEstimator):
     LEARNER_NAME = "rule-learner"
+    # whether ``_learn`` uses ``TrainingData.sample_weight``; the others refuse a sample_weight
+    SAMPLE_WEIGHTS = False
 
     # -- to implement -------------------------------------------------------------------
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:  # pragma: no cover - abstract
@@ -108,18 +112,32 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
 
     # -- training -----------------------------------------------------------------------
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None,
-                 schema: Schema | None = None, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
+                 schema: Schema | None = None, cancel: threading.Event | None = None, sample_weight=None,
+                 nominal_feature_indices=None) -> Iterator[RuleRecord]:
         """Validate everything, then yield a :class:`RuleRecord` per rule as it is learned.
 
         Setting ``cancel`` (from any thread) stops training within a fraction of a second, even
         in the middle of a rule: the unfinished rule is dropped, the generator ends normally and
-        the estimator keeps the rules learned so far (as closing the generator does)."""
-        data = self._prepare(X, Y, X_test, Y_test, nominal_attributes, schema)
+        the estimator keeps the rules learned so far (as closing the generator does).
+        ``sample_weight``: one weight >= 0 per training example (learners with ``SAMPLE_WEIGHTS``;
+        what it changes is the learner's).  ``nominal_feature_indices`` is mlrl-boomer's name of
+        ``nominal_attributes`` (give one or the other)."""
+        data = self._prepare(X, Y, X_test, Y_test, nominal_attributes, schema, sample_weight,
+                             nominal_feature_indices)
         return self._run(data, cancel)
 
-    def _prepare(self, X, Y, X_test, Y_test, nominal_attributes, schema) -> TrainingData:
+    def _prepare(self, X, Y, X_test, Y_test, nominal_attributes, schema, sample_weight=None,
+                 nominal_feature_indices=None) -> TrainingData:
         self._check_params()
-        Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test)
+        if sample_weight is not None and not self.SAMPLE_WEIGHTS:
+            raise ValueError(f"{type(self).__name__} does not support sample_weight")
+        if nominal_feature_indices is not None:
+            if nominal_attributes is not None:
+                raise ValueError("nominal_attributes and nominal_feature_indices name the same thing; give one")
+            nominal_attributes = nominal_feature_indices
+        n_rows = None if sample_weight is None else _n_rows(X)
+        weights = None if n_rows is None else check_sample_weight(sample_weight, n_rows)
+        Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test, sample_weight=weights)
         nominal = check_nominal(nominal_attributes, Xc.shape[1])
         schema = schema or Schema()
         if schema.feature_names and len(schema.feature_names) != Xc.shape[1]:
@@ -129,7 +147,9 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         self.n_features_in_ = Xc.shape[1]
         self.n_labels_ = Yc.shape[1]
         self.schema_ = schema
-        return TrainingData(Xc, Yc, nominal, schema, Xv, Yv)
+        if sample_weight is not None and (weights is None or len(weights) != Xc.shape[0]):  # X without a length
+            weights = check_sample_weight(sample_weight, Xc.shape[0])
+        return TrainingData(Xc, Yc, nominal, schema, Xv, Yv, sample_weight=weights)
 
     def _run(self, data: TrainingData, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
         rules: list[Rule] = []
@@ -231,6 +251,18 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         est = cls(**params)
         est._check_params()
         return est
+
+
+def _n_rows(X) -> int | None:
+    """The number of rows of ``X`` without converting it (None if it has no shape or length: the
+    feature check then names the problem)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    try:
+        return len(X)
+    except TypeError:
+        return None
 
 
 def not_fitted(est) -> NotFittedError:

@@ -83,6 +83,11 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
     # fraction of D in [0, 1); num_retained: the last attributes always in the sample
     "feature_sampling": {"none": {}, "without-replacement": {**_sample(0.0, low_open=False, high_open=True),
                                                              "num_retained": OptionSpec("int", 0, 0)}},
+    # per rule: the outputs its head may predict (engine.sampling): a sample of ceil(sample_size x K)
+    # (max_samples 1 by default: one output), or one output after the other (round-robin)
+    "output_sampling": {"none": {}, "without-replacement": {**_sample(0.33, high_open=True),
+                                                            "max_samples": OptionSpec("int", 1, 0)},
+                        "round-robin": {}},
     "feature_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2)},
     "label_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.04, 1)},
     "head_type": {

@@ -29,10 +29,12 @@ class MultiLabelTargets:
         tags.input_tags.allow_nan = True  # NaN is a missing value
         return tags
 
-    def _training_data(self, X, Y, X_test=None, Y_test=None):
+    def _training_data(self, X, Y, X_test=None, Y_test=None, sample_weight=None):
         """``check_training_data`` after a 1-D ``Y`` (and ``Y_test``) became one label column;
         remembers the classes for :meth:`_as_classes` (``classes_``: a 1-D ``y``'s classes, or 0 and 1
-        for a label matrix, as scikit-learn's multi-label classifiers have them)."""
+        for a label matrix, as scikit-learn's multi-label classifiers have them).  With a (checked)
+        ``sample_weight`` a 1-D ``y``'s classes are those of the examples of positive weight, as in
+        mlrl-boomer 0.15.6: one class left is the constant prediction."""
         if Y is None:
             raise ValueError("this estimator requires y to be passed, but the target y is None (Y is missing)")
         self.classes_ = np.array([0, 1])
@@ -41,7 +43,7 @@ class MultiLabelTargets:
             Y = np.asarray(Y)
         self._target_dtype = Y.dtype if Y.dtype.kind in "biuf" else None
         if Y.ndim == 1:
-            Y, self.classes_ = _one_label(Y, "Y")
+            Y, self.classes_ = _one_label(Y, "Y", sample_weight)
             self._one_label_y = True
             if Y_test is not None:
                 Y_test = _encoded(Y_test, self.classes_, "Y_test")
@@ -69,8 +71,9 @@ class MultiLabelTargets:
         return np.asarray(F)[:, 0] if self._one_d() else F
 
 
-def _one_label(y, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(N x 1 of 0/1, classes) of a 1-D target of one or two classes."""
+def _one_label(y, name: str, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
+    """(N x 1 of 0/1, classes) of a 1-D target of one or two classes (of the examples of positive
+    ``sample_weight``, if given)."""
     y = np.asarray(y)
     kind = type_of_target(y, input_name=name)  # 'binary' for one or two classes
     if kind not in ("binary", "unknown"):
@@ -80,6 +83,10 @@ def _one_label(y, name: str) -> tuple[np.ndarray, np.ndarray]:
     if kind == "unknown":
         raise ValueError(f"Unknown label type: {name} must hold class labels (numbers or strings)")
     classes = np.unique(y)
+    if sample_weight is not None and len(sample_weight) == len(y):
+        kept = np.unique(y[np.asarray(sample_weight) > 0])
+        if kept.size == 1 and classes.size == 2:  # the weights leave one class: it is the prediction
+            return (y == kept[0]).astype(np.uint8)[:, None], kept
     return _encoded(y, classes, name), classes
 
 

@@ -84,31 +84,32 @@ def check_labels(Y, n_examples: int | None = None, name: str = "Y") -> np.ndarra
     raise ValueError(f"{name} must contain only 0/1 or -1/+1, found {', '.join(f'{v:g}' for v in bad)}")
 
 
-def check_nominal(nominal, n_features: int) -> np.ndarray:
-    """Nominal attributes given as a boolean mask or a list of indices -> boolean mask."""
+def check_nominal(nominal, n_features: int, name: str = "nominal_attributes") -> np.ndarray:
+    """Nominal (or, ``name``: other typed) attributes given as a boolean mask or a list of indices ->
+    boolean mask."""
     mask = np.zeros(n_features, dtype=bool)
     if nominal is None:
         return mask
     arr = np.asarray(nominal)
     if arr.dtype == bool:
         if arr.shape != (n_features,):
-            raise ValueError(f"nominal_attributes mask has length {arr.size}, expected {n_features}")
+            raise ValueError(f"{name} mask has length {arr.size}, expected {n_features}")
         return arr.copy()
     if arr.ndim > 1:
-        raise ValueError("nominal_attributes must be a boolean mask or a list of attribute indices")
+        raise ValueError(f"{name} must be a boolean mask or a list of attribute indices")
     if arr.size and arr.dtype.kind not in "iu":
         try:
             values = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise ValueError("nominal_attributes must be a boolean mask or a list of attribute indices") from None
+            raise ValueError(f"{name} must be a boolean mask or a list of attribute indices") from None
         if not (np.isfinite(values) & (values == np.round(values))).all():
             bad = next(v for v in arr.ravel() if not (np.isfinite(float(v)) and float(v) == round(float(v))))
-            raise ValueError(f"nominal_attributes must hold attribute indices (integers), found {bad!r}")
+            raise ValueError(f"{name} must hold attribute indices (integers), found {bad!r}")
     idx = arr.astype(np.int64).ravel()
     if idx.size and (idx.min() < 0 or idx.max() >= n_features):
-        raise ValueError(f"nominal_attributes contains an index outside 0..{n_features - 1}")
+        raise ValueError(f"{name} contains an index outside 0..{n_features - 1}")
     if len(np.unique(idx)) != idx.size:
-        raise ValueError("nominal_attributes names an attribute twice")
+        raise ValueError(f"{name} names an attribute twice")
     mask[idx] = True
     return mask
 
@@ -168,3 +169,34 @@ def check_training_data(X, Y, X_test=None, Y_test=None):
         if Yv.shape[1] != Yc.shape[1]:
             raise ValueError(f"Y_test has {Yv.shape[1]} labels, Y has {Yc.shape[1]}")
     return Xc, Yc, Xv, Yv
+
+
+def check_sample_weight(sample_weight, n_examples: int) -> np.ndarray | None:
+    """``fit``'s ``sample_weight``: None, or one finite, non-negative weight per training example with at
+    least one positive (float64 holding float32 values, as mlrl-boomer 0.15.6 keeps them).  One
+    ValueError naming the problem otherwise, before any work starts."""
+    if sample_weight is None:
+        return None
+    if sp.issparse(sample_weight):
+        raise ValueError("sample_weight must be a dense 1-D array of one weight per example, got a sparse matrix")
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be numbers (one weight per example)") from None
+    if w.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D (one weight per example), got shape {w.shape}")
+    if w.shape[0] != n_examples:
+        raise ValueError(f"sample_weight has {w.shape[0]} weights for {n_examples} examples; give one per example")
+    if np.isnan(w).any():
+        raise ValueError(f"sample_weight contains NaN (at example {int(np.flatnonzero(np.isnan(w))[0])})")
+    if np.isinf(w).any() or (np.abs(w) > np.finfo(np.float32).max).any():
+        raise ValueError("sample_weight contains infinite values or values beyond the float32 range (±3.4e38)")
+    if (w < 0).any():
+        first = int(np.flatnonzero(w < 0)[0])
+        raise ValueError(f"sample_weight contains negative weights (e.g. {w[first]:g} at example {first}); weights "
+                         "must be >= 0")
+    w32 = w.astype(np.float32)
+    if not (w32 > 0).any():
+        raise ValueError("sample_weight: every weight is zero (or below float32's smallest number); at least one "
+                         "example needs a positive weight")
+    return w32.astype(np.float64)

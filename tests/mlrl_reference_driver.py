@@ -4,9 +4,9 @@ Imports nothing of this project but ``engine/bench/fit_driver.py``'s reading of 
 (a plain module, loaded by path).  Usage: ``PY mlrl_reference_driver.py REQUEST.json``; prints one
 JSON line.  Requests (``"kind"``):
 
-- ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword
-  arguments of ``BoomerClassifier``): answers the test scores (``decision_function``), the binary
-  predictions, the number of rules (the default rule included) and the rules' conditions and heads;
+- ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``, optionally ``sample_weight``)
+  and ``settings`` (keyword arguments of ``BoomerClassifier``; ``fit_kwargs``: of its ``fit``):
+  answers the test scores (``decision_function``), the binary predictions, the number of rules (the default rule included) and the rules' conditions and heads;
   with ``"probabilities": true`` also ``predict_proba`` (or the error it raises), the isotonic
   calibration models' bins (one list per label / label vector, [threshold, value] pairs) and the
   known label vectors (relevant label indices, frequency) in the reference's order.
@@ -47,7 +47,10 @@ def main() -> None:
         print(json.dumps({"ok": True}))
         return
     data = np.load(request["data"])
-    est = BoomerClassifier(**settings).fit(data["X_train"], data["Y_train"])
+    fit_kwargs = dict(request.get("fit_kwargs", {}))
+    if "sample_weight" in data.files:
+        fit_kwargs["sample_weight"] = data["sample_weight"]
+    est = BoomerClassifier(**settings).fit(data["X_train"], data["Y_train"], **fit_kwargs)
     X_test = data["X_test"]
     predictions = est.predict(X_test)
     answer = {"scores": np.asarray(est.decision_function(X_test), dtype=float).tolist(),
@@ -55,7 +58,7 @@ def main() -> None:
                                         else predictions).astype(int).tolist(),
               "n_rules": int(est.model_.get_num_rules()), "n_used_rules": int(est.model_.get_num_used_rules())}
     if request.get("rules"):
-        answer["rules"] = reference_rules(est.model_, ALL_OPERATORS)
+        answer["rules"] = reference_rules(est.model_, ALL_OPERATORS + (("ordinal_leq", "<="), ("ordinal_gr", ">")))
     if request.get("probabilities"):
         answer.update(_probabilities(est, X_test))
         answer["train_scores"] = np.asarray(est.decision_function(data["X_train"]), dtype=float).tolist()
