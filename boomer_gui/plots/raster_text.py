@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 from matplotlib.artist import Artist
-from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
@@ -29,23 +29,27 @@ class TextBitmap(NamedTuple):
     box: tuple[float, float, float, float]  # x0, y0, width, height from the anchor
 
 
+@lru_cache(maxsize=8)
+def _scratch_figure(dpi: float) -> Figure:
+    return Figure(dpi=dpi)
+
+
 @lru_cache(maxsize=1024)
 def text_bitmap(text: str, size_pt: float, dpi: float, color, rotation: float = 0.0, ha: str = "center",
                 va: str = "center", rotation_mode: str = "default") -> TextBitmap:
     """``text`` drawn by matplotlib, aligned by ``ha``/``va`` at a whole pixel of a small transparent
-    figure, cropped to its ink and its box: pasted with that pixel on an anchor, it lies where
+    image, cropped to its ink and its box: pasted with that pixel on an anchor, it lies where
     matplotlib would draw it (to the pixel: matplotlib rounds text positions as well)."""
     side = int(2 * (len(text) + 2) * size_pt * dpi / 72.0) + 20
-    fig = Figure(figsize=(side / dpi, side / dpi), dpi=dpi)
-    canvas = FigureCanvasAgg(fig)
-    fig.patch.set_alpha(0.0)
+    renderer = RendererAgg(side, side, dpi)
     mid = side // 2
-    artist = fig.text(mid / side, mid / side, text, ha=ha, va=va, fontsize=size_pt, color=color, rotation=rotation,
-                      rotation_mode=rotation_mode)
-    canvas.draw()
-    rgba = np.asarray(canvas.buffer_rgba())
+    artist = Text(mid, mid, text, ha=ha, va=va, fontsize=size_pt, color=color, rotation=rotation,
+                  rotation_mode=rotation_mode, transform=IdentityTransform())
+    artist.set_figure(_scratch_figure(dpi))  # text layout reads the resolution from its figure
+    artist.draw(renderer)
+    rgba = np.asarray(renderer.buffer_rgba())
     height, width = rgba.shape[:2]
-    box = artist.get_window_extent(canvas.get_renderer())
+    box = artist.get_window_extent(renderer)
     x0, x1, y0, y1 = math.floor(box.x0), math.ceil(box.x1), math.floor(box.y0), math.ceil(box.y1)
     ink = rgba[..., 3] > 0
     rows, cols = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
