@@ -274,6 +274,8 @@ class TrajectoryPlot(QWidget):
             art.remove()
         self._artists.clear()
         self._live = None
+        for canvas in (self.traj_canvas, self.loss_canvas):
+            canvas.set_animated_artists([])
         self.history = history
         self._highlight_at = None
         for run in history:
@@ -287,8 +289,9 @@ class TrajectoryPlot(QWidget):
             self._live = run
             self._checked = 0
             self._artists[id(run)].set_animated(True)
-            self.traj_canvas.set_animated_artists(self._artists[id(run)].traj)
-            self.loss_canvas.set_animated_artists(self._artists[id(run)].losses)
+            art = self._artists[id(run)]
+            self.traj_canvas.set_animated_artists(art.traj, growing=[art.train, art.test])
+            self.loss_canvas.set_animated_artists(art.losses, growing=art.losses)
         self._refresh_run(run)
         self.redraw()
 
