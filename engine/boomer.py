@@ -16,6 +16,7 @@ from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_update_statistics, compact_width)
 from .core.features import build_feature_index
+from .core.induction import Induction, RuleInducer
 from .core.refinement import first_step_family, fixed_label_family, may_thread, rule_refinement
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE)
@@ -36,6 +37,7 @@ INSTANCE_SAMPLING = value_names("instance_sampling")
 FEATURE_SAMPLING = value_names("feature_sampling")
 OUTPUT_SAMPLING = value_names("output_sampling")
 RULE_INDUCTION = value_names("rule_induction")
+RULE_PRUNING = value_names("rule_pruning")
 FEATURE_BINNING = value_names("feature_binning")
 LABEL_BINNING = value_names("label_binning")
 HOLDOUT = value_names("holdout")
@@ -218,8 +220,12 @@ class BoomerClassifier(RuleLearner):
             Parameter("output_sampling", "option", FROM_INIT, "Output sampling", "labels each rule's head may "
                       "predict: a sample per rule (without-replacement), or one label after the other (round-robin)"
                       + option_help("output_sampling"), choices=OUTPUT_SAMPLING, shown=False),
-            Parameter("rule_induction", "option", FROM_INIT, "Rule induction", "greedy top-down search of a rule"
-                      + option_help("rule_induction"), choices=RULE_INDUCTION),
+            Parameter("rule_induction", "option", FROM_INIT, "Rule induction", "top-down search of a rule: greedy, "
+                      "or a beam of beam_width rules; max_head_refinements: conditions after which the head's labels "
+                      "are fixed (0: never)" + option_help("rule_induction"), choices=RULE_INDUCTION),
+            Parameter("rule_pruning", "option", FROM_INIT, "Rule pruning", "irep: drop a rule's trailing conditions "
+                      "that do not help on the training examples out of its instance sample (needs instance "
+                      "sampling; without it nothing is pruned)", choices=RULE_PRUNING, shown=False),
             Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit (also "
                       "rule_induction's max_conditions)", minimum=1, optional=True),
             Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "examples a condition must cover (also "
@@ -305,7 +311,7 @@ class BoomerClassifier(RuleLearner):
                  max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
                  instance_sampling="none", feature_sampling="without-replacement", output_sampling="none",
-                 rule_induction="top-down-greedy",
+                 rule_induction="top-down-greedy", rule_pruning="none",
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
                  holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
@@ -321,6 +327,7 @@ class BoomerClassifier(RuleLearner):
         self.feature_sampling = feature_sampling
         self.output_sampling = output_sampling
         self.rule_induction = rule_induction
+        self.rule_pruning = rule_pruning
         self.max_conditions = max_conditions
         self.min_coverage = min_coverage
         self.feature_binning = feature_binning
@@ -355,10 +362,7 @@ class BoomerClassifier(RuleLearner):
         _, options = parse_option("feature_sampling", self.feature_sampling)
         if options.get("num_retained"):
             raise ValueError("feature_sampling option num_retained is not supported (only 0)")
-        _, induction = parse_option("rule_induction", self.rule_induction)
-        if not induction["recalculate_predictions"]:
-            raise ValueError("rule_induction option recalculate_predictions=false is not supported: heads are "
-                             "always computed from every covered training example")
+        self._inducer()  # checks rule_induction and rule_pruning
         given = _explicit_options(self.rule_induction)
         for name, default in (("max_conditions", None), ("min_coverage", 1)):
             if name in given and getattr(self, name) != default:
@@ -372,6 +376,18 @@ class BoomerClassifier(RuleLearner):
         max_conditions = options["max_conditions"] if "max_conditions" in given else (self.max_conditions or 0)
         min_coverage = options["min_coverage"] if "min_coverage" in given else int(self.min_coverage)
         return int(max_conditions), int(min_coverage), float(options["min_support"])
+
+    def _inducer(self) -> RuleInducer | None:
+        """The rule induction of :mod:`engine.core.induction`, or None for the default greedy kernel."""
+        name, options = parse_option("rule_induction", self.rule_induction)
+        irep = parse_option("rule_pruning", self.rule_pruning)[0] == "irep"
+        beam = name == "top-down-beam-search"
+        if beam and (self._induction()[0] == 1):
+            raise ValueError("max_conditions of top-down-beam-search must be 0 (no limit) or at least 2, got 1")
+        if not (beam or irep or options["max_head_refinements"] != 1 or not options["recalculate_predictions"]):
+            return None
+        return RuleInducer(Induction(options["beam_width"] if beam else 1, beam and options["resample_features"],
+                                     options["max_head_refinements"], options["recalculate_predictions"], irep))
 
     def _n_sampled_features(self, n_features: int) -> int:
         """Attributes sampled per refinement step (0: all, no sampling)."""
@@ -596,6 +612,12 @@ class BoomerClassifier(RuleLearner):
         rng_state = np.empty(1, dtype=np.uint64)
         family = self._kernel_family(n, index.n_features, K)
         boost_one_rule = (compact_boosting_kernel if compact else boosting_kernel)(*family)
+        inducer = self._inducer()
+        if inducer is not None:  # beam search, head refinements, IREP: engine.core.induction
+            if compact:
+                raise ValueError(f"{self.rule_induction!r} with rule_pruning={self.rule_pruning!r} needs the packed "
+                                 "statistics, more than this fit's budget here; use the default rule induction")
+            boost_one_rule = inducer
         t = 0
         budget = self.max_rules - (self.default_rule != "false")  # max_rules counts the default rule
         started = time.monotonic()  # time_limit: mlrl-boomer starts the clock after the default rule

@@ -69,6 +69,14 @@ def _sample(default: float, low_open: bool = True, high_open: bool = False) -> d
             "min_samples": OptionSpec("int", 1, 1), "max_samples": OptionSpec("int", 0, 0)}
 
 
+def _induction(extra: dict[str, OptionSpec]) -> dict[str, OptionSpec]:
+    """The options of a rule induction value: mlrl-boomer 0.15.6's names and defaults."""
+    return {**extra, "min_coverage": OptionSpec("int", 1, 1),
+            "min_support": OptionSpec("float", 0.0, 0.0, 1.0, high_open=True),
+            "max_conditions": OptionSpec("int", 0, 0), "max_head_refinements": OptionSpec("int", 1, 0),
+            "recalculate_predictions": OptionSpec("bool", True)}
+
+
 _PREDICTOR_OPTIONS = {"based_on_probabilities": OptionSpec("bool", False),
                       "use_probability_calibration": OptionSpec("bool", True)}
 
@@ -121,16 +129,17 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
                               "marginalized": {"use_probability_calibration": OptionSpec("bool", True)}},
     "marginal_probability_calibration": {"none": {}, "isotonic": {"use_holdout_set": OptionSpec("bool", True)}},
     "joint_probability_calibration": {"none": {}, "isotonic": {"use_holdout_set": OptionSpec("bool", True)}},
-    # the greedy search of one rule: max_conditions 0 is no limit; min_support a fraction of the
-    # training examples a condition must cover (besides min_coverage); after max_head_refinements
-    # conditions the head's labels are fixed; recalculate_predictions: the head from every covered
-    # training example, not the sample (Alg. 1 line 7).  Only the defaults of the last two are
-    # implemented (other values are refused).
-    "rule_induction": {"top-down-greedy": {"min_coverage": OptionSpec("int", 1, 1),
-                                           "min_support": OptionSpec("float", 0.0, 0.0, 1.0, high_open=True),
-                                           "max_conditions": OptionSpec("int", 0, 0),
-                                           "max_head_refinements": OptionSpec("int", 1, 1, 1),
-                                           "recalculate_predictions": OptionSpec("bool", True)}},
+    # the search of one rule (engine.core.induction): max_conditions 0 is no limit (beam search: 0 or at
+    # least 2); min_support a fraction of the training examples a condition must cover (besides
+    # min_coverage); after max_head_refinements conditions (0: never) the head's labels are fixed;
+    # recalculate_predictions: with examples out of the sample, the head from every covered training
+    # example (Alg. 1 line 7), else from the sample; beam search keeps beam_width rules per step and
+    # draws one attribute sample per step or (resample_features) one per rule of the beam
+    "rule_induction": {"top-down-greedy": _induction({}),
+                       "top-down-beam-search": _induction({"beam_width": OptionSpec("int", 4, 2),
+                                                           "resample_features": OptionSpec("bool", False)})},
+    # pruning of each rule on the examples out of its instance sample (incremental reduced error pruning)
+    "rule_pruning": {"none": {}, "irep": {}},
 }
 
 _SYNTAX = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\{(.*)\})?\s*$", re.DOTALL)
