@@ -25,6 +25,7 @@ from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .options import OPTIONS, option_help, parse_option, value_names
+from .ordinal import ordinal_conditions
 from .parameters import FROM_INIT, Parameter
 from .predictors import Predictors, binary_mode, fit_calibration
 from .pruning import make_pruning
@@ -193,6 +194,7 @@ class BoomerClassifier(RuleLearner):
 
     LEARNER_NAME = "boomer"
     SAMPLE_WEIGHTS = True  # engine.sampling: they weigh the draws of instance_sampling='with-replacement'
+    ORDINAL_ATTRIBUTES = True  # engine.ordinal: fit(..., ordinal_feature_indices=...)
 
     PARAMETERS = (
             Parameter("loss", "choice", FROM_INIT, "Loss", "label-wise (decomposable) or example-wise",
@@ -677,6 +679,8 @@ class BoomerClassifier(RuleLearner):
             labels = head_labels[:n_head].copy()
             conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
                                zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
+            if data.ordinal is not None:
+                conditions = ordinal_conditions(conditions, X, data.ordinal)
             rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
             record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
             yield record
@@ -719,6 +723,8 @@ class BoomerClassifier(RuleLearner):
         labels = sampled[labels]
         conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
                            zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
+        if data.ordinal is not None:
+            conditions = ordinal_conditions(conditions, X, data.ordinal)
         rule = Rule(conditions, labels, head, data.schema)
         covered_now = rows[:n_rows].copy()
         record, stop = self._add(rule, covered_now, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor,

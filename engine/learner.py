@@ -20,6 +20,7 @@ from sklearn.exceptions import NotFittedError
 
 from .fileio import atomic_write_text
 from .model import RuleModel
+from .ordinal import binary_ordinal, ordinal_view
 from .parameters import DeclaredParameters
 from .rules import Rule, Schema
 from .targets import MultiLabelTargets
@@ -89,6 +90,8 @@ class TrainingData:
     Y_test: np.ndarray | None = None
     # fit's sample_weight (checked: N finite weights >= 0, float32 values), None when not given
     sample_weight: np.ndarray | None = None
+    # fit's ordinal_feature_indices as a mask (their values in X, X_test cut to integers), None: none
+    ordinal: np.ndarray | None = None
     # Set to 1 (from another thread) to cancel: kernels check it between attributes and within
     # sweeps and return early; ``_learn`` then ends without yielding the unfinished rule.
     cancel: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint8))
@@ -102,6 +105,7 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
     LEARNER_NAME = "rule-learner"
     # whether ``_learn`` uses ``TrainingData.sample_weight``; the others refuse a sample_weight
     SAMPLE_WEIGHTS = False
+    ORDINAL_ATTRIBUTES = False  # whether ``_learn`` gives ordinal attributes their conditions (engine.ordinal)
 
     # -- to implement -------------------------------------------------------------------
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:  # pragma: no cover - abstract
@@ -113,7 +117,7 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
     # -- training -----------------------------------------------------------------------
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None,
                  schema: Schema | None = None, cancel: threading.Event | None = None, sample_weight=None,
-                 nominal_feature_indices=None) -> Iterator[RuleRecord]:
+                 nominal_feature_indices=None, ordinal_feature_indices=None) -> Iterator[RuleRecord]:
         """Validate everything, then yield a :class:`RuleRecord` per rule as it is learned.
 
         Setting ``cancel`` (from any thread) stops training within a fraction of a second, even
@@ -121,13 +125,14 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         the estimator keeps the rules learned so far (as closing the generator does).
         ``sample_weight``: one weight >= 0 per training example (learners with ``SAMPLE_WEIGHTS``;
         what it changes is the learner's).  ``nominal_feature_indices`` is mlrl-boomer's name of
-        ``nominal_attributes`` (give one or the other)."""
+        ``nominal_attributes`` (give one or the other); ``ordinal_feature_indices`` (mlrl-boomer's):
+        attributes of integer values (:mod:`engine.ordinal`; learners with ``ORDINAL_ATTRIBUTES``)."""
         data = self._prepare(X, Y, X_test, Y_test, nominal_attributes, schema, sample_weight,
-                             nominal_feature_indices)
+                             nominal_feature_indices, ordinal_feature_indices)
         return self._run(data, cancel)
 
     def _prepare(self, X, Y, X_test, Y_test, nominal_attributes, schema, sample_weight=None,
-                 nominal_feature_indices=None) -> TrainingData:
+                 nominal_feature_indices=None, ordinal_feature_indices=None) -> TrainingData:
         self._check_params()
         if sample_weight is not None and not self.SAMPLE_WEIGHTS:
             raise ValueError(f"{type(self).__name__} does not support sample_weight")
@@ -139,6 +144,17 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         weights = None if n_rows is None else check_sample_weight(sample_weight, n_rows)
         Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test, sample_weight=weights)
         nominal = check_nominal(nominal_attributes, Xc.shape[1])
+        ordinal = None
+        if ordinal_feature_indices is not None:
+            ordinal = check_nominal(ordinal_feature_indices, Xc.shape[1], "ordinal_feature_indices")
+            if ordinal.any() and not self.ORDINAL_ATTRIBUTES:
+                raise ValueError(f"{type(self).__name__} does not support ordinal_feature_indices")
+            if (ordinal & nominal).any():
+                raise ValueError(f"attribute {int(np.flatnonzero(ordinal & nominal)[0])} is given as nominal and as "
+                                 "ordinal; give it once")
+            Xc = ordinal_view(Xc, ordinal)
+            Xv = None if Xv is None else ordinal_view(Xv, ordinal)
+            nominal = nominal | binary_ordinal(Xc, ordinal)  # two values: a binary attribute, as nominal
         schema = schema or Schema()
         if schema.feature_names and len(schema.feature_names) != Xc.shape[1]:
             raise ValueError(f"{len(schema.feature_names)} feature names for {Xc.shape[1]} attributes")
@@ -149,7 +165,7 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         self.schema_ = schema
         if sample_weight is not None and (weights is None or len(weights) != Xc.shape[0]):  # X without a length
             weights = check_sample_weight(sample_weight, Xc.shape[0])
-        return TrainingData(Xc, Yc, nominal, schema, Xv, Yv, sample_weight=weights)
+        return TrainingData(Xc, Yc, nominal, schema, Xv, Yv, sample_weight=weights, ordinal=ordinal)
 
     def _run(self, data: TrainingData, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
         rules: list[Rule] = []

@@ -250,3 +250,60 @@ def test_feature_sample_plan_retains_the_last_attributes():
     assert feature_sample_plan(10, 0.5, 1, 0, 4) == (3, 4)
     assert feature_sample_plan(3, 0.0, 1, 0, 5) == (0, 3)
 
+
+# -- ordinal attributes ---------------------------------------------------------------------------------
+
+def _ordinal_data(n=160, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.choice([0, 1, 3, 5, 9], n), rng.integers(0, 2, n), rng.normal(size=n)]).astype(float)
+    Y = np.column_stack([X[:, 0] >= 3, (X[:, 1] == 1) ^ (X[:, 2] > 1)]).astype(np.uint8)
+    return X, Y
+
+
+def test_ordinal_thresholds_are_values_and_cover_what_the_midpoints_cover():
+    X, Y = _ordinal_data()
+    numeric = BoomerClassifier(**FAST).fit(X, Y)
+    ordinal = BoomerClassifier(**FAST).fit(X, Y, ordinal_feature_indices=[0, 1])
+    values = set(np.unique(X[:, 0]))
+    conds = [c for r in ordinal.rules_ for c in r.conditions if c.attribute == 0]
+    assert conds and all(c.threshold in values and c.operator in ("<=", ">") for c in conds)
+    # the midpoint 2.0 between 1 and 3 becomes 1 ('<= 1' / '> 1'), covering the same training examples
+    assert any(c.threshold == 1.0 for c in conds)
+    np.testing.assert_allclose(ordinal.decision_function(X), numeric.decision_function(X), rtol=1e-12)
+    for r_num, r_ord in zip(numeric.rules_, ordinal.rules_):
+        assert np.array_equal(rule_coverage(r_num, X.astype(np.float32)), rule_coverage(r_ord, X.astype(np.float32)))
+
+
+def test_a_binary_ordinal_attribute_has_equality_conditions():
+    X, Y = _ordinal_data()
+    est = BoomerClassifier(**FAST).fit(X, Y, ordinal_feature_indices=[1])
+    conds = [c for r in est.rules_ for c in r.conditions if c.attribute == 1]
+    assert conds and all(c.operator == "==" and c.threshold in (0.0, 1.0) for c in conds)
+
+
+def test_ordinal_values_lose_their_fraction():
+    X, Y = _ordinal_data()
+    Xf = X.copy()
+    Xf[:, 0] += 0.6  # cut off: the same integers
+    a = BoomerClassifier(**FAST).fit(X, Y, ordinal_feature_indices=[0])
+    b = BoomerClassifier(**FAST).fit(Xf, Y, ordinal_feature_indices=[0])
+    assert [r.conditions for r in a.rules_] == [r.conditions for r in b.rules_]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(ordinal_feature_indices=[3]), "ordinal_feature_indices contains an index outside"),
+    (dict(ordinal_feature_indices=[0, 0]), "ordinal_feature_indices names an attribute twice"),
+    (dict(ordinal_feature_indices=[0], nominal_attributes=[0]), "nominal and as ordinal"),
+])
+def test_bad_ordinal_indices_are_refused(kwargs, message):
+    X, Y = _ordinal_data()
+    with pytest.raises(ValueError, match=message):
+        BoomerClassifier(**FAST).fit_iter(X, Y, **kwargs)
+
+
+def test_learners_without_ordinal_attributes_refuse_them():
+    from engine.seco import SeCoClassifier
+
+    X, Y = _ordinal_data()
+    with pytest.raises(ValueError, match="does not support ordinal_feature_indices"):
+        SeCoClassifier(max_rules=2).fit_iter(X, Y, ordinal_feature_indices=[0])

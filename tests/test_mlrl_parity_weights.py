@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 from engine.boomer import BoomerClassifier
+from engine.model import rule_coverage
+from engine.rules import Condition
 from test_mlrl_parity import DETERMINISTIC, _WHY, _ask, _negative_data
 
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
@@ -142,3 +144,42 @@ def test_output_sampling_without_replacement_defaults_to_one_label_per_rule_in_b
     assert all(len(r["scores"]) == 1 for r in ref["rules"][1:])
     assert all(len(r.head_labels) == 1 for r in ours.rules_[1:])
 
+
+# -- ordinal attributes -------------------------------------------------------------------------------
+
+def _ordinal_data(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(-3, 7, n), rng.integers(0, 2, n), rng.normal(size=n).round(3) - 5,
+                         rng.integers(1, 12, n)]).astype(float)
+    Y = np.column_stack([(X[:, 0] > 2) ^ (rng.random(n) < .1), (X[:, 3] <= 4) | (X[:, 1] == 1),
+                         X[:, 2] < -5]).astype(np.uint8)
+    return X, Y
+
+
+@pytest.mark.parametrize("head_type", ["complete", "single"])
+def test_ordinal_attributes_give_the_references_rules(head_type, tmp_path):
+    """Ordinal attributes (integer thresholds, '<=' / '>'), a binary one ('=='), a numeric one with
+    negative values: deterministic settings, every condition, head and test score the reference's."""
+    X, Y = _ordinal_data()
+    path = tmp_path / "ordinal.npz"
+    np.savez(path, X_train=X[:160], Y_train=Y[:160], X_test=X[160:])
+    settings = {**DETERMINISTIC, "head_type": head_type}
+    ref = _ask({"kind": "fit", "data": str(path), "settings": settings, "rules": True,
+                "fit_kwargs": {"ordinal_feature_indices": [0, 1, 3]}}, tmp_path)
+    ours = BoomerClassifier(**settings).fit(X[:160], Y[:160], ordinal_feature_indices=[0, 1, 3])
+    assert ref["n_rules"] == len(ours.rules_)
+    same_conditions = 0
+    for theirs, mine in zip(ref["rules"], ours.rules_):
+        t_ref = sorted((c[0], c[1], c[2]) for c in theirs["conditions"])
+        t_our = sorted((c.attribute, c.operator, c.threshold) for c in mine.conditions)
+        if [c[:2] for c in t_ref] == [c[:2] for c in t_our]:
+            same_conditions += 1
+            assert [c[2] for c in t_ref] == pytest.approx([c[2] for c in t_our], abs=1e-6)
+        else:  # the reference reached the rule by another path (a redundant condition): the same examples
+            for part in (X[:160], X[160:]):
+                theirs_cover = np.all([Condition(a, o, t).covers(part[:, a]) for a, o, t in t_ref], axis=0)
+                assert np.array_equal(theirs_cover, rule_coverage(mine, part.astype(np.float32)))
+        # the reference's shrinkage is 0.3 in float32: scores drift by ~1e-8 over the rules
+        assert theirs["scores"] == pytest.approx(list(mine.head_scores), rel=1e-6, abs=1e-8)
+    assert same_conditions >= len(ours.rules_) - 1
+    np.testing.assert_allclose(ours.decision_function(X[160:]), np.asarray(ref["scores"]), rtol=1e-6, atol=1e-9)
