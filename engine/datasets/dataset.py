@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import scipy.sparse as sp
 
+from engine.predictors import unique_rows
+
 from ..rules import Schema
 
 
@@ -80,7 +82,7 @@ class Dataset:
 
     @property
     def n_distinct_label_sets(self) -> int:
-        return int(np.unique(np.asarray(self.Y, dtype=np.uint8), axis=0).shape[0]) if self.n_examples else 0
+        return int(unique_rows(np.asarray(self.Y, dtype=np.uint8)).shape[0]) if self.n_examples else 0
 
     def subset(self, indices) -> "Dataset":
         indices = np.asarray(indices)

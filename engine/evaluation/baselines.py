@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from engine.predictors import unique_rows
+
 from ..boomer import sampled_feature_count
 
 
@@ -77,7 +79,7 @@ class LabelPowerset(_Transformation):
 
     def fit(self, X, Y):
         Y = np.asarray(Y, dtype=np.uint8)
-        self.label_sets_, classes = np.unique(Y, axis=0, return_inverse=True)
+        self.label_sets_, classes = unique_rows(Y, return_inverse=True)
         classes = classes.ravel()
         if len(self.label_sets_) == 1:
             self.model_ = None
