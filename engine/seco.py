@@ -464,7 +464,11 @@ class SeCoClassifier(RuleLearner):
         out_thr = np.empty(D)
         out_cnt = np.empty(D, dtype=np.int64)
         out_range = np.empty((D, 3), dtype=np.int64)
-        dense = not sp.issparse(X)
+        # the reference's view of an attribute: dense input, or sparse input without implicit zeros, has its
+        # zeros as values; a sparse attribute (sparse input with zeros) treats them apart
+        n_stored = np.diff(index.ptr) + np.diff(index.missing_ptr)
+        dense = (n_stored >= n).astype(np.uint8) if sp.issparse(X) else np.ones(D, np.uint8)
+        sparse_attr = (1 - dense).astype(np.uint8)
         # numeric attributes without binning: the reference's own search (engine.core.seco_search); nominal
         # or binned attributes: the shared sweep (engine.core.sweep)
         exact = (index.nominal == 0) & (binning == "none")
@@ -507,7 +511,7 @@ class SeCoClassifier(RuleLearner):
                 walked = features[~exact[features]]
                 if len(numeric):
                     mlrl_numeric_conditions(numeric, index.ptr, index.rows, index.values, index.missing_ptr,
-                                            index.missing_rows, covered, wf, dense, C1, C0, U1, U0, min_coverage, h,
+                                            index.missing_rows, covered, wf, sparse_attr, C1, C0, U1, U0, min_coverage, h,
                                             hp, mode, majority, cand, len(cand), lift, max_lift, out_q[:len(numeric)],
                                             out_op[:len(numeric)], out_thr[:len(numeric)], out_cnt[:len(numeric)],
                                             out_range[:len(numeric)], data.cancel)
@@ -756,7 +760,7 @@ def _restrict(covered, j, op, threshold, where, index, dense) -> None:
                         index.missing_rows, covered)
     else:
         mlrl_apply_range(j, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, covered,
-                         dense, where[0], where[1], bool(where[2]))
+                         bool(dense[j]), where[0], where[1], bool(where[2]))
 
 
 def _coverage(conditions, ranges, index, dense, n) -> np.ndarray:

@@ -103,7 +103,8 @@ def test_irep_keeps_the_prefix_best_on_the_examples_out_of_the_sample():
     C1 = np.ascontiguousarray(Y == 1, dtype=np.uint8)
     C0 = np.ascontiguousarray(Y == 0, dtype=np.uint8)
     lift = np.ones(2, F32)
-    args = (C1, C0, np.zeros(1, np.uint8), MLRL_HEURISTICS["precision"], F32(0), False, lift, lift, index, True, 5)
+    args = (C1, C0, np.zeros(1, np.uint8), MLRL_HEURISTICS["precision"], F32(0), False, lift, lift, index, np.ones(2, np.uint8),
+            5)
 
     def keep(conditions, weights):
         return SeCoClassifier._irep(conditions, [None] * len(conditions), np.array([0]), np.array(weights), *args)

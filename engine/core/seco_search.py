@@ -1028,12 +1028,16 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
     for k in range(K):
         N1[TOTAL, k] = U1[k]
         N0[TOTAL, k] = U0[k]
-    n_nz = 0
-    for t in range(n):
-        i = o_rows[t]
-        if w[i] > 0:
+    n_nz = 0  # the covered examples with a weight and a value (implicit zeros of sparse attributes included)
+    for i in range(covered.shape[0]):
+        if covered[i] and w[i] > 0:
             _add_row(N1, N0, VALID, C1, C0, i, w[i])
             n_nz += 1
+    for r in range(miss_ptr[j], miss_ptr[j + 1]):
+        i = miss_rows[r]
+        if covered[i] and w[i] > 0:
+            _add_row(N1, N0, VALID, C1, C0, i, -w[i])
+            n_nz -= 1
     qbuf = np.empty(K, np.float32)
     order = np.empty(K, np.int64)
     labels = np.empty(K, np.int64)
@@ -1124,7 +1128,7 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
                 n_cov += 1
             prev = v
             t -= 1
-    if not dense and first_ge < n:  # sparse input: the non-zero values against the implicit zeros
+    if not dense:  # a sparse attribute: the non-zero values against the implicit zeros
         thr = _mean32(np.float32(0.0), prev)
         if n_cov >= min_coverage:
             q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift, qbuf, order,
@@ -1156,11 +1160,12 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, covered, w, dense, C1, C0, U1, U0,
+def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, covered, w, sparse, C1, C0, U1, U0,
                             min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, out_q, out_op, out_thr,
                             out_cnt, out_range, cancel):
     """:func:`mlrl_numeric_sweep` for the attributes ``features``, in parallel (``out_range``: start, end,
-    inverse per attribute)."""
+    inverse per attribute; ``sparse[j]``: attribute ``j`` is sparse as the reference sees it - sparse
+    input with implicit zeros in the training data)."""
     N = covered.shape[0]
     for c in prange(features.shape[0]):
         if cancel[0] != 0:
@@ -1170,7 +1175,7 @@ def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, co
         o_rows = np.empty(N, np.int64)
         o_vals = np.empty(N, np.float32)
         q, op, thr, cnt, s, e, inv = mlrl_numeric_sweep(features[c], ptr, rows, values, miss_ptr, miss_rows, covered,
-                                                        w, dense, C1, C0, U1, U0, min_coverage, h, p, mode, majority,
+                                                        w, sparse[features[c]] == 0, C1, C0, U1, U0, min_coverage, h, p, mode, majority,
                                                         cand, n_cand, lift, max_lift, mark, o_rows, o_vals)
         out_q[c] = q
         out_op[c] = op
