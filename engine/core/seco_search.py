@@ -1188,16 +1188,22 @@ def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, co
 
 @njit(cache=True, nogil=True)
 def mlrl_apply_range(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, start, end, inverse):
-    """Restrict ``covered`` to the positions ``[start, end)`` (``inverse``: the others) of attribute ``j``'s
-    vector (:func:`covered_order`) - the reference's coverage of a condition in training."""
+    """Restrict ``covered`` to the positions ``[start, end)`` of attribute ``j``'s vector
+    (:func:`covered_order`), or with ``inverse`` drop those positions and the missing values (so the
+    implicit zeros of a sparse attribute stay covered) - the reference's coverage of a condition in
+    training."""
     N = covered.shape[0]
     mark = np.zeros(N, np.uint8)
     o_rows = np.empty(N, np.int64)
     o_vals = np.empty(N, np.float32)
     n, _ = covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, o_rows, o_vals)
+    if inverse:
+        for t in range(start, end):
+            covered[o_rows[t]] = 0
+        for r in range(miss_ptr[j], miss_ptr[j + 1]):
+            covered[miss_rows[r]] = 0
+        return
     for i in range(N):
         covered[i] = 0
-    for t in range(n):
-        inside = start <= t < end
-        if inside != inverse:
-            covered[o_rows[t]] = 1
+    for t in range(start, end):
+        covered[o_rows[t]] = 1
