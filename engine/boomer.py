@@ -364,7 +364,11 @@ class BoomerClassifier(RuleLearner):
         _, options = parse_option("feature_sampling", self.feature_sampling)
         if options.get("num_retained"):
             raise ValueError("feature_sampling option num_retained is not supported (only 0)")
-        self._inducer()  # checks rule_induction and rule_pruning
+        inducer = self._inducer()  # checks rule_induction and rule_pruning
+        if inducer is not None and parse_option("output_sampling", self.output_sampling)[0] != "none":
+            raise ValueError("output_sampling works with the default greedy rule induction only here (not with "
+                             f"rule_induction={self.rule_induction!r}, rule_pruning={self.rule_pruning!r}); set "
+                             "output_sampling='none' or the defaults of the other two")
         given = _explicit_options(self.rule_induction)
         for name, default in (("max_conditions", None), ("min_coverage", 1)):
             if name in given and getattr(self, name) != default:

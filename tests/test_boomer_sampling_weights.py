@@ -230,6 +230,13 @@ def test_output_sampling_option_values_are_checked():
             BoomerClassifier(output_sampling=value).fit(X, Y)
 
 
+def test_output_sampling_with_another_rule_induction_is_refused():
+    X, Y = _data()
+    for other in (dict(rule_induction="top-down-beam-search"), dict(rule_pruning="irep")):
+        with pytest.raises(ValueError, match="output_sampling works with the default greedy rule induction"):
+            BoomerClassifier(output_sampling="round-robin", **other).fit(X, Y)
+
+
 # -- attribute types ------------------------------------------------------------------------------------
 
 def test_nominal_feature_indices_is_nominal_attributes():
