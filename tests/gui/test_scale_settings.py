@@ -48,16 +48,16 @@ def test_the_kept_prefix_of_global_pruning_is_marked_on_the_plot(qtbot, make_win
 
 
 def test_parameters_without_effect_are_greyed(window):
-    """β only matters for the F-measure, label binning only for complete heads of example-wise
-    losses, AdaBoost's condition limit only for the rule weak learner; the panel follows the
-    other values as they change."""
+    """SeCo's lift function only matters for partial heads, label binning only for complete heads of
+    example-wise losses, AdaBoost's condition limit only for the rule weak learner; the panel follows
+    the other values as they change."""
     panel = window.learner_panel
     panel.set_learner("seco")
-    beta = _editor(window, "beta")
-    panel.set_params({"heuristic": "precision"})
-    assert not beta.isEnabled()
-    panel.set_params({"heuristic": "f-measure"})
-    assert beta.isEnabled()
+    lift = _editor(window, "lift_function")
+    panel.set_params({"head_type": "single"})
+    assert not lift.isEnabled()
+    panel.set_params({"head_type": "partial"})
+    assert lift.isEnabled()
     panel.set_learner("boomer")
     binning = _editor(window, "label_binning")
     panel.set_params({"loss": "logistic-decomposable", "head_type": "complete"})
