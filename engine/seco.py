@@ -570,6 +570,9 @@ class SeCoClassifier(RuleLearner):
             block = coverage[np.ix_(rows, head)]
             uncovered_weight -= float((block == 0).sum())
             coverage[np.ix_(rows, head)] = 1
+            # the losses and the coverage shown are the model's: its thresholds (which in the reference's
+            # quirks may cover examples the training coverage above leaves out)
+            rows = np.flatnonzero(_coverage(conditions, [None] * len(conditions), index, dense, n))
             before = train.hamming
             new_pairs = train.apply(rows, head, values)
             record = dict(index=t, rule=rule, coverage=int(len(rows)), improvement=float(before - train.hamming),

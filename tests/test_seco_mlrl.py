@@ -146,3 +146,21 @@ def test_stopping_by_coverage_and_by_rules():
     assert est.rules_[0].conditions[0].operator == "<=" and est.rules_[0].conditions[0].threshold == 1.5
     np.testing.assert_array_equal(est.predict(X), Y)
     assert len(SeCoClassifier(instance_sampling="none", max_rules=1).fit(X, Y).rules_) == 1
+
+
+def test_tracked_losses_and_coverage_are_the_models_own():
+    """The training losses and coverage recorded per rule are those of the model's predictions (its
+    thresholds), also where the reference's training coverage differs (sparse attributes here)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    X = rng.random((150, 5))
+    X[rng.random(X.shape) < 0.3] = 0.0
+    Y = ((X[:, :3] + 0.2 * rng.random((150, 3))) > 0.5).astype(np.uint8)
+    from engine.model import rule_coverage
+
+    est = SeCoClassifier(instance_sampling="none", max_rules=40).fit(sp.csc_matrix(X), Y)
+    for record in est.records_:
+        assert record.coverage == int(rule_coverage(record.rule, X).sum())
+    P = est.predict(X)
+    assert est.records_[-1].train_hamming == pytest.approx(float((P != Y).mean()))
