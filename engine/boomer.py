@@ -16,7 +16,6 @@ from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_update_statistics, compact_width)
 from .core.features import build_feature_index
-from .core.induction import Induction, RuleInducer
 from .core.refinement import first_step_family, fixed_label_family, may_thread, rule_refinement
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE)
@@ -305,7 +304,8 @@ class BoomerClassifier(RuleLearner):
         family = self._kernel_family(profile["n_examples"], profile["n_features"], profile["n_labels"])
         optional = [feature_binning_kind(self.feature_binning, profile["n_examples"], profile["sparse"]) != "none",
                     self._holdout_kind() != "none",
-                    parse_option("global_pruning", self.global_pruning)[0] != "none"]
+                    parse_option("global_pruning", self.global_pruning)[0] != "none",
+                    self._inducer() is not None]  # engine.core.induction's kernels
         return "boomer|" + "|".join(str(v) for v in (*family, self.loss, self.statistic_type, self.prediction,
                                                      profile["sparse"], *optional))
 
@@ -383,8 +383,11 @@ class BoomerClassifier(RuleLearner):
         min_coverage = options["min_coverage"] if "min_coverage" in given else int(self.min_coverage)
         return int(max_conditions), int(min_coverage), float(options["min_support"])
 
-    def _inducer(self) -> RuleInducer | None:
-        """The rule induction of :mod:`engine.core.induction`, or None for the default greedy kernel."""
+    def _inducer(self) -> "RuleInducer | None":
+        """The rule induction of :mod:`engine.core.induction`, or None for the default greedy kernel
+        (imported here: the default path does not load it)."""
+        from .core.induction import Induction, RuleInducer
+
         name, options = parse_option("rule_induction", self.rule_induction)
         irep = parse_option("rule_pruning", self.rule_pruning)[0] == "irep"
         beam = name == "top-down-beam-search"
