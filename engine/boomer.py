@@ -26,7 +26,7 @@ from .model import RuleModel, rule_coverage
 from .options import OPTIONS, option_help, parse_option, value_names
 from .ordinal import ordinal_conditions
 from .parameters import FROM_INIT, Parameter
-from .predictors import Predictors, binary_mode, fit_calibration
+from .predictors import Predictors, binary_mode, fit_calibration, unique_rows
 from .pruning import make_pruning
 from .sampling import OutputSampler, output_sample_statistics, weighted_draws
 from .rules import OPERATORS, Condition, Rule
@@ -527,7 +527,7 @@ class BoomerClassifier(RuleLearner):
         l1 = float(self.l1_regularization_weight)
         eta = float(self.shrinkage)
         dtype = np.float32 if self.statistic_type == "32-bit" else np.float64
-        self.label_vectors_ = np.unique(Y, axis=0) if self.prediction == "example-wise" else None
+        self.label_vectors_ = unique_rows(Y) if self.prediction == "example-wise" else None
 
         index = build_feature_index(X, data.nominal)
         self.stop_reason_, self.stop_message_ = "max_rules", ""

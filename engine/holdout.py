@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .predictors import unique_rows
+
 HOLDOUT_METHODS = ("none", "random", "stratified-output-wise", "stratified-example-wise")
 
 
@@ -36,7 +38,7 @@ def split_holdout(Y: np.ndarray, method: str, size: float, seed) -> tuple[np.nda
 
 
 def _example_wise(Y, target, rng):
-    _, group = np.unique(Y, axis=0, return_inverse=True)
+    _, group = unique_rows(Y, return_inverse=True)
     group = group.ravel()
     counts = np.bincount(group)
     share = counts * (target / Y.shape[0])
