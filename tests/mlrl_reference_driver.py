@@ -25,27 +25,35 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "bench")
 from fit_driver import ALL_OPERATORS, reference_rules  # noqa: E402 - the benchmarks' driver, by path
 
 
-def main() -> None:
-    from mlrl.boosting import BoomerClassifier
-
-    request = json.loads(open(sys.argv[1]).read())
+def answer_signature_or_check(learner, request: dict) -> bool:
+    """Answer a ``signature`` or ``check`` request about the reference's ``learner`` class (True if
+    it was one of them); shared with ``mlrl_seco_reference_driver.py``."""
     kind = request["kind"]
     if kind == "signature":
-        sig = inspect.signature(BoomerClassifier.__init__)
+        sig = inspect.signature(learner.__init__)
         print(json.dumps({n: p.default for n, p in sig.parameters.items() if n != "self"}))
-        return
-    settings = request.get("settings", {})
+        return True
     if kind == "check":
         rng = np.random.default_rng(0)
         X = rng.normal(size=(40, 4))
         Y = (rng.random((40, 3)) < 0.4).astype(np.uint8)
         try:
-            BoomerClassifier(**settings).fit(X, Y)
+            learner(**request.get("settings", {})).fit(X, Y)
         except Exception as error:  # noqa: BLE001 - the answer is the error
             print(json.dumps({"ok": False, "type": type(error).__name__, "message": str(error)}))
-            return
+            return True
         print(json.dumps({"ok": True}))
+        return True
+    return False
+
+
+def main() -> None:
+    from mlrl.boosting import BoomerClassifier
+
+    request = json.loads(open(sys.argv[1]).read())
+    if answer_signature_or_check(BoomerClassifier, request):
         return
+    settings = request.get("settings", {})
     data = np.load(request["data"])
     fit_kwargs = dict(request.get("fit_kwargs", {}))
     if "sample_weight" in data.files:

@@ -11,7 +11,6 @@ JSON line.  Requests (``"kind"``):
   error's type and message;
 - ``signature``: the ``__init__`` defaults of ``SeCoClassifier``.
 """
-import inspect
 import json
 import sys
 from pathlib import Path
@@ -20,29 +19,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "bench"))
 from fit_driver import ALL_OPERATORS, reference_rules  # noqa: E402 - the benchmarks' driver, by path
+from mlrl_reference_driver import answer_signature_or_check  # noqa: E402 - beside this file
 
 
 def main() -> None:
     from mlrl.seco import SeCoClassifier
 
     request = json.loads(open(sys.argv[1]).read())
-    kind = request["kind"]
-    if kind == "signature":
-        sig = inspect.signature(SeCoClassifier.__init__)
-        print(json.dumps({n: p.default for n, p in sig.parameters.items() if n != "self"}))
+    if answer_signature_or_check(SeCoClassifier, request):
         return
     settings = request.get("settings", {})
-    if kind == "check":
-        rng = np.random.default_rng(0)
-        X = rng.normal(size=(40, 4))
-        Y = (rng.random((40, 3)) < 0.4).astype(np.uint8)
-        try:
-            SeCoClassifier(**settings).fit(X, Y)
-        except Exception as error:  # noqa: BLE001 - the answer is the error
-            print(json.dumps({"ok": False, "type": type(error).__name__, "message": str(error)}))
-            return
-        print(json.dumps({"ok": True}))
-        return
     data = np.load(request["data"])
     X_train = data["X_train"]
     if request.get("sparse"):
