@@ -24,25 +24,31 @@ REFERENCE = os.environ.get("MLRL_REFERENCE_PYTHON", "/work/refvenv/bin/python")
 DRIVER = Path(__file__).with_name("mlrl_reference_driver.py")
 
 
-def _reference_available() -> str | None:
+def reference_missing(package: str, distribution: str) -> str | None:
+    """Why the reference interpreter cannot run ``package`` (None if it can); shared by the parity suites."""
     if not Path(REFERENCE).exists():
-        return f"no reference interpreter at {REFERENCE} (set MLRL_REFERENCE_PYTHON to a Python with mlrl-boomer)"
-    probe = subprocess.run([REFERENCE, "-c", "import mlrl.boosting"], capture_output=True, text=True)
+        return f"no reference interpreter at {REFERENCE} (set MLRL_REFERENCE_PYTHON to a Python with {distribution})"
+    probe = subprocess.run([REFERENCE, "-c", f"import {package}"], capture_output=True, text=True)
     if probe.returncode != 0:
-        return f"{REFERENCE} cannot import mlrl.boosting"
+        return f"{REFERENCE} cannot import {package} ({distribution} is not installed there)"
     return None
 
 
-_WHY = _reference_available()
+def ask_reference(driver: Path, request: dict, tmp_path, timeout: float = 300) -> dict:
+    """Send ``request`` to a reference driver in the reference's interpreter; its JSON answer."""
+    path = tmp_path / f"request-{len(list(tmp_path.iterdir()))}.json"
+    path.write_text(json.dumps(request))
+    proc = subprocess.run([REFERENCE, str(driver), str(path)], capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+_WHY = reference_missing("mlrl.boosting", "mlrl-boomer")
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
 
 
 def _ask(request: dict, tmp_path) -> dict:
-    path = tmp_path / f"request-{len(list(tmp_path.iterdir()))}.json"
-    path.write_text(json.dumps(request))
-    proc = subprocess.run([REFERENCE, str(DRIVER), str(path)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return ask_reference(DRIVER, request, tmp_path)
 
 
 def _negative_data(n=240, d=6, k=4, seed=0):

@@ -21,30 +21,17 @@ import pytest
 
 from engine.seco import SeCoClassifier
 
-REFERENCE = os.environ.get("MLRL_REFERENCE_PYTHON", "/work/refvenv/bin/python")
+from test_mlrl_parity import REFERENCE, ask_reference, reference_missing  # noqa: E402 - the shared reference runner
+
 DRIVER = Path(__file__).with_name("mlrl_seco_reference_driver.py")
 DATA_DIR = Path(os.environ.get("BOOMER_DATA_DIR", "/work/shared/data"))
 
-
-def _reference_available() -> str | None:
-    if not Path(REFERENCE).exists():
-        return f"no reference interpreter at {REFERENCE} (set MLRL_REFERENCE_PYTHON to a Python with mlrl-seco)"
-    probe = subprocess.run([REFERENCE, "-c", "import mlrl.seco"], capture_output=True, text=True)
-    if probe.returncode != 0:
-        return f"{REFERENCE} cannot import mlrl.seco (mlrl-seco is not installed there)"
-    return None
-
-
-_WHY = _reference_available()
+_WHY = reference_missing("mlrl.seco", "mlrl-seco")
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
 
 
 def _ask(request: dict, tmp_path) -> dict:
-    path = tmp_path / f"request-{len(list(tmp_path.iterdir()))}.json"
-    path.write_text(json.dumps(request))
-    proc = subprocess.run([REFERENCE, str(DRIVER), str(path)], capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return ask_reference(DRIVER, request, tmp_path, timeout=600)
 
 
 @pytest.fixture(scope="module")

@@ -163,25 +163,26 @@ class RasterTickLabels(Artist):
             return [(text, to_pixels((value, 0.0))[0], box.y0 - pad) for value, text in self.labels()]
         return [(text, box.x0 - pad, to_pixels((0.0, value))[1]) for value, text in self.labels()]
 
-    def _placed(self) -> list[tuple[TextBitmap, float, float]]:
+    def _placed(self) -> list[tuple[str, TextBitmap, float, float]]:
+        """(text, its bitmap, anchor x, anchor y) of each label."""
         ha, va = self.alignment
         dpi = float(self.figure.dpi)
-        return [(text_bitmap(text, float(self.size_pt), dpi, self.color, 0.0, ha, va), x, y)
+        return [(text, text_bitmap(text, float(self.size_pt), dpi, self.color, 0.0, ha, va), x, y)
                 for text, x, y in self._anchors()]
 
     def label_boxes(self) -> list[tuple[str, Bbox]]:
         """Each label's text and its box in display pixels."""
-        return [(text, text_box(bitmap, x, y)) for (text, _x, _y), (bitmap, x, y) in zip(self._anchors(), self._placed())]
+        return [(text, text_box(bitmap, x, y)) for text, bitmap, x, y in self._placed()]
 
     def get_window_extent(self, renderer=None) -> Bbox:
-        boxes = [text_box(bitmap, x, y) for bitmap, x, y in self._placed()]
+        boxes = [box for _text, box in self.label_boxes()]
         return Bbox.union(boxes) if boxes else Bbox.null()
 
     def draw(self, renderer) -> None:
         if not self.get_visible():
             return
         if isinstance(renderer, RendererAgg):
-            for bitmap, x, y in self._placed():
+            for _text, bitmap, x, y in self._placed():
                 paste(renderer, bitmap, x, y)
         else:  # vector output: real text
             t = self._text
