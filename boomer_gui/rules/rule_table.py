@@ -10,9 +10,9 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPointF, QRect, QSortFilterProxyModel, Qt, QTimer,
+from PySide6.QtCore import (QAbstractTableModel, QLine, QModelIndex, QPointF, QRect, QSortFilterProxyModel, Qt, QTimer,
                             Signal)
-from PySide6.QtGui import QColor, QPainter, QPen, QStaticText, QTransform
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmap, QStaticText, QTransform
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QTableView)
 
@@ -50,6 +50,7 @@ _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _CHECKABLE = _FLAGS | Qt.ItemFlag.ItemIsUserCheckable
 _NO_PEN = Qt.PenStyle.NoPen
+_NO_BRUSH = Qt.BrushStyle.NoBrush
 _ELIDE = Qt.TextElideMode.ElideRight
 _PLAIN = Qt.TextFormat.PlainText
 _IDENTITY = QTransform()
@@ -388,13 +389,15 @@ class TextDelegate(QStyledItemDelegate):
         self.sync(source)
         return source, row
 
-    def sync(self, source) -> None:
-        """Drop the cached texts when the model's rows were replaced (or the cache is full)."""
+    def sync(self, source) -> bool:
+        """Drop the cached texts when the model's rows were replaced (or the cache is full); True if so."""
         full = len(self._static) + len(self._seen) > self.CACHE_LIMIT
         if full or self._generation != (id(source), source.generation):
             self._generation = (id(source), source.generation)
             self._static.clear()
             self._seen.clear()
+            return True
+        return False
 
     def set_palette(self, p) -> None:
         """(highlight, alternate base, highlighted text, text) colours of ``p``."""
@@ -471,6 +474,17 @@ class HeadDelegate(TextDelegate):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.bar_width = 3
+        self._bars: dict = {}  # the bar geometry per row, scale and size
+
+    def sync(self, source) -> bool:
+        dropped = super().sync(source)
+        if dropped:
+            self._bars.clear()
+        return dropped
+
+    def clear_cache(self) -> None:
+        super().clear_cache()
+        self._bars.clear()
 
     def strip_width(self, n_labels: int) -> int:
         return min(160, max(1, n_labels) * (self.bar_width + 1)) + 6
@@ -488,25 +502,52 @@ class HeadDelegate(TextDelegate):
         head = source.dense_head(row)
         K = len(head)
         strip = self.strip_width(K) if K else 0
-        painter.save()
         if K:
-            width = max(1, (strip - 6) // K - 1) if K * (self.bar_width + 1) > 160 else self.bar_width
-            scale = source.head_scale
             mid = rect.top() + rect.height() // 2
-            half = rect.height() // 2 - 3
+            left = rect.left() + 3
             painter.setPen(QPen(self.AXIS, 1))
-            painter.drawLine(rect.left() + 3, mid, rect.left() + strip - 3, mid)
+            painter.drawLine(left, mid, rect.left() + strip - 3, mid)
             painter.setPen(_NO_PEN)
-            x = rect.left() + 3
-            for v in head.tolist():
-                if v != 0:
-                    h = int(round(min(1.0, abs(v) / scale) * half)) or 1
-                    painter.setBrush(self.POS if v > 0 else self.NEG)
-                    painter.drawRect(x, mid - h if v > 0 else mid + 1, width, h)
-                x += width + 1
+            up, down = self.bars(row, head, source.head_scale, strip - 6, rect.height() // 2 - 3)
+            painter.translate(left, mid)
+            if up:
+                painter.setBrush(self.POS)
+                painter.drawRects(up)
+            if down:
+                painter.setBrush(self.NEG)
+                painter.drawRects(down)
+            painter.translate(-left, -mid)
+            painter.setBrush(_NO_BRUSH)
         text_rect = QRect(rect.left() + strip + 3, rect.top(), max(0, rect.width() - strip - 6), rect.height())
         self.draw_text(painter, fm, text_rect, (row, COL_HEAD), source.head_text(row), selected, False)
-        painter.restore()
+
+    def bars(self, row: int, head: np.ndarray, scale: float, width: int, half: int) -> tuple[list, list]:
+        """The positive and the negative bars within ``width`` pixels, relative to the strip's axis
+        (up from it, and down from the pixel below it), at most ``half`` pixels high.  With
+        more labels than the strip has room for (2 pixels each), neighbouring labels share a bar,
+        the one of the largest absolute score among them."""
+        K = len(head)
+        key = (row, scale, width, half)
+        cached = self._bars.get(key)
+        if cached is not None:
+            return cached
+        if K * (self.bar_width + 1) <= width:
+            values, bar = head, self.bar_width
+        else:
+            slots = max(1, min(K, width // 2))
+            starts = (np.arange(slots) * K) // slots
+            magnitude = np.abs(head)
+            pick = starts + np.array([int(np.argmax(magnitude[a:b])) for a, b in
+                                      zip(starts, np.append(starts[1:], K))]) if slots < K else starts
+            values, bar = head[pick], max(1, width // slots - 1)
+        heights = np.maximum(1, np.rint(np.minimum(1.0, np.abs(values) / scale) * half)).astype(int)
+        xs = np.arange(len(values)) * (bar + 1)
+        up = [QRect(int(x), -int(h), bar, int(h)) for x, h, v in zip(xs, heights, values) if v > 0]
+        down = [QRect(int(x), 1, bar, int(h)) for x, h, v in zip(xs, heights, values) if v < 0]
+        if len(self._bars) > self.CACHE_LIMIT:
+            self._bars.clear()
+        self._bars[key] = up, down
+        return up, down
 
 
 class RuleTableView(QTableView):
@@ -545,6 +586,7 @@ class RuleTableView(QTableView):
         self._repaint_timer = QTimer(self)
         self._repaint_timer.setSingleShot(True)
         self._repaint_timer.timeout.connect(self._release_repaint)
+        self._check_key, self._check_pixmaps = None, {}
         self.paint_seconds = 0.0  # the last complete repaint of the rows (the cost a held repaint saves)
 
     def repaint_interval(self) -> float:
@@ -603,6 +645,8 @@ class RuleTableView(QTableView):
             if self.showGrid() else None
         g = 1 if grid is not None else 0  # cells exclude the grid line, as in Qt's own painting
         width = columns[-1][1] + columns[-1][2] if columns else 0
+        boxes = self._check_boxes(check, check_states, [c for c in columns if c[0] == COL_ON], g)
+        alternating = self.alternatingRowColors()
         for r in range(first, last + 1):
             y, h = self.rowViewportPosition(r), self.rowHeight(r) - g
             row = r if identity else model.mapToSource(model.index(r, 0)).row()
@@ -611,16 +655,14 @@ class RuleTableView(QTableView):
             selected = r in selected_rows
             if selected:
                 painter.fillRect(QRect(0, y, width, h), highlight)
-            elif r & 1 and self.alternatingRowColors():
+            elif r & 1 and alternating:
                 painter.fillRect(QRect(0, y, width, h), alternate)
             cells = source.cells(row)
             for col, x, w in columns:
                 w -= g
                 if col == COL_ON:
-                    check.rect = QRect(x, y, w, h)  # the cell; the indicator goes where Qt's delegate puts it
-                    check.rect = style.subElementRect(QStyle.SE_ItemViewItemCheckIndicator, check, self)
-                    check.state = check_states[(bool(source.active[row]), selected)]
-                    style.drawPrimitive(QStyle.PE_IndicatorItemViewItemCheck, check, painter, self)
+                    at, pixmaps = boxes
+                    painter.drawPixmap(at.x(), y + at.y(), pixmaps[(bool(source.active[row]), selected)])
                 elif col == COL_HEAD:
                     head.draw_head(painter, fm, QRect(x, y, w, h), source, row, selected)
                 else:
@@ -629,11 +671,37 @@ class RuleTableView(QTableView):
         if grid is not None:
             painter.setPen(grid)
             bottom = self.rowViewportPosition(last) + self.rowHeight(last) - 1 if last >= first else clip.bottom()
-            for col, x, w in columns:
-                painter.drawLine(x + w - 1, clip.top(), x + w - 1, bottom)
+            lines = [QLine(x + w - 1, clip.top(), x + w - 1, bottom) for col, x, w in columns]
             for r in range(first, last + 1):
                 y = self.rowViewportPosition(r) + self.rowHeight(r) - 1
-                painter.drawLine(0, y, width - 1, y)
+                lines.append(QLine(0, y, width - 1, y))
+            painter.drawLines(lines)
+
+    def _check_boxes(self, check, states, on_column, g):
+        """(where the indicator sits in a row at y = 0, its pixmap per (on, selected)) for the "on"
+        column, drawn by the style once per state, size and pixel ratio rather than once per row."""
+        if not on_column:
+            return None
+        _, x, w = on_column[0]
+        check.rect = QRect(x, 0, w - g, self.rowHeight(0) - g if self.model().rowCount() else ROW_HEIGHT - g)
+        at = self.style().subElementRect(QStyle.SE_ItemViewItemCheckIndicator, check, self)
+        ratio = self.devicePixelRatioF()
+        key = (at.width(), at.height(), ratio, int(check.state.value), tuple(int(f.value) for f in states.values()),
+               self.palette().cacheKey(), self.style().name())
+        if self._check_key != key:
+            pixmaps = {}
+            for state, flags in states.items():
+                pixmap = QPixmap(max(1, round(at.width() * ratio)), max(1, round(at.height() * ratio)))
+                pixmap.setDevicePixelRatio(ratio)
+                pixmap.fill(Qt.GlobalColor.transparent)
+                p = QPainter(pixmap)
+                check.rect = QRect(0, 0, at.width(), at.height())
+                check.state = flags
+                self.style().drawPrimitive(QStyle.PE_IndicatorItemViewItemCheck, check, p, self)
+                p.end()
+                pixmaps[state] = pixmap
+            self._check_key, self._check_pixmaps = key, pixmaps
+        return at, self._check_pixmaps
 
     def shutdown(self) -> None:
         """No repaint is pending any more (the window is closing)."""

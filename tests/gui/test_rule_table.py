@@ -208,3 +208,24 @@ def test_rules_read_as_intervals_and_filters_match_what_is_shown(qapp):
     assert proxy.rowCount() == 1
     proxy.set_filters(4, None, "", strong=False)  # y4: zero in the first rule, non-zero in the second
     assert [proxy.index(r, 0).data(RecordRole).index for r in range(proxy.rowCount())] == [1]
+
+
+def test_head_bars_one_per_label_or_the_strongest_of_neighbours(qapp):
+    """A few labels: one 3-pixel bar per label, its height |score| / scale of the half height.
+    Hundreds of labels (the bars used to run past the strip into the next columns): the strip
+    holds at most width / 2 bars, each the label of the largest |score| among its neighbours."""
+    from boomer_gui.rules.rule_table import HeadDelegate
+
+    delegate = HeadDelegate()
+    head = np.array([0.5, -1.0, 0.0, 2.0])
+    up, down = delegate.bars(0, head, 2.0, 154, 8)
+    assert [(r.x(), r.y(), r.width(), r.height()) for r in up] == [(0, -2, 3, 2), (12, -8, 3, 8)]
+    assert [(r.x(), r.y(), r.width(), r.height()) for r in down] == [(4, 1, 3, 4)]
+
+    many = np.full(983, -0.01)
+    many[500] = 3.0  # one strong positive label among weak negatives
+    up, down = delegate.bars(1, many, 3.0, 154, 8)
+    bars = up + down
+    assert len(bars) == 77 and all(r.x() >= 0 and r.x() + r.width() <= 154 for r in bars)
+    assert len(up) == 1 and up[0].height() == 8 and up[0].x() == (500 * 77 // 983) * 2
+    assert all(r.height() == 1 for r in down)  # tiny scores still show as one pixel
