@@ -5,6 +5,7 @@ import math
 import os
 import time
 import warnings
+from types import SimpleNamespace
 from typing import Callable, Iterator, Mapping
 
 import numpy as np
@@ -21,11 +22,12 @@ from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMI
                                  HEAD_SINGLE_LARGEST_SCORE)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
-from .learner import RuleLearner, RuleRecord, TrainingData
+from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
 from .model import RuleModel, rule_coverage
 from .options import OPTIONS, option_help, parse_option, value_names
 from .ordinal import ordinal_conditions
 from .parameters import FROM_INIT, Parameter
+from .post_optimization import SequentialPostOptimization
 from .predictors import Predictors, binary_mode, fit_calibration, unique_rows
 from .pruning import make_pruning
 from .sampling import OutputSampler, output_sample_statistics, weighted_draws
@@ -38,6 +40,7 @@ FEATURE_SAMPLING = value_names("feature_sampling")
 OUTPUT_SAMPLING = value_names("output_sampling")
 RULE_INDUCTION = value_names("rule_induction")
 RULE_PRUNING = value_names("rule_pruning")
+POST_OPTIMIZATION = value_names("post_optimization")
 FEATURE_BINNING = value_names("feature_binning")
 LABEL_BINNING = value_names("label_binning")
 HOLDOUT = value_names("holdout")
@@ -227,6 +230,10 @@ class BoomerClassifier(RuleLearner):
             Parameter("rule_pruning", "option", FROM_INIT, "Rule pruning", "irep: drop a rule's trailing conditions "
                       "that do not help on the training examples out of its instance sample (needs instance "
                       "sampling; without it nothing is pruned)", choices=RULE_PRUNING, shown=False),
+            Parameter("post_optimization", "option", FROM_INIT, "Post-optimization", "sequential: after training, "
+                      "relearn each rule in the context of the others, num_iterations times; refine_heads: the "
+                      "new head may choose other outputs; resample_features: sample attributes as in training "
+                      "(else only the rule's own)" + option_help("post_optimization"), choices=POST_OPTIMIZATION),
             Parameter("max_conditions", "int", FROM_INIT, "Max conditions", "empty = no limit (also "
                       "rule_induction's max_conditions)", minimum=1, optional=True),
             Parameter("min_coverage", "int", FROM_INIT, "Min coverage", "examples a condition must cover (also "
@@ -313,7 +320,7 @@ class BoomerClassifier(RuleLearner):
                  max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
                  instance_sampling="none", feature_sampling="without-replacement", output_sampling="none",
-                 rule_induction="top-down-greedy", rule_pruning="none",
+                 rule_induction="top-down-greedy", rule_pruning="none", post_optimization="none",
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
                  holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
@@ -330,6 +337,7 @@ class BoomerClassifier(RuleLearner):
         self.output_sampling = output_sampling
         self.rule_induction = rule_induction
         self.rule_pruning = rule_pruning
+        self.post_optimization = post_optimization
         self.max_conditions = max_conditions
         self.min_coverage = min_coverage
         self.feature_binning = feature_binning
@@ -495,7 +503,7 @@ class BoomerClassifier(RuleLearner):
                 return everything
             return holdout if options["use_holdout_set"] else np.setdiff1d(everything, holdout)
 
-        learned = [r for record in getattr(self, "records_", []) for r in record.rules]
+        learned = learned_rules(getattr(self, "records_", []))  # as post-optimization revised them
         if len(learned) > len(model.rules):  # global pruning kept a prefix
             model = RuleModel(learned, model.n_features, model.n_labels, predictors=model.predictors)
         F = model.scores(data.X) if self.statistic_type == "64-bit" else _float32_scores(model, data.X)
@@ -546,6 +554,10 @@ class BoomerClassifier(RuleLearner):
         F = np.zeros((n, K))
         G = np.empty((n, K), dtype=dtype)
         compact = self._compact_statistics(n, K)
+        post = SequentialPostOptimization.of(self.post_optimization)  # None: 'none'
+        if post is not None and compact:
+            raise ValueError(f"post_optimization={self.post_optimization!r} needs the packed statistics, more than "
+                             "this fit's budget here; use post_optimization='none'")
         _check_statistics_memory(n, K, full_hessian, np.dtype(dtype).itemsize, compact,
                                  self._n_sampled_features(index.n_features) or index.n_features)
         all_rows = np.arange(n, dtype=np.int64)
@@ -663,6 +675,8 @@ class BoomerClassifier(RuleLearner):
                                           f"{self.max_rules or 'unlimited'} rules: no condition on the sampled "
                                           "attributes improves the objective of the sampled outputs")
                     break
+                if post is not None:
+                    post.remember(record.rule, attrs, ops, thrs, n_cond)
                 yield record
                 continue
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
@@ -690,7 +704,32 @@ class BoomerClassifier(RuleLearner):
                 conditions = ordinal_conditions(conditions, X, data.ordinal)
             rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
             record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
+            if post is not None:
+                post.remember(rule, attrs, ops, thrs, n_cond)
             yield record
+        if post is not None and not data.cancelled:
+            yield from self._post_optimize(post, locals(), pruning_options if pruning is not None else None)
+
+    def _post_optimize(self, post, state, pruning_options):
+        """Sequential post-optimization (:mod:`engine.post_optimization`) of the rules just learned;
+        ``state`` is :meth:`_learn`'s locals.  With global pruning that removes unused rules only the
+        kept ones are relearned (mlrl-boomer removes them first)."""
+        s = SimpleNamespace(**{name: state[name] for name in _POST_OPTIMIZATION_STATE})
+
+        def draw_sample():  # a rule's instance sample, as in training
+            s.rng_state[0] = s.seeds.next()
+            if s.subset:
+                _subset_weights(s.weights, s.Y, s.sampling, s.n_drawn, s.rng_state[0])
+            if s.drawn_weights is None:
+                return s.weights
+            weighted_draws(s.drawn_weights, s.n_drawn, s.rng_state, s.sample_weight)
+            return s.drawn_weights
+
+        s.draw_sample = draw_sample
+        kept = self.selected_steps_ if pruning_options is not None and pruning_options["remove_unused_rules"] else None
+        yield from post.revisions(self, s, 0 if self.default_rule == "false" else 1, kept)
+        if s.data.cancelled:
+            self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
 
     def _output_sampled_rule(self, sampled, index, keys, cache, seg, loss, Ysign, F, G, H, H_refine, diagonal,
                              single, full_refine, family, head_mode, head_params, weights, bagging, l2, l1, eta,
@@ -768,6 +807,15 @@ class BoomerClassifier(RuleLearner):
             val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(test_hamming=val.hamming, test_subset=val.subset)
         return RuleRecord(**record), stop
+
+
+# what engine.post_optimization reads of BoomerClassifier._learn's state
+_POST_OPTIMIZATION_STATE = (
+    "index", "keys", "cache", "seg", "loss", "Ysign", "F", "G", "H", "H_refine", "diagonal", "diagonal_columns", "single",
+    "full_refine", "family", "head_mode", "head_params", "bagging", "l2", "l1", "eta", "n_sample", "max_conditions",
+    "min_coverage", "rng_state", "perm", "covered", "rows", "attrs", "ops", "thrs", "head_labels", "head", "train",
+    "val", "data", "X", "Y", "K", "boost_one_rule", "inducer", "vector_index", "outputs", "seeds", "weights",
+    "drawn_weights", "subset", "sampling", "n_drawn", "sample_weight")
 
 
 class _WatchedLoss:

@@ -128,6 +128,9 @@ def _report(est, train, test, out) -> None:
 
 
 def _step_line(step) -> str:
+    if getattr(step, "kind", "") == "revision":  # post-optimization replaced an earlier rule
+        return (f"{step.index:5d}  revises rule {step.revises} (pass {step.iteration})  train H "
+                f"{step.train_hamming:.4f} S {step.train_subset:.4f}  cov {step.coverage:5d}  {step.rule}")
     if hasattr(step, "rule"):
         return (f"{step.index:5d}  train H {step.train_hamming:.4f} S {step.train_subset:.4f}  "
                 f"test H {step.test_hamming:.4f} S {step.test_subset:.4f}  cov {step.coverage:5d}  {step.rule}")
@@ -147,7 +150,7 @@ def _train(est, train, test, out, every: int = 1) -> None:
         print(_step_line(last), file=out)  # the last step always
     if hasattr(est, "rules_"):
         kept = "" if getattr(est, "selected_steps_", None) is None else \
-            f" (global pruning kept {len(est.rules_)} of {len(est.records_)})"
+            f" (global pruning kept {len(est.rules_)} of {sum(len(r.rules) for r in est.records_)})"
         print(f"{len(est.rules_)} rules in {time.perf_counter() - start:.2f} s{kept}", file=out)
     else:
         print(f"{n} steps in {time.perf_counter() - start:.2f} s", file=out)

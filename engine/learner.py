@@ -78,6 +78,51 @@ class RuleRecord:
         return out
 
 
+@dataclass(frozen=True)
+class RuleRevision:
+    """A step that replaces an earlier rule of the model (post-optimization relearns rules in the
+    context of the others): ``revises`` is the model index of the replaced rule (the index of the
+    step that added it), ``old_rule`` what it was, ``rule`` what it is now; ``iteration`` counts the
+    passes over the model from 1.  The other fields are :class:`RuleRecord`'s, of the new rule and
+    the model's losses right after the revision."""
+
+    index: int
+    revises: int
+    old_rule: Rule
+    rule: Rule
+    iteration: int
+    coverage: int
+    improvement: float
+    train_hamming: float
+    train_subset: float
+    test_hamming: float | None = None
+    test_subset: float | None = None
+    extra: Mapping[str, float] = field(default_factory=dict)
+
+    kind = "revision"  # the step interface (engine.steps): a step that changes an earlier component
+    rules = ()  # it adds no rule to the model
+
+    @property
+    def component(self) -> tuple[Rule, ...]:
+        """The step interface's component: the rule that replaced the revised one."""
+        return (self.rule,)
+
+    @property
+    def metrics(self) -> dict[str, float]:
+        return RuleRecord.metrics.fget(self)
+
+
+def learned_rules(steps) -> list[Rule]:
+    """The model's rules after ``steps`` (rule records and revisions, in the order they were yielded)."""
+    rules: list[Rule] = []
+    for step in steps:
+        if getattr(step, "kind", "rule") == "revision":
+            rules[step.revises] = step.rule
+        else:
+            rules.extend(step.rules)
+    return rules
+
+
 @dataclass
 class TrainingData:
     """Validated inputs handed to a learner's ``_learn``."""
@@ -181,7 +226,10 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
             for record in self._learn(data):
                 if stopping():
                     break  # a step finished while cancelling: it is dropped like an unfinished one
-                rules.extend(record.rules)
+                if getattr(record, "kind", "rule") == "revision":  # post-optimization replaced an earlier rule
+                    rules[record.revises] = record.rule
+                else:
+                    rules.extend(record.rules)
                 self.records_.append(record)
                 yield record
                 if stopping():
@@ -189,8 +237,8 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         finally:
             if watcher is not None:
                 watcher.finish()
-            if self.selected_steps_ is not None:
-                rules = [r for record in self.records_[:self.selected_steps_] for r in record.rules]
+            if self.selected_steps_ is not None:  # the rules of the kept steps, as revised
+                rules = rules[:sum(len(record.rules) for record in self.records_[:self.selected_steps_])]
             self.model_ = self._make_model(list(rules), data)
 
     def fit(self, X, Y, **kwargs):
