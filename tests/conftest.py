@@ -1,6 +1,13 @@
-"""Shared test set-up: Qt runs offscreen; real benchmark data are found beside the project."""
+"""Shared test set-up: Qt runs offscreen; real benchmark data are found beside the project; BLAS
+runs single-threaded (pytest-xdist already runs one test process per core)."""
 import os
 from pathlib import Path
+
+# The learners' BLAS calls in tests are tiny (L-BFGS on a few hundred rows): OpenBLAS's threads only
+# wait for each other, and with one test process per core they take the other process's core.  An
+# MLME fit of scikit-learn's checks: 0.31 s single-threaded against 0.84 s (2 cores, busy machine).
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -14,6 +21,10 @@ settings.register_profile("long", max_examples=1000, deadline=None, suppress_hea
 settings.load_profile("ci")
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from threadpoolctl import threadpool_limits  # noqa: E402  (numpy may be loaded already by a plugin)
+
+threadpool_limits(1, user_api="blas")
 
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
