@@ -17,6 +17,7 @@ from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import CancelCheck, FitCancelled, Step
+from ..threads import with_single_threaded_blas
 from ..targets import MultiLabelTargets
 from ..validation import FromParamsMixin, check_features, check_labels, check_n_features
 from . import logistic
@@ -71,6 +72,7 @@ class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixi
         self.prior_ = Yc.mean(axis=0)
         return self._grow(design(Xc, self.mean_, self.scale_), Yc, val, CancelCheck(cancel))
 
+    @with_single_threaded_blas
     def _grow(self, D, Y, val, cancel: CancelCheck) -> Iterator[Step]:
         """One step per label; once ``cancel`` is set (seen in every L-BFGS iteration) the unfinished
         link is dropped and no step follows."""

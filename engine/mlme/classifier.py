@@ -21,6 +21,7 @@ from ..parameters import FROM_INIT, Parameter
 from ..rules import Schema
 from ..step_model_file import make_document, open_document, save_document, schema_of
 from ..steps import CancelCheck, FitCancelled, Step
+from ..threads import with_single_threaded_blas
 from ..targets import MultiLabelTargets
 from ..validation import FromParamsMixin, check_features, check_labels, check_n_features
 from . import ctbn as C
@@ -143,6 +144,7 @@ class MLMEClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEs
         val = None if Xv is None else (self._design(Xv), Yv)
         return self._grow_until_cancelled(design, Yc, val, CancelCheck(cancel))
 
+    @with_single_threaded_blas
     def _grow_until_cancelled(self, X, Y, val, cancel: CancelCheck) -> Iterator[Step]:
         """The steps of :meth:`_grow`; once ``cancel`` is set (seen in any EM, L-BFGS or annealing
         iteration) the unfinished step is dropped, the mixture of the last step kept, and no step
