@@ -17,7 +17,7 @@ is streamed as a :class:`~engine.learner.RuleRevision`.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -30,6 +30,13 @@ from .options import parse_option
 from .ordinal import ordinal_conditions
 from .rules import OPERATORS, Condition, Rule
 from .sampling import output_sample_statistics
+
+
+def revision_steps(params: Mapping) -> int:
+    """How many revision steps a fit with BoomerClassifier's ``params`` streams at most (after its rules)."""
+    name, options = parse_option("post_optimization", params.get("post_optimization", "none"))
+    rules = int(params.get("max_rules", 1000) or 0) - (params.get("default_rule", "auto") != "false")
+    return 0 if name == "none" else max(rules, 0) * options["num_iterations"]
 
 
 class SequentialPostOptimization:

@@ -17,6 +17,7 @@ from .boomer import PAPER_2020, BoomerClassifier
 
 _PAPER = {k: v for k, v in PAPER_2020.items() if k != "max_rules"}  # presets leave the budget alone
 from .parameters import Parameter, declared  # noqa: F401 - Parameter is part of this API
+from .post_optimization import revision_steps
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ class LearnerSpec:
     presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     description: str = ""
     budget: str | None = None  # the parameter that bounds the number of steps
+    # steps besides the budget's that ``params`` ask for (BOOMER's revisions of earlier rules), None: none
+    extra_steps: Callable[[Mapping], int] | None = None
     metrics: tuple[Metric, ...] = CLASSIFIER_METRICS
     plots: tuple[Plot, ...] = CLASSIFIER_PLOTS
     component: ComponentView = RULES
@@ -111,6 +114,17 @@ class LearnerSpec:
             return None
         value = params.get(self.budget, self.defaults().get(self.budget))
         return int(value) if value else None
+
+    def steps_of(self, params: Mapping) -> int | None:
+        """The number of steps a run streams at most: the budget's and the :attr:`extra_steps` (None: no
+        limit; settings that are not valid yet add none)."""
+        budget = self.budget_of(params)
+        if budget is None or self.extra_steps is None:
+            return budget
+        try:
+            return budget + int(self.extra_steps({**self.defaults(), **params}))
+        except (ValueError, TypeError):
+            return budget
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.parameters}
@@ -154,6 +168,7 @@ register(LearnerSpec(
     factory=BoomerClassifier,
     description="Rapp et al., ECML-PKDD 2020: gradient boosting of multi-label rules with a second-order objective.",
     budget="max_rules",
+    extra_steps=revision_steps,  # post_optimization: each pass revises every learned rule
     capabilities=frozenset({"what-if", "explain"}),
     metrics=CLASSIFIER_METRICS + (Metric("holdout_loss", "loss on the holdout set"),
                                   Metric("train_loss", "loss on the training set (global pruning without holdout)")),

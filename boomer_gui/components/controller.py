@@ -71,6 +71,8 @@ def records_of(run: Run, model) -> list:
     if run.records is not None:
         return list(run.records)
     s, n_rules, n_steps = run.series, len(model.rules), max(len(run), 1)
+    if run.revised:  # revision steps follow the rules: rule i was added by step i
+        n_steps = n_rules
 
     def value(k, i):
         v = s[k][i] if i < len(s[k]) else None
@@ -88,7 +90,7 @@ def records_of(run: Run, model) -> list:
 def belongs_to(run: Run, model) -> bool:
     """Can ``run``'s series be the trajectory of ``model`` (one entry per rule, or per step of a
     learner that adds the same number of rules in every step)?"""
-    n_rules, n_steps = len(model.rules), len(run)
+    n_rules, n_steps = len(model.rules), len(run) - run.revised
     return run.records is not None or n_steps == n_rules or (n_steps > 0 and n_rules % n_steps == 0)
 
 
@@ -97,6 +99,10 @@ def step_of(run: Run | None, row: int, n_rows: int) -> int:
     recs = run.records if run is not None else None
     if not recs or len(recs) == n_rows:
         return row
+    if run.revised:  # a revised rule: the step of its latest revision
+        last = [i for i, r in enumerate(recs) if getattr(r, "kind", "") == "revision" and r.revises == row]
+        if last:
+            return last[-1]
     ends = np.cumsum([len(getattr(r, "rules", (r.rule,))) for r in recs])
     return int(np.searchsorted(ends, row, side="right"))
 

@@ -238,6 +238,7 @@ class Run:
     elapsed: float | None = None  # wall-clock seconds of training
     marker: str = MARKERS[0]
     ended_early: str | None = None  # why a finished fit ended before its budget (the learner says)
+    revised: int = 0  # revision steps (post-optimization relearned an earlier rule), after the rules
     # Not saved with the run itself: the rules of every step and the fitted estimator, so any
     # run of the session can be inspected (sessions store the estimator's model document).
     records: list | None = field(default=None, repr=False, compare=False)
@@ -255,6 +256,8 @@ class Run:
 
     def append(self, records: Iterable) -> None:
         """Steps of any learner: rule records, or steps whose metrics hold the losses."""
+        records = list(records)
+        self.revised += sum(getattr(r, "kind", "") == "revision" for r in records)
         self.trajectory.extend(trajectory_point(r) for r in records)
 
     def array(self, key: str) -> np.ndarray:
@@ -262,8 +265,9 @@ class Run:
 
     @property
     def n_rules(self) -> np.ndarray:
-        """1, 2, ... (the number of rules, default rule included, after each record)."""
-        return np.arange(1, len(self) + 1)
+        """1, 2, ... (the number of rules, default rule included, after each record); the revision
+        steps after the rules add none."""
+        return np.minimum(np.arange(1, len(self) + 1), len(self) - self.revised)
 
     def has_test(self) -> bool:
         return self.trajectory.has_test()
@@ -301,6 +305,7 @@ class Run:
                 "visible": self.visible, "status": self.status, "whatif": self.whatif, "selected": self.selected,
                 "dataset": self.dataset, "data_key": self.data_key, "seed": self.seed, "elapsed": self.elapsed,
                 "marker": self.marker, "ended_early": self.ended_early,
+                **({"revised": self.revised} if self.revised else {}),
                 "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
                            for k, vals in self.series.items()}}
 
@@ -351,6 +356,7 @@ class Run:
             elapsed = check.number(elapsed, f"{where}, elapsed")
         early = d.get("ended_early")
         early = None if early is None else check.string(early, f"{where}, ended_early")[:2000]
+        revised = check.integer(d.get("revised", 0), f"{where}, revised", 0, max(len(trajectory), 1))
         return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
                    status="stopped" if status in ("running", "paused") else status, trajectory=trajectory,
@@ -358,7 +364,7 @@ class Run:
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
                    marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator,
-                   ended_early=early)
+                   ended_early=early, revised=revised)
 
 
 class RunHistory:

@@ -40,7 +40,9 @@ TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
 RecordRole = int(Qt.ItemDataRole.UserRole.value) + 1
 HeadRole = RecordRole + 1
 SortRole = RecordRole + 2
-_ROLES = frozenset((DISPLAY, CHECK, ALIGN, TOOLTIP, RecordRole, HeadRole, SortRole))
+RevisionRole = RecordRole + 3  # the revision steps (post-optimization) that changed a row's rule, oldest first
+_ROLES = frozenset((DISPLAY, CHECK, ALIGN, TOOLTIP, RecordRole, HeadRole, SortRole, RevisionRole))
+REVISED = "↻"  # the "#" cell of a revised rule: "12 ↻2" (revised twice)
 _RIGHT = int((Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter).value)
 _HORIZONTAL = Qt.Orientation.Horizontal
 _LEFT = int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter).value)
@@ -92,6 +94,7 @@ class RuleTableModel(QAbstractTableModel):
         self.generation = 0  # bumped when rows are removed or replaced (delegates drop their caches)
         self.step_columns: tuple = ()  # the learner's own numbers per step, as extra columns
         self.improvement_help = _TOOLTIPS[COL_IMPROVEMENT]
+        self.revisions: dict = {}  # row -> the revision steps that replaced its rule, in order
 
     # -- filling ------------------------------------------------------------------------------
     def set_schema(self, schema: Schema | None, n_labels: int) -> None:
@@ -107,12 +110,22 @@ class RuleTableModel(QAbstractTableModel):
         self._body, self._head, self._dense, self._attrs, self._strong, self._search = [], [], [], [], [], []
         self._cells = []
         self._max_abs = 0.0
+        self.revisions = {}
         self.endResetModel()
 
     def append(self, records: list) -> None:
         """Add the rules of some learning steps, one row per rule of the model (a step may add
         several rules, e.g. both sides of a stump: each gets its own row, with the step's
-        losses; only the step's first rule has a known coverage)."""
+        losses; only the step's first rule has a known coverage).  A revision step (post-optimization)
+        adds no row: it changes the row of the rule it revises (:meth:`revise`)."""
+        if any(getattr(r, "kind", "") == "revision" for r in records):
+            start = 0
+            for i, rec in enumerate(records):
+                if getattr(rec, "kind", "") == "revision":
+                    self.append(records[start:i])
+                    self.revise(rec)
+                    start = i + 1
+            return self.append(records[start:])
         records = self._rows_of(records)
         if not records:
             return
@@ -127,6 +140,34 @@ class RuleTableModel(QAbstractTableModel):
             if r.rule.conditions and len(r.rule.head_scores):  # the default rule would flatten the others
                 self._max_abs = max(self._max_abs, float(np.max(np.abs(r.rule.head_scores))))
         self.endInsertRows()
+
+    def revise(self, revision) -> None:
+        """A revision step replaced the rule of row ``revision.revises``: the row shows the new rule,
+        with the step's coverage, improvement and losses, and is marked (``#`` column, tooltip,
+        :data:`RevisionRole`)."""
+        row = int(revision.revises)
+        if not 0 <= row < len(self.records):
+            return
+        self.records[row] = replace(self.records[row], rule=revision.rule, coverage=revision.coverage,
+                                    improvement=revision.improvement, train_hamming=revision.train_hamming,
+                                    train_subset=revision.train_subset, test_hamming=revision.test_hamming,
+                                    test_subset=revision.test_subset)
+        self.revisions.setdefault(row, []).append(revision)
+        for cache in (self._body, self._head, self._dense, self._attrs, self._strong, self._search, self._cells):
+            cache[row] = None
+        if revision.rule.conditions and len(revision.rule.head_scores):
+            self._max_abs = max(self._max_abs, float(np.max(np.abs(revision.rule.head_scores))))
+        self.generation += 1  # a row's texts and bars changed: the delegates drop their caches
+        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
+
+    def revision_text(self, row: int) -> str:
+        """What the revisions of ``row`` replaced, for its tooltip ('' if it was not revised)."""
+        steps = self.revisions.get(row)
+        if not steps:
+            return ""
+        lines = [f"Revised {len(steps)}× by post-optimization (relearned in the context of the other rules):"]
+        lines += [f"step {r.index} (pass {r.iteration}) replaced: {r.old_rule.to_text(self.schema)}" for r in steps]
+        return "\n".join(lines)
 
     def _rows_of(self, records: list) -> list:
         rows = []
@@ -161,7 +202,9 @@ class RuleTableModel(QAbstractTableModel):
         if c is None:
             rec = self.records[row]
             extra = getattr(rec, "extra", None) or {}
-            c = (None, str(rec.index), self.body_text(row) if rec.rule.conditions else "{} (default rule)",
+            revised = len(self.revisions.get(row, ()))
+            c = (None, f"{rec.index} {REVISED}{revised}" if revised else str(rec.index),
+                 self.body_text(row) if rec.rule.conditions else "{} (default rule)",
                  self.head_text(row), str(rec.coverage) if rec.coverage >= 0 else "–", _fmt(rec.improvement, 3),
                  *(_fmt(getattr(rec, _LOSS_FIELDS[k])) for k in (COL_TRH, COL_TRS, COL_TEH, COL_TES)),
                  *(_fmt(extra.get(m.name), 4) for m in self.step_columns))
@@ -271,7 +314,12 @@ class RuleTableModel(QAbstractTableModel):
         if role == RecordRole:
             return rec
         if role == TOOLTIP:
-            return rec.rule.to_text(self.schema) if col in (COL_BODY, COL_HEAD) else None
+            text = rec.rule.to_text(self.schema) if col in (COL_BODY, COL_HEAD) else None
+            if row in self.revisions and col in (COL_INDEX, COL_BODY, COL_HEAD):
+                text = "\n\n".join(t for t in (text, self.revision_text(row)) if t)
+            return text
+        if role == RevisionRole:
+            return tuple(self.revisions.get(row, ()))
         # SortRole
         if col in (COL_ON, COL_INDEX):
             return float(rec.index) if col == COL_INDEX else float(self.active[row])
