@@ -1,6 +1,7 @@
 """BOOMER: gradient boosting of multi-label classification rules (Rapp et al. 2020, Alg. 1)."""
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
@@ -42,6 +43,7 @@ RULE_INDUCTION = value_names("rule_induction")
 RULE_PRUNING = value_names("rule_pruning")
 POST_OPTIMIZATION = value_names("post_optimization")
 FEATURE_BINNING = value_names("feature_binning")
+FORMATS = (None, "auto", "dense", "sparse")
 LABEL_BINNING = value_names("label_binning")
 HOLDOUT = value_names("holdout")
 GLOBAL_PRUNING = value_names("global_pruning")
@@ -165,6 +167,26 @@ _single_heads = _applies_while_typing(lambda loss, head_type: head_kind(loss, he
 SINGLE_LABEL_CHOICES = ("largest-score", "objective")
 
 
+def _on_preferred_threads(learn):
+    """Run the generator method ``learn`` with Numba's thread count (of this thread) at the estimator's
+    ``parallel_rule_refinement`` num_preferred_threads, when one is given, and restore it after."""
+    @functools.wraps(learn)
+    def wrapper(self, data):
+        wanted = self._refinement_threads()
+        if wanted <= 1:  # 0: every core (Numba's default), 1: the kernels are serial anyway
+            yield from learn(self, data)
+            return
+        import numba
+
+        before = numba.get_num_threads()
+        numba.set_num_threads(min(wanted, numba.config.NUMBA_NUM_THREADS))
+        try:
+            yield from learn(self, data)
+        finally:
+            numba.set_num_threads(before)
+    return wrapper
+
+
 class BoomerClassifier(RuleLearner):
     """Gradient-boosted multi-label classification rules.
 
@@ -272,6 +294,24 @@ class BoomerClassifier(RuleLearner):
             Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 32 or 64 bits",
                       choices=STATISTIC_TYPES),
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
+            *(Parameter(name, "choice", FROM_INIT, label, f"mlrl-boomer's {what} format (ours stores the data as "
+                        "given; no effect on the model)", choices=FORMATS, shown=False)
+              for name, label, what in (("feature_format", "Feature format", "feature"),
+                                        ("output_format", "Output format", "label"),
+                                        ("statistic_format", "Statistic format", "statistics"))),
+            Parameter("prediction_format", "choice", FROM_INIT, "Prediction format", "sparse: predict returns a "
+                      "SciPy CSR array; auto (or empty): when the training labels were sparse and sparse is "
+                      "smaller", choices=FORMATS, shown=False),
+            *(Parameter(name, "option", FROM_INIT, label, help_text + option_help(name), choices=value_names(name),
+                        optional=True, shown=False)
+              for name, label, help_text in (
+                  ("parallel_rule_refinement", "Parallel refinement", "false: every refinement step on one thread; "
+                   "true (or empty): large steps threaded, on num_preferred_threads threads (0: every core); "
+                   "no effect on the model"),
+                  ("parallel_statistic_update", "Parallel update", "accepted; ours updates the statistics "
+                   "vectorised on one thread"),
+                  ("parallel_prediction", "Parallel prediction", "accepted; ours predicts vectorised on one "
+                   "thread"))),
     )
 
     def _kernel_family(self, n_examples: int, n_features: int, n_labels: int) -> tuple:
@@ -286,8 +326,8 @@ class BoomerClassifier(RuleLearner):
         n_sample = self._n_sampled_features(n_features) or n_features
         first = first_step_family(head_mode, full_refine, float(self.l2_regularization_weight),
                                   float(self.l1_regularization_weight))
-        threaded = may_thread(n_examples, n_sample, n_labels, n_hessian_entries(n_labels, not full_refine),
-                              full_refine)
+        threaded = self._refinement_threads() != 1 and may_thread(
+            n_examples, n_sample, n_labels, n_hessian_entries(n_labels, not full_refine), full_refine)
         if self._compact_statistics(n_examples, n_labels):
             first = "compact"  # the sweeps of engine.core.examplewise_stats
         return (first, fixed_label_family(single, n_examples), threaded, head_mode <= HEAD_PARTIAL_FIXED,
@@ -324,7 +364,9 @@ class BoomerClassifier(RuleLearner):
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
                  holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
-                 default_rule="auto", time_limit=0, statistic_type="32-bit", random_state=1):
+                 default_rule="auto", time_limit=0, statistic_type="32-bit", random_state=1,
+                 feature_format=None, output_format=None, prediction_format=None, statistic_format=None,
+                 parallel_rule_refinement=None, parallel_statistic_update=None, parallel_prediction=None):
         self.loss = loss
         self.head_type = head_type
         self.single_label_choice = single_label_choice
@@ -352,6 +394,13 @@ class BoomerClassifier(RuleLearner):
         self.time_limit = time_limit
         self.statistic_type = statistic_type
         self.random_state = random_state
+        self.feature_format = feature_format
+        self.output_format = output_format
+        self.prediction_format = prediction_format
+        self.statistic_format = statistic_format
+        self.parallel_rule_refinement = parallel_rule_refinement
+        self.parallel_statistic_update = parallel_statistic_update
+        self.parallel_prediction = parallel_prediction
 
     # -- parameters ------------------------------------------------------------------------
     @classmethod
@@ -466,7 +515,37 @@ class BoomerClassifier(RuleLearner):
         """Train on ``X``, ``y`` (labels as :meth:`fit_iter` takes them).  ``sample_weight``: one
         weight >= 0 per example; as in mlrl-boomer 0.15.6 it weighs the draws of
         ``instance_sampling='with-replacement'`` and changes nothing else (:mod:`engine.sampling`)."""
-        return super().fit(X, y, sample_weight=sample_weight, **kwargs)
+        self._check_params()
+        sparse_predictions = self._sparse_predictions(y)
+        fitted = super().fit(X, y, sample_weight=sample_weight, **kwargs)
+        self.sparse_predictions_ = sparse_predictions
+        return fitted
+
+    def _refinement_threads(self) -> int:
+        """Threads a refinement step may use by ``parallel_rule_refinement``: 1 ('false'), the preferred
+        number, or 0 (every core Numba has)."""
+        if self.parallel_rule_refinement is None:
+            return 0
+        name, options = parse_option("parallel_rule_refinement", self.parallel_rule_refinement)
+        return 1 if name == "false" else options.get("num_preferred_threads", 0)
+
+    def _sparse_predictions(self, y) -> bool:
+        """``prediction_format``: 'sparse' always, 'dense' never, else (None, 'auto') when the training
+        labels came as a SciPy sparse matrix that takes less memory than a dense one, as mlrl-boomer
+        decides (4-byte indices, values not stored, against one byte per entry)."""
+        if self.prediction_format in ("sparse", "dense"):
+            return self.prediction_format == "sparse"
+        if not sp.issparse(y) or y.ndim != 2:
+            return False
+        return 4 * (int(y.nnz) + y.shape[0]) < y.shape[0] * y.shape[1]
+
+    def predict(self, X):
+        """Binary predictions (see ``binary_predictor``), a SciPy CSR array where ``prediction_format``
+        asks for sparse predictions (:meth:`_sparse_predictions`)."""
+        P = super().predict(X)
+        if getattr(self, "sparse_predictions_", False) and isinstance(P, np.ndarray) and P.ndim == 2:
+            return sp.csr_array(P)
+        return P
 
     def predict_proba(self, X) -> np.ndarray:
         """Marginal probabilities by ``probability_predictor`` (AttributeError for a loss without
@@ -510,6 +589,7 @@ class BoomerClassifier(RuleLearner):
         fit_calibration(model.predictors, F, data.Y, rows(marginal, m_options), rows(joint, j_options))
 
     # -- Alg. 1 ----------------------------------------------------------------------------
+    @_on_preferred_threads
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
         rng = np.random.default_rng(self.random_state)
         X, Y = data.X, data.Y

@@ -146,6 +146,14 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
     "post_optimization": {"none": {}, "sequential": {"num_iterations": OptionSpec("int", 2, 1, 2**32 - 1),
                                                      "refine_heads": OptionSpec("bool", False),
                                                      "resample_features": OptionSpec("bool", True)}},
+    # threads (no effect on the model; unset = mlrl-boomer's automatic choice, whose name 'auto' it
+    # refuses as a value): refinement 'false' keeps every refinement step on one thread; 'true' lets
+    # engine.core.refinement thread a step whose work is large enough, on at most num_preferred_threads
+    # threads (0: every core).  Ours updates statistics and predicts vectorised on one thread whatever
+    # the other two say.
+    "parallel_rule_refinement": {"false": {}, "true": {"num_preferred_threads": OptionSpec("int", 0, 0)}},
+    "parallel_statistic_update": {"false": {}, "true": {"num_preferred_threads": OptionSpec("int", 0, 0)}},
+    "parallel_prediction": {"false": {}, "true": {"num_preferred_threads": OptionSpec("int", 0, 0)}},
 }
 
 _SYNTAX = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*(?:\{(.*)\})?\s*$", re.DOTALL)
