@@ -58,18 +58,21 @@ import warnings
 from dataclasses import dataclass
 from typing import Iterator, Mapping
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
 from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
+from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, OP,
+                               PARALLEL_MIN_WORK, START, WINDOWS, base_vectors, mlrl_apply, mlrl_covered_head,
+                               mlrl_label_counts, mlrl_refine, mlrl_refine_serial)
 from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
                                HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
                                MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, best_conditions,
                                best_conditions_decomposable, covered_counts, head_search, label_bitsets,
-                               mask_bitset, mlrl_apply_range, mlrl_best_conditions, mlrl_head_of,
-                               mlrl_numeric_conditions)
+                               mask_bitset, mlrl_apply_range, mlrl_best_conditions, mlrl_head_of)
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
@@ -454,24 +457,35 @@ class SeCoClassifier(RuleLearner):
         val = _DecisionListTracker(data.Y_test, default_values) if data.X_test is not None else None
         budget = (self.max_rules - 1) if self.max_rules > 0 else None  # the default rule counts
         self.stop_reason_ = "max_rules"
-        cond_args = (index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows)
-        cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
-        seg = np.zeros((D, 3), dtype=np.int64)
         all_labels = np.arange(K, dtype=np.int64)
-        labels_out = np.empty(K, dtype=np.int64)
-        out_q = np.empty(D, dtype=np.float32)
-        out_op = np.empty(D, dtype=np.int64)
-        out_thr = np.empty(D)
-        out_cnt = np.empty(D, dtype=np.int64)
-        out_range = np.empty((D, 3), dtype=np.int64)
         # the reference's view of an attribute: dense input, or sparse input without implicit zeros, has its
         # zeros as values; a sparse attribute (sparse input with zeros) treats them apart
         n_stored = np.diff(index.ptr) + np.diff(index.missing_ptr)
         dense = (n_stored >= n).astype(np.uint8) if sp.issparse(X) else np.ones(D, np.uint8)
-        sparse_attr = (1 - dense).astype(np.uint8)
-        # numeric attributes without binning: the reference's own search (engine.core.seco_search); nominal
+        # numeric attributes without binning: the reference's own search (engine.core.seco_refine); nominal
         # or binned attributes: the shared sweep (engine.core.sweep)
         exact = (index.nominal == 0) & (binning == "none")
+        walks = not exact.all()
+        if walks:  # the shared sweep compacts the covered entries of each attribute
+            cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
+            seg = np.zeros((D, 3), dtype=np.int64)
+        # the reference's vector of every numeric attribute, all examples covered, and the vectors of a rule's
+        # covered examples (filtered as its conditions are added)
+        exact_features = np.flatnonzero(exact).astype(np.int64)
+        sizes = np.where(dense > 0, n - np.diff(index.missing_ptr), np.diff(index.ptr)) * exact
+        bptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        brows = np.empty(bptr[-1], dtype=np.int32)
+        bvals = np.empty(bptr[-1], dtype=np.float32)
+        base_vectors(exact_features, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, dense,
+                     n, bptr, brows, bvals)
+        wrows, wvals = np.empty_like(brows), np.empty_like(bvals)
+        wlen = np.zeros(D, dtype=np.int64)
+        wstamp = np.full(D, -1, dtype=np.int64)
+        best_f = np.empty(2)
+        best_i = np.empty(N_BEST_I, dtype=np.int64)
+        positions = np.empty(K, dtype=np.int64)
+        score_first = np.zeros(D)  # per attribute the best quality evaluated at a rule's first / later steps
+        score_rest = np.zeros(D)
         t = 0
         while budget is None or t < budget:
             if not uncovered_weight > 0:
@@ -481,12 +495,6 @@ class SeCoClassifier(RuleLearner):
                 self.stop_reason_ = "time_limit"
                 break
             weights = _instance_weights(sampling, n_drawn, Y, rng)
-            free = coverage == 0
-            C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
-            C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
-            wf = weights.astype(np.float64)
-            U1 = wf @ C1
-            U0 = wf @ C0
             if out_sampling == "round-robin":
                 cand = np.array([t % K], dtype=np.int64)
             elif out_sampling == "without-replacement":
@@ -495,26 +503,41 @@ class SeCoClassifier(RuleLearner):
             else:
                 cand = all_labels
             fixed = out_sampling != "none"  # sampled labels: the reference evaluates them as a fixed head
-            cw = wf.copy()
+            Wm, U, maj_c = _label_counts(Y, coverage, weights, cand, majority)
+            if walks:  # the shared sweep's statistics (all labels)
+                free = coverage == 0
+                C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
+                C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
+                wf = weights.astype(np.float64)
+                U1 = wf @ C1
+                U0 = wf @ C0
+                cw = wf.copy()
+                T1, T0 = U1.copy(), U0.copy()
             n_T = int((weights > 0).sum())
-            T1, T0 = U1.copy(), U0.copy()
             current = np.float32(0.0)  # the reference's least quality: a condition must do better
             conditions, ranges = [], []
             head = cand
-            seg[:, 0] = 0
+            if walks:
+                seg[:, 0] = 0
             covered = np.ones(n, dtype=np.uint8)
+            full = True  # every example covered
             while len(conditions) < max_conditions:
                 mode = _mode(partial, fixed)
                 features = _feature_sample(D, n_features, retained, rng)
-                m = len(features)
-                numeric = features[exact[features]]
-                walked = features[~exact[features]]
+                numeric = features[exact[features]] if walks else features
+                walked = features[~exact[features]] if walks else features[:0]
+                candidates = {}  # attribute -> (quality, op, threshold, count, range or None)
                 if len(numeric):
-                    mlrl_numeric_conditions(numeric, index.ptr, index.rows, index.values, index.missing_ptr,
-                                            index.missing_rows, covered, wf, sparse_attr, C1, C0, U1, U0, min_coverage, h,
-                                            hp, mode, majority, cand, len(cand), lift, max_lift, out_q[:len(numeric)],
-                                            out_op[:len(numeric)], out_thr[:len(numeric)], out_cnt[:len(numeric)],
-                                            out_range[:len(numeric)], data.cancel)
+                    work = (n if full else n_T) * len(numeric) * Wm.shape[1]  # entries times counts added
+                    refine = mlrl_refine if work >= PARALLEL_MIN_WORK else mlrl_refine_serial
+                    refine(numeric, bptr, brows, bvals, wrows, wvals, wlen, wstamp, t, full, index.missing_ptr,
+                           index.missing_rows, dense, covered, weights, Wm, U, maj_c, min_coverage, h, hp, mode, lift,
+                           max_lift, float(current), score_first if full else score_rest, best_f, best_i, data.cancel,
+                           WINDOWS, numba.get_num_threads())
+                    if best_i[HAVE]:
+                        candidates[int(best_i[ATTR])] = (np.float32(best_f[BEST_Q]), int(best_i[OP]),
+                                                         float(best_f[BEST_THR]), int(best_i[COUNT]),
+                                                         (int(best_i[START]), int(best_i[END]), int(best_i[INVERSE])))
                 if len(walked):
                     w_q, w_op, w_thr, w_cnt = (np.empty(len(walked), np.float32), np.empty(len(walked), np.int64),
                                                np.empty(len(walked)), np.empty(len(walked), np.int64))
@@ -522,16 +545,11 @@ class SeCoClassifier(RuleLearner):
                                          index.missing_ptr, index.missing_rows, index.nominal, cw, n_T, C1, C0, T1, T0,
                                          U1, U0, min_coverage, h, hp, mode, majority, cand, len(cand), lift, max_lift,
                                          w_q, w_op, w_thr, w_cnt, data.cancel)
+                    for c, j in enumerate(walked):
+                        if w_op[c] >= 0:
+                            candidates[int(j)] = (w_q[c], int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None)
                 if data.cancelled:
                     return
-                candidates = {}  # attribute -> (quality, op, threshold, count, range or None)
-                for c, j in enumerate(numeric):
-                    if out_op[c] >= 0:
-                        candidates[int(j)] = (out_q[c], int(out_op[c]), float(out_thr[c]), int(out_cnt[c]),
-                                              tuple(int(x) for x in out_range[c]))
-                for c, j in enumerate(walked):
-                    if w_op[c] >= 0:
-                        candidates[int(j)] = (w_q[c], int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None)
                 best = None
                 for j in sorted(candidates):  # ties: the earlier attribute
                     if best is None or candidates[j][0] > candidates[best][0]:
@@ -542,14 +560,20 @@ class SeCoClassifier(RuleLearner):
                 current = q
                 conditions.append(Condition(best, OPERATORS[op], thr))
                 ranges.append(where)
-                _restrict(covered, best, op, thr, where, index, dense)
-                cw = np.where(covered > 0, wf, 0.0)
-                T1 = cw @ C1
-                T0 = cw @ C0
-                _, size = mlrl_head_of(h, hp, mode, majority, cand, len(cand), T1, T0, U1, U0, lift, max_lift,
-                                       labels_out)
-                head = np.sort(labels_out[:size]).copy()
+                if where is None:
+                    _restrict(covered, best, op, thr, None, index, dense)
+                else:
+                    mlrl_apply(best, full, bptr, brows, wrows, index.missing_ptr, index.missing_rows, covered, *where)
+                full = False
+                if walks:
+                    cw = np.where(covered > 0, wf, 0.0)
+                    T1 = cw @ C1
+                    T0 = cw @ C0
+                _, size = mlrl_covered_head(covered, Wm, U, maj_c, h, hp, mode, lift, max_lift, positions)
+                head = np.sort(cand[positions[:size]])
                 if max_head_refinements > 0 and len(conditions) >= max_head_refinements:
+                    if not np.array_equal(head, cand):
+                        Wm, U, maj_c = _label_counts(Y, coverage, weights, head, majority)
                     cand, fixed = head, True
                 if n_T <= min_coverage:
                     break
@@ -558,6 +582,9 @@ class SeCoClassifier(RuleLearner):
                 break
             pruned = 0
             if prune and (weights == 0).any() and len(conditions) > 1:
+                free = coverage == 0
+                C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
+                C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
                 keep = self._irep(conditions, ranges, head, weights, C1, C0, majority, ph, pp, partial, lift,
                                   max_lift, index, dense, n)
                 pruned = len(conditions) - keep
@@ -566,7 +593,7 @@ class SeCoClassifier(RuleLearner):
             rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
             # the training coverage is the reference's (positions in the attributes' vectors), which in
             # its quirks can differ from what the thresholds cover
-            rows = np.flatnonzero(_coverage(conditions, ranges, index, dense, n))
+            rows = np.flatnonzero(_coverage(conditions, ranges, index, dense, n) if pruned else covered)
             block = coverage[np.ix_(rows, head)]
             uncovered_weight -= float((block == 0).sum())
             coverage[np.ix_(rows, head)] = 1
@@ -771,6 +798,14 @@ def _coverage(conditions, ranges, index, dense, n) -> np.ndarray:
     for c, where in zip(conditions, ranges):
         _restrict(covered, c.attribute, OPERATORS.index(c.operator), c.threshold, where, index, dense)
     return covered
+
+
+def _label_counts(Y, coverage, weights, cand, majority):
+    """The counts of a rule's candidate labels (engine.core.seco_refine): (Wm, U, their majority values)."""
+    Wm = np.empty((Y.shape[0], 2 * len(cand)), dtype=np.int32)
+    U = np.empty(2 * len(cand), dtype=np.int64)
+    mlrl_label_counts(Y, coverage, weights, cand, majority, Wm, U)
+    return Wm, U, np.ascontiguousarray(majority[cand])
 
 
 def _mode(partial: bool, fixed: bool) -> int:
