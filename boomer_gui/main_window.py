@@ -147,7 +147,11 @@ class MainWindow(QMainWindow):
 
     def _steps_of_run(self):
         run = self.app.run
-        return None if run is None else (len(run), self.run_model.nouns.get(run.learner, "step"))
+        if run is None:
+            return None
+        if run.revised:  # post-optimization: the rules, and revisions of them
+            return len(run), "step"
+        return len(run), self.run_model.nouns.get(run.learner, "step")
 
     # -- actions (menus, toolbar, tests) ---------------------------------------------------------
     def start_training(self) -> bool:

@@ -135,9 +135,10 @@ class RunTableModel(QAbstractTableModel):
 
     def size_text(self, run: Run) -> str:
         noun = self.nouns.get(run.learner, "rule")
-        n = len(run)
+        n = len(run) - run.revised
         kept = f", {run.selected} kept" if run.selected is not None and run.selected < n else ""
-        return f"{n} {noun}{'s' if n != 1 else ''}{kept}"
+        revised = f", {run.revised} revision{'s' if run.revised != 1 else ''}" if run.revised else ""
+        return f"{n} {noun}{'s' if n != 1 else ''}{revised}{kept}"
 
     def data(self, index, role=Qt.DisplayRole):
         if not index.isValid() or not 0 <= index.row() < len(self.history.runs):

@@ -99,6 +99,8 @@ class RuleBrowser(QWidget):
         if steps is not None and steps[0] != total:
             n, noun = steps
             text += f" from {n} {noun}{'s' if n != 1 else ''}"
+            if noun == "step" and n > total:
+                text += f" ({n - total} revisions)"
         self.count_label.setText(text)
 
     def selected_records(self) -> list:

@@ -771,7 +771,7 @@ class RuleTableView(QTableView):
         super().setModel(model)
         hh = self.horizontalHeader()
         # the body stretches; the head's bars and three strongest labels fit in 230 pixels
-        widths = {COL_ON: 30, COL_INDEX: 44, COL_BODY: 330, COL_HEAD: 230, COL_COVERAGE: 62,
+        widths = {COL_ON: 30, COL_INDEX: 58, COL_BODY: 330, COL_HEAD: 230, COL_COVERAGE: 62,
                   COL_IMPROVEMENT: 86, COL_TRH: 60, COL_TRS: 62, COL_TEH: 60, COL_TES: 62}
         for c, w in widths.items():
             hh.resizeSection(c, w)

@@ -76,7 +76,8 @@ class RunDriver(QObject):
             return False
         w.views.clear()
         w.browser.model.set_step_columns(spec.step_columns, spec.improvement)
-        self.budget = (spec.steps_of(params), spec.component.noun)  # rules, and revisions of rules
+        steps = spec.steps_of(params)  # rules, and revisions of rules
+        self.budget = (steps, spec.component.noun if steps == spec.budget_of(params) else "step")
         w.plot.set_budget(spec.budget_of(params))
         run = self.app.begin_run(spec, params, estimator)
         w.views.show_steps_of(spec if shows_steps(spec) else None)

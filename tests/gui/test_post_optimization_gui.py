@@ -58,6 +58,10 @@ def test_a_post_optimized_run_shows_the_model_s_rules_revised(qtbot, make_window
     assert revised == list(range(1, 8))  # every rule but the default rule, twice
     assert all(len(table.revisions[row]) == 2 for row in revised)
     assert table.index(3, COL_INDEX).data() == f"3 {REVISED}2"
+    # counts name rules and revisions apart (not "22 rules")
+    assert window.count_label.text() == "8 rules from 22 steps (14 revisions)"
+    assert window.run_model.size_text(run) == "8 rules, 14 revisions"
+    assert window.run_controls.count.text() == "22 / 22 steps"
     # the revised rule's point on the trajectory is its latest revision
     assert step_of(run, 3, 8) == max(i for i, r in enumerate(run.records) if r.kind == "revision" and r.revises == 3)
     # what-if still switches the model's rules
