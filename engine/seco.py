@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator, Mapping
 
@@ -66,13 +67,12 @@ from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
 from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, OP,
-                               PARALLEL_MIN_WORK, START, WINDOWS, base_vectors, mlrl_apply, mlrl_covered_head,
-                               mlrl_label_counts, mlrl_refine, mlrl_refine_serial)
+                               PARALLEL_MIN_WORK, SEQ, START, WINDOWS, mlrl_apply, mlrl_refine)
 from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
                                HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
                                MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, best_conditions,
                                best_conditions_decomposable, covered_counts, head_search, label_bitsets,
-                               mask_bitset, mlrl_apply_range, mlrl_best_conditions, mlrl_head_of)
+                               mask_bitset, mlrl_apply_range, mlrl_best_conditions)
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
@@ -471,18 +471,13 @@ class SeCoClassifier(RuleLearner):
             seg = np.zeros((D, 3), dtype=np.int64)
         # the reference's vector of every numeric attribute, all examples covered, and the vectors of a rule's
         # covered examples (filtered as its conditions are added)
-        exact_features = np.flatnonzero(exact).astype(np.int64)
-        sizes = np.where(dense > 0, n - np.diff(index.missing_ptr), np.diff(index.ptr)) * exact
-        bptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-        brows = np.empty(bptr[-1], dtype=np.int32)
-        bvals = np.empty(bptr[-1], dtype=np.float32)
-        base_vectors(exact_features, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, dense,
-                     n, bptr, brows, bvals)
+        bptr, brows, bvals = _base_vectors(index, dense, exact, n)
         wrows, wvals = np.empty_like(brows), np.empty_like(bvals)
         wlen = np.zeros(D, dtype=np.int64)
         wstamp = np.full(D, -1, dtype=np.int64)
-        best_f = np.empty(2)
-        best_i = np.empty(N_BEST_I, dtype=np.int64)
+        threads = _threads(self.parallel_rule_refinement)
+        step_scratch = {}
+        qbuf = np.empty(K, dtype=np.float32)
         positions = np.empty(K, dtype=np.int64)
         score_first = np.zeros(D)  # per attribute the best quality evaluated at a rule's first / later steps
         score_rest = np.zeros(D)
@@ -521,6 +516,7 @@ class SeCoClassifier(RuleLearner):
                 seg[:, 0] = 0
             covered = np.ones(n, dtype=np.uint8)
             full = True  # every example covered
+            masks = []  # the covered examples after each condition (the reference's training coverage)
             while len(conditions) < max_conditions:
                 mode = _mode(partial, fixed)
                 features = _feature_sample(D, n_features, retained, rng)
@@ -528,16 +524,27 @@ class SeCoClassifier(RuleLearner):
                 walked = features[~exact[features]] if walks else features[:0]
                 candidates = {}  # attribute -> (quality, op, threshold, count, range or None)
                 if len(numeric):
+                    score = score_first if full else score_rest
+                    # the attributes of the best earlier qualities first (0.15.6's accuracy: in order, the first
+                    # candidate is the best)
+                    order = numeric if h == MH_ACCURACY else numeric[np.argsort(-score[numeric], kind="stable")]
                     work = (n if full else n_T) * len(numeric) * Wm.shape[1]  # entries times counts added
-                    refine = mlrl_refine if work >= PARALLEL_MIN_WORK else mlrl_refine_serial
-                    refine(numeric, bptr, brows, bvals, wrows, wvals, wlen, wstamp, t, full, index.missing_ptr,
-                           index.missing_rows, dense, covered, weights, Wm, U, maj_c, min_coverage, h, hp, mode, lift,
-                           max_lift, float(current), score_first if full else score_rest, best_f, best_i, data.cancel,
-                           WINDOWS, numba.get_num_threads())
-                    if best_i[HAVE]:
-                        candidates[int(best_i[ATTR])] = (np.float32(best_f[BEST_Q]), int(best_i[OP]),
-                                                         float(best_f[BEST_THR]), int(best_i[COUNT]),
-                                                         (int(best_i[START]), int(best_i[END]), int(best_i[INVERSE])))
+                    chunks = threads if work >= PARALLEL_MIN_WORK else 1
+                    key = (chunks, Wm.shape[1])
+                    if key not in step_scratch:
+                        step_scratch[key] = _step_scratch(chunks, Wm.shape[1] // 2)
+                    out_f, out_i, best, scratch = step_scratch[key]
+                    best[0] = current
+                    args = (order, bptr, brows, bvals, wrows, wvals, wlen, wstamp, t, full, index.missing_ptr,
+                            index.missing_rows, dense, covered, weights, Wm, U, maj_c, min_coverage, h, hp, mode, lift,
+                            max_lift, float(current), score, best)
+                    _run_chunks(args, chunks, out_f, out_i, scratch, data.cancel)
+                    c = _best_chunk(out_f, out_i)
+                    if c >= 0:
+                        candidates[int(out_i[c, ATTR])] = (np.float32(out_f[c, BEST_Q]), int(out_i[c, OP]),
+                                                           float(out_f[c, BEST_THR]), int(out_i[c, COUNT]),
+                                                           (int(out_i[c, START]), int(out_i[c, END]),
+                                                            int(out_i[c, INVERSE])))
                 if len(walked):
                     w_q, w_op, w_thr, w_cnt = (np.empty(len(walked), np.float32), np.empty(len(walked), np.int64),
                                                np.empty(len(walked)), np.empty(len(walked), np.int64))
@@ -561,15 +568,18 @@ class SeCoClassifier(RuleLearner):
                 conditions.append(Condition(best, OPERATORS[op], thr))
                 ranges.append(where)
                 if where is None:
-                    _restrict(covered, best, op, thr, None, index, dense)
-                else:
-                    mlrl_apply(best, full, bptr, brows, wrows, index.missing_ptr, index.missing_rows, covered, *where)
+                    apply_condition(best, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
+                                    index.missing_rows, covered)
+                    where = (0, 0, 0)
+                _, size = mlrl_apply(best if ranges[-1] is not None else -1, full, bptr, brows, wrows,
+                                     index.missing_ptr, index.missing_rows, covered, *where, Wm, U, maj_c, h, hp, mode,
+                                     lift, max_lift, qbuf, positions)
                 full = False
+                masks.append(covered.copy())
                 if walks:
                     cw = np.where(covered > 0, wf, 0.0)
                     T1 = cw @ C1
                     T0 = cw @ C0
-                _, size = mlrl_covered_head(covered, Wm, U, maj_c, h, hp, mode, lift, max_lift, positions)
                 head = np.sort(cand[positions[:size]])
                 if max_head_refinements > 0 and len(conditions) >= max_head_refinements:
                     if not np.array_equal(head, cand):
@@ -582,24 +592,21 @@ class SeCoClassifier(RuleLearner):
                 break
             pruned = 0
             if prune and (weights == 0).any() and len(conditions) > 1:
-                free = coverage == 0
-                C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
-                C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
-                keep = self._irep(conditions, ranges, head, weights, C1, C0, majority, ph, pp, partial, lift,
-                                  max_lift, index, dense, n)
+                keep = self._irep_masks(masks, head, weights, Y, coverage, majority, ph, pp, partial, lift, max_lift,
+                                        qbuf, positions)
                 pruned = len(conditions) - keep
-                conditions, ranges = conditions[:keep], ranges[:keep]
+                conditions = conditions[:keep]
             values = (1 - majority[head]).astype(np.uint8)
             rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
             # the training coverage is the reference's (positions in the attributes' vectors), which in
             # its quirks can differ from what the thresholds cover
-            rows = np.flatnonzero(_coverage(conditions, ranges, index, dense, n) if pruned else covered)
+            rows = np.flatnonzero(masks[len(conditions) - 1])
             block = coverage[np.ix_(rows, head)]
             uncovered_weight -= float((block == 0).sum())
             coverage[np.ix_(rows, head)] = 1
             # the losses and the coverage shown are the model's: its thresholds (which in the reference's
             # quirks may cover examples the training coverage above leaves out)
-            rows = np.flatnonzero(_coverage(conditions, [None] * len(conditions), index, dense, n))
+            rows = np.flatnonzero(_coverage(conditions, index, n))
             before = train.hamming
             new_pairs = train.apply(rows, head, values)
             record = dict(index=t, rule=rule, coverage=int(len(rows)), improvement=float(before - train.hamming),
@@ -624,29 +631,42 @@ class SeCoClassifier(RuleLearner):
     @staticmethod
     def _irep(conditions, ranges, head, weights, C1, C0, majority, h, p, partial, lift, max_lift, index, dense,
               n) -> int:
+        """IREP (the reference's) for a body given by its conditions (``ranges``: their positions in the
+        attributes' vectors, or None for the thresholds) and the uncovered pairs with the label present
+        (``C1``) and absent (``C0``): :meth:`_irep_masks`."""
+        masks, covered = [], np.ones(n, dtype=np.uint8)
+        for c, where in zip(conditions, ranges):
+            if where is None:
+                apply_condition(c.attribute, OPERATORS.index(c.operator), c.threshold, index.ptr, index.rows,
+                                index.values, index.missing_ptr, index.missing_rows, covered)
+            else:
+                mlrl_apply_range(c.attribute, index.ptr, index.rows, index.values, index.missing_ptr,
+                                 index.missing_rows, covered, bool(dense[c.attribute]), *where)
+            masks.append(covered.copy())
+        K = C1.shape[1]
+        return SeCoClassifier._irep_masks(masks, np.asarray(head), weights, C1, 1 - (C1 | C0), majority, h, p, partial,
+                                          lift, max_lift, np.empty(K, np.float32), np.empty(K, np.int64))
+
+    @staticmethod
+    def _irep_masks(masks, head, weights, Y, coverage, majority, h, p, partial, lift, max_lift, qbuf,
+                    positions) -> int:
         """IREP (the reference's): the number of leading conditions to keep.  Each prefix of the body
-        (the full body first, then 1, 2, ... conditions) is scored with the pruning heuristic on the
-        examples out of the sample (weight 0), the head fixed; a strictly better prefix wins, and the
-        first prefix also when it is no worse than the full body."""
-        out = (weights == 0).astype(np.float64)
-        U1 = out @ C1
-        U0 = out @ C0
+        (the full body first, then 1, 2, ... conditions; ``masks``: the examples each covers) is scored with
+        the pruning heuristic on the examples out of the sample (weight 0), the head fixed; a strictly
+        better prefix wins, and the first prefix also when it is no worse than the full body."""
+        Wm, U, maj = _label_counts(Y, coverage, (weights == 0).astype(np.int64), head, majority)
         mode = HEAD_PARTIAL_ALL if partial else HEAD_SINGLE_MODE
-        labels = np.empty(len(head), dtype=np.int64)
 
         def quality(covered):
-            cw = np.where(covered > 0, out, 0.0)
-            q, _ = mlrl_head_of(h, p, mode, majority, head, len(head), cw @ C1, cw @ C0, U1, U0, lift, max_lift,
-                                labels)
+            q, _ = mlrl_apply(-1, False, _NO_INT, _NO_ROWS, _NO_ROWS, _NO_INT, _NO_ROWS, covered, 0, 0, 0, Wm, U, maj,
+                              h, p, mode, lift, max_lift, qbuf, positions)
             return q
 
-        best_q = quality(_coverage(conditions, ranges, index, dense, n))
-        keep = len(conditions)
-        covered = np.ones(n, dtype=np.uint8)
-        for m, (c, where) in enumerate(zip(conditions[:-1], ranges[:-1]), start=1):
-            _restrict(covered, c.attribute, OPERATORS.index(c.operator), c.threshold, where, index, dense)
-            q = quality(covered)
-            if q > best_q or (keep == len(conditions) and not best_q > q):
+        best_q = quality(masks[-1])
+        keep = len(masks)
+        for m in range(1, len(masks)):
+            q = quality(masks[m - 1])
+            if q > best_q or (keep == len(masks) and not best_q > q):
                 best_q, keep = q, m
         return keep
 
@@ -782,30 +802,108 @@ def _bounded(n: int, fraction: float, minimum: int, maximum: int) -> int:
     return min(count, n)
 
 
-def _restrict(covered, j, op, threshold, where, index, dense) -> None:
-    """Restrict ``covered`` by a condition: by its positions in the attribute's vector (``where``), or by
-    its threshold (conditions of the shared sweep)."""
-    if where is None:
-        apply_condition(j, op, threshold, index.ptr, index.rows, index.values, index.missing_ptr,
-                        index.missing_rows, covered)
-    else:
-        mlrl_apply_range(j, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows, covered,
-                         bool(dense[j]), where[0], where[1], bool(where[2]))
-
-
-def _coverage(conditions, ranges, index, dense, n) -> np.ndarray:
+def _coverage(conditions, index, n) -> np.ndarray:
+    """The examples a body's thresholds cover (the model's coverage)."""
     covered = np.ones(n, dtype=np.uint8)
-    for c, where in zip(conditions, ranges):
-        _restrict(covered, c.attribute, OPERATORS.index(c.operator), c.threshold, where, index, dense)
+    for c in conditions:
+        apply_condition(c.attribute, OPERATORS.index(c.operator), c.threshold, index.ptr, index.rows, index.values,
+                        index.missing_ptr, index.missing_rows, covered)
     return covered
 
 
+_NO_INT = np.zeros(1, dtype=np.int64)  # mlrl_apply's vectors when it applies no condition
+_NO_ROWS = np.zeros(1, dtype=np.int32)
+
+
 def _label_counts(Y, coverage, weights, cand, majority):
-    """The counts of a rule's candidate labels (engine.core.seco_refine): (Wm, U, their majority values)."""
-    Wm = np.empty((Y.shape[0], 2 * len(cand)), dtype=np.int32)
-    U = np.empty(2 * len(cand), dtype=np.int64)
-    mlrl_label_counts(Y, coverage, weights, cand, majority, Wm, U)
-    return Wm, U, np.ascontiguousarray(majority[cand])
+    """The counts of a rule's candidate labels (engine.core.seco_refine): ``Wm`` (examples x 2 Kc, int32),
+    an example's weight where the pair is uncovered and the label has its minority value (columns
+    0 .. Kc-1) or its majority value (Kc .. 2 Kc-1), else 0; ``U`` its column sums; the labels' majority
+    values."""
+    free = coverage[:, cand] == 0
+    minority = Y[:, cand] != majority[cand]
+    w = weights.astype(np.int32)[:, None]
+    Wm = np.empty((Y.shape[0], 2 * len(cand)), dtype=np.int32)  # C order (an F-ordered one compiles again)
+    np.multiply(free & minority, w, out=Wm[:, :len(cand)])
+    np.multiply(free & ~minority, w, out=Wm[:, len(cand):])
+    return Wm, Wm.sum(axis=0, dtype=np.int64), np.ascontiguousarray(majority[cand])
+
+
+def _base_vectors(index, dense, exact, n):
+    """Every attribute's vector with all examples covered, in the reference's order
+    (engine.core.seco_search.covered_order): the index's own arrays unless a numeric attribute of dense
+    input has zeros the index leaves implicit, which then stand between its negative and other values."""
+    stored = np.diff(index.ptr)
+    implicit = exact & (dense > 0) & (stored + np.diff(index.missing_ptr) < n)
+    if not implicit.any():
+        return index.ptr, index.rows, index.values
+    rows, vals = [], []
+    for j in range(index.n_features):
+        r = index.rows[index.ptr[j]:index.ptr[j + 1]]
+        v = index.values[index.ptr[j]:index.ptr[j + 1]]
+        if implicit[j]:
+            listed = np.zeros(n, dtype=bool)
+            listed[r] = True
+            listed[index.missing_rows[index.missing_ptr[j]:index.missing_ptr[j + 1]]] = True
+            zeros = np.flatnonzero(~listed).astype(np.int32)
+            neg = int(np.searchsorted(v, 0.0, side="left"))
+            r = np.concatenate([r[:neg], zeros, r[neg:]])
+            v = np.concatenate([v[:neg], np.zeros(len(zeros), dtype=np.float32), v[neg:]])
+        rows.append(r)
+        vals.append(v)
+    ptr = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    return ptr, np.concatenate(rows).astype(np.int32), np.concatenate(vals).astype(np.float32)
+
+
+def _threads(parallel_rule_refinement: str) -> int:
+    """Threads of a refinement step: Numba's, fewer with mlrl-seco's num_preferred_threads, 1 with 'false'."""
+    name, options = parse_option("seco:parallel_rule_refinement", parallel_rule_refinement)
+    if name == "false":
+        return 1
+    preferred = options.get("num_preferred_threads", 0)
+    return max(1, min(numba.get_num_threads(), preferred) if preferred > 0 else numba.get_num_threads())
+
+
+def _step_scratch(chunks: int, Kc: int):
+    """Per thread of a step: its best (out_f, out_i), and its scratch; the best of all threads (best)."""
+    scratch = [(np.empty((5, 2 * Kc), dtype=np.int32), np.empty(Kc, dtype=np.float32), np.empty(Kc, dtype=np.int64),
+                np.empty((3, Kc)), np.empty(3)) for _ in range(chunks)]
+    return np.empty((chunks, 2)), np.empty((chunks, N_BEST_I), dtype=np.int64), np.empty(1), scratch
+
+
+_POOL: list = [None, 0]  # the threads that join this one in a refinement step, and how many
+
+
+def _run_chunks(args, chunks, out_f, out_i, scratch, cancel) -> None:
+    """mlrl_refine in ``chunks`` threads (this one and a pool's; the kernel releases the GIL)."""
+    calls = [args + (c, chunks, out_f[c], out_i[c], *scratch[c], cancel, WINDOWS) for c in range(chunks)]
+    if chunks == 1:
+        _refine(*calls[0])
+        return
+    if _POOL[1] < chunks - 1:
+        _POOL[:] = [ThreadPoolExecutor(max_workers=chunks - 1, thread_name_prefix="seco-refinement"), chunks - 1]
+    futures = [_POOL[0].submit(_refine, *call) for call in calls[1:]]
+    _refine(*calls[0])
+    for future in futures:
+        future.result()
+
+
+def _refine(order, bptr, brows, bvals, wrows, wvals, wlen, wstamp, rule_id, full, miss_ptr, miss_rows, dense, covered,
+            w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, floor, score, best, chunk, n_chunks, out_f, out_i,
+            counts, qbuf, head, C, shared, cancel, shape):
+    mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, wstamp, rule_id, full, miss_ptr,
+                miss_rows, dense, covered, w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, floor, score, best, out_f,
+                out_i, counts, qbuf, head, C, shared, cancel, shape)
+
+
+def _best_chunk(out_f, out_i) -> int:
+    """The thread whose candidate is best: highest quality, then smallest attribute, then candidate number."""
+    best = -1
+    for c in range(len(out_f)):
+        if out_i[c, HAVE] and (best < 0 or (out_f[c, BEST_Q], -out_i[c, ATTR], -out_i[c, SEQ])
+                               > (out_f[best, BEST_Q], -out_i[best, ATTR], -out_i[best, SEQ])):
+            best = c
+    return best
 
 
 def _mode(partial: bool, fixed: bool) -> int:
