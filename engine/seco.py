@@ -429,6 +429,7 @@ class SeCoClassifier(RuleLearner):
                                                            s_opts["max_samples"])
         out_sampling, o_opts = parse_option("seco:output_sampling", self.output_sampling)
         prune = self.rule_pruning == "irep"
+        strata = _OutputWise(Y, n_drawn) if sampling == "stratified-output-wise" and 0 < n_drawn < n else None
 
         index = build_feature_index(X, data.nominal)
         if index.constant_attributes().all():
@@ -489,7 +490,7 @@ class SeCoClassifier(RuleLearner):
             if self.time_limit and time.monotonic() - started >= self.time_limit:
                 self.stop_reason_ = "time_limit"
                 break
-            weights = _instance_weights(sampling, n_drawn, Y, rng)
+            weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
             if out_sampling == "round-robin":
                 cand = np.array([t % K], dtype=np.int64)
             elif out_sampling == "without-replacement":
@@ -921,9 +922,10 @@ def _feature_sample(D: int, m: int, retained: int, rng) -> np.ndarray:
     return np.sort(np.concatenate([picked, np.arange(free, D)])).astype(np.int64)
 
 
-def _instance_weights(method: str, size: int, Y: np.ndarray, rng) -> np.ndarray:
+def _instance_weights(method: str, size: int, Y: np.ndarray, rng, strata=None) -> np.ndarray:
     """Per rule: weight 1 for every example (none), the number of draws (with-replacement), or 1 for
-    ``size`` examples chosen uniformly or stratified by labels (engine.holdout's stratifications)."""
+    ``size`` examples chosen uniformly or stratified by labels (engine.holdout's stratifications;
+    ``strata``: an :class:`_OutputWise` of ``Y`` and ``size`` for 'stratified-output-wise')."""
     n = Y.shape[0]
     if method == "none":
         return np.ones(n, dtype=np.int64)
@@ -934,10 +936,47 @@ def _instance_weights(method: str, size: int, Y: np.ndarray, rng) -> np.ndarray:
         weights[:] = 1
     elif method == "without-replacement":
         weights[rng.choice(n, size, replace=False)] = 1
+    elif method == "stratified-output-wise" and strata is not None:
+        weights[strata.sample(int(rng.integers(2**63 - 1)))] = 1
     else:
         _, sample = split_holdout(Y, method, size / n, int(rng.integers(2**63 - 1)))
         weights[sample] = 1
     return weights
+
+
+class _OutputWise:
+    """The sample of ``split_holdout(Y, 'stratified-output-wise', size / N, seed)`` (engine.holdout's
+    iterative stratification; the sample is its holdout set) with the labels' positives found once per
+    fit: the same random draws in the same order, so the same examples (tests/test_seco_refine.py)."""
+
+    def __init__(self, Y: np.ndarray, size: int):
+        n = Y.shape[0]
+        fraction = size / n
+        self.n = n
+        self.target = min(max(int(round(fraction * n)), 1), n - 1)
+        positives = Y.sum(axis=0)
+        self.labels = [(np.flatnonzero(Y[:, k] > 0), int(round(fraction * positives[k])))
+                       for k in np.argsort(positives, kind="stable") if positives[k] != 0]
+
+    def sample(self, seed) -> np.ndarray:
+        rng = np.random.default_rng(seed)
+        assigned = np.zeros(self.n, dtype=np.int8)  # 0 unassigned, 1 train, 2 holdout (the sample)
+        n_sample = 0
+        for members, quota in self.labels:
+            state = assigned[members]
+            free = rng.permutation(members[state == 0])
+            want = max(0, min(quota - int(np.count_nonzero(state == 2)), len(free), self.target - n_sample))
+            assigned[free[:want]] = 2
+            assigned[free[want:]] = 1
+            n_sample += want
+        missing = self.target - n_sample
+        if missing <= 0:
+            return np.flatnonzero(assigned == 2)
+        # filled up with examples no label placed first, then at random (the draws a split would make)
+        rest = rng.permutation(np.flatnonzero(assigned == 0))
+        if len(rest) < missing:
+            rest = np.concatenate([rest, rng.permutation(np.flatnonzero(assigned == 1))])
+        return np.concatenate([np.flatnonzero(assigned == 2), rest[:missing]])
 
 
 class _DecisionListTracker(ErrorTotals):

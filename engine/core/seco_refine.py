@@ -43,9 +43,9 @@ N_BEST_I = 9
 S_SIDE, S_NEG, S_SAVED, S_VALID, S_COVERED = 0, 1, 2, 3, 4
 SH_ALL, SH_TEST, SH_SCORE = 0, 1, 2  # the best of all threads seen, the test's threshold, the attribute's best
 _MARGIN = 1e-5  # relative, and 1e-6 per label: far above float32's rounding of a quality
-# windows of thresholds: at least 4, at most 32, else 1/8 of the smaller of side and rest (where either is
+# windows of thresholds: at least 16, at most 64, else 1/4 of the smaller of side and rest (where either is
 # small its counts change fastest relative to their size and a window's bound is loosest)
-WINDOWS = np.array([4, 32, 3], dtype=np.int64)
+WINDOWS = np.array([16, 64, 2], dtype=np.int64)
 # Below this much work (entries of the attributes' vectors times the counts added per entry) a step runs in
 # one thread: a second costs more than it saves (as for BOOMER's steps, engine.core.refinement).
 PARALLEL_MIN_WORK = 1_000_000
@@ -274,7 +274,7 @@ def _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U
                     end = t if asc else n
                     _exact(S, V, U, maj, n_cov, n_nz, min_cov, h, p, mode, lift, max_lift, j, seq, op_side, thr, start,
                            end, best_f, best_i, qbuf, order, shared)
-                    if first_only and best_i[EVALS] > 0:
+                    if first_only and shared[SH_SCORE] != -np.inf:  # evaluated here: the attribute's first
                         return t, n_cov, prev, seq, True
                 seq += 1
                 ev += 1
@@ -385,7 +385,7 @@ def _attribute(j, rows, vals, n, dense, w, Wm, U, maj, n_nz, min_cov, h, p, mode
             _exact(side, V, U, maj, count, n_nz, min_cov, h, p, mode, lift, max_lift, j, seq, op_side, thr, start, end,
                    best_f, best_i, qbuf, order, shared)
         seq += 1
-        if first_only and best_i[EVALS] > 0:
+        if first_only and shared[SH_SCORE] != -np.inf:
             return
 
 
@@ -430,6 +430,12 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
     quality evaluated on attribute ``j`` (written here; the caller orders the attributes by it, so the best
     so far is soon high and few windows pass their test).  ``counts`` (rows ``S_*``), ``qbuf``, ``head``,
     ``C``, ``shared`` (``SH_*``): this thread's scratch."""
+    # borrowed views: the calls below pass them on without counting references (engine.core.borrowed)
+    order, bptr, brows, bvals, wrows, wvals, wlen, wstamp = borrowed((order, bptr, brows, bvals, wrows, wvals, wlen,
+                                                                      wstamp))
+    miss_ptr, miss_rows, dense, covered, w, Wm, U, maj = borrowed((miss_ptr, miss_rows, dense, covered, w, Wm, U, maj))
+    lift, max_lift, score, best, out_f, out_i, counts = borrowed((lift, max_lift, score, best, out_f, out_i, counts))
+    qbuf, head, C, shared, cancel, shape = borrowed((qbuf, head, C, shared, cancel, shape))
     K2 = Wm.shape[1]
     Kc = K2 // 2
     T = counts[S_COVERED]
@@ -451,8 +457,10 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
     shared[SH_TEST] = np.nan
     for o in range(chunk, order.shape[0], n_chunks):
         j = order[o]
-        if cancel[0] != 0 or (first_only and out_i[EVALS] > 0):
+        if cancel[0] != 0:
             break
+        if first_only and out_i[EVALS] > 0 and (out_i[HAVE] == 0 or j > out_i[ATTR]):
+            continue  # the first candidate evaluated is the attribute's best; none above the floor: none is
         a = bptr[j]
         if full:
             n = bptr[j + 1] - a
