@@ -115,7 +115,7 @@ def compiled_kernels():
 def train(qtbot):
     """``train(window)`` starts a run and waits until it is over; returns the final state."""
 
-    def run(window, timeout=60000):
+    def run(window, timeout=300_000):
         assert window.start_training()
         with qtbot.waitSignal(window.training.done, timeout=timeout) as blocker:
             pass

@@ -31,7 +31,7 @@ def test_selecting_a_rule_fills_the_inspector(qtbot, trained):
 def test_inspector_works_while_training(qtbot, make_window):
     window = make_window(max_rules=100000)
     assert window.start_training()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 5, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 5, timeout=300_000)
     window.select_rule(2)
     assert window.inspector.record.index == 2
     window.stop_training()

@@ -38,7 +38,7 @@ def test_runs_overlay_hide_and_remove(qtbot, make_window, train):
 def test_live_plot_stays_current(qtbot, make_window):
     window = make_window(max_rules=100000)
     assert window.start_training()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 10, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 10, timeout=300_000)
     n = window.table_model.rowCount()
     assert len(window.plot.lines_of(window.run).test.get_xdata()) == len(window.run) >= n
     qtbot.waitUntil(lambda: window.plot.traj_canvas.full_draws >= 1, timeout=5000)

@@ -156,7 +156,7 @@ def test_a_prepared_run_streams_rules_after_the_child_with_a_rate_from_its_steps
     states.append(t.state)
     t.stateChanged.connect(states.append)
     t.preparing.connect(progress.append)
-    with qtbot.waitSignal(t.done, timeout=60000) as done:
+    with qtbot.waitSignal(t.done, timeout=300_000) as done:
         pass
     assert done.args == ["finished"] and states[:3] == ["preparing", "running", "finished"]
     assert any(p["setting"] == "boomer (300, 2)" for p in progress)  # the child read the run's own data
@@ -171,7 +171,7 @@ def test_a_failed_preparation_still_runs_the_learner(qtbot, window, unprepared):
     warnings = []
     assert window.start_training()
     window.training.warned.connect(warnings.append)
-    with qtbot.waitSignal(window.training.done, timeout=60000) as done:
+    with qtbot.waitSignal(window.training.done, timeout=300_000) as done:
         pass
     assert done.args == ["finished"] and window.table_model.rowCount() == 40
     assert warnings and "no such kernel" in warnings[0]
@@ -186,7 +186,7 @@ def test_a_prepared_setting_starts_its_worker_without_a_child(qtbot, window, mon
     t = window.training
     assert keys and keys[0].startswith("boomer|")  # the setting's kernel key was asked for
     assert t.state == "running" and t.worker is not None and t.preparation is None and not started
-    with qtbot.waitSignal(t.done, timeout=60000) as done:
+    with qtbot.waitSignal(t.done, timeout=300_000) as done:
         pass
     assert done.args == ["finished"] and not started
 

@@ -19,7 +19,7 @@ def test_start_streams_rules_into_table_and_plot(qtbot, window):
     window.training.batch.connect(lambda b: batches.append(len(b)))
     assert not window.run_controls.start_button.isEnabled()  # only one run at a time
     assert not window.start_training()
-    with qtbot.waitSignal(window.training.done, timeout=60000) as done:
+    with qtbot.waitSignal(window.training.done, timeout=300_000) as done:
         pass
     assert done.args == ["finished"]
     assert sys.getswitchinterval() == interval  # restored when the run ends
@@ -41,7 +41,7 @@ def test_pause_resume_stop(qtbot, make_window):
     window = make_window(max_rules=100000)
     assert window.start_training()
     training = window.training
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 3, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 3, timeout=300_000)
     window.run_controls.pause_button.click()
     qtbot.waitUntil(lambda: training.state == "paused", timeout=5000)
     assert window.run_controls.pause_button.text() == "Resume"
@@ -67,7 +67,7 @@ def test_stop_is_quick(qtbot, make_window):
     window = make_window(max_rules=100000)
     assert window.start_training()
     training = window.training
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 2, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 2, timeout=300_000)
     t0 = time.perf_counter()
     window.stop_training()
     qtbot.waitUntil(lambda: training.worker.done, timeout=2000)
@@ -78,7 +78,7 @@ def test_closing_mid_training_ends_the_worker(qtbot, make_window):
     window = make_window(max_rules=100000)
     assert window.start_training()
     training = window.training
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 2, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 2, timeout=300_000)
     t0 = time.perf_counter()
     window.close()
     assert time.perf_counter() - t0 < 3.0
@@ -124,14 +124,14 @@ def test_follows_newest_rule_unless_a_rule_is_selected(qtbot, make_window):
     window = make_window(max_rules=100000)
     window.resize(1200, 800)
     assert window.start_training()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 60, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 60, timeout=300_000)
     sb = window.table.verticalScrollBar()
     # following the newest rule: the view sits at the bottom while rules stream in
     qtbot.waitUntil(lambda: sb.maximum() > 0 and sb.value() == sb.maximum(), timeout=5000)
     window.table.selectRow(0)
     window.table.scrollToTop()
     n = window.table_model.rowCount()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= n + 40, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= n + 40, timeout=300_000)
     assert sb.value() == 0  # stayed where the user was
     window.stop_training()
     qtbot.waitUntil(lambda: not window.training_active, timeout=5000)
@@ -147,12 +147,12 @@ def test_process_wide_tweaks_are_restored_after_every_run(qtbot, make_window, tr
     window = make_window(max_rules=10)
     assert window.start_training()
     assert sys.getswitchinterval() < interval or interval <= 0.001
-    with qtbot.waitSignal(window.training.done, timeout=60000):
+    with qtbot.waitSignal(window.training.done, timeout=300_000):
         pass
     assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen
     window.learner_panel.set_params({"max_rules": 100000})
     assert window.start_training()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() > 2, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() > 2, timeout=300_000)
     with qtbot.waitSignal(window.training.done, timeout=30000):
         window.stop_training()
     assert sys.getswitchinterval() == interval and gc.get_freeze_count() == frozen

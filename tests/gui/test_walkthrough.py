@@ -17,13 +17,13 @@ def test_status_losses_follow_the_rule_on_screen_in_paced_play_step_and_replay(q
     window = make_window(max_rules=12)
     window.set_speed(1)  # the learner finishes long before the table
     assert window.start_training()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 1, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 1, timeout=300_000)
     window.pause_training()
     window.step()
     n = window.table_model.rowCount()
     assert n >= 2 and window.loss_label.text() == _shown_losses(window)
     window.stop_training()
-    qtbot.waitUntil(lambda: not window.training_active and not window.playing, timeout=60000)
+    qtbot.waitUntil(lambda: not window.training_active and not window.playing, timeout=300_000)
     # replay: the status shows the losses of the replayed rule on screen, not the run's last
     window.set_speed(50)
     assert window.replay()

@@ -8,7 +8,7 @@ def test_speed_limit_shows_rules_at_their_pace_and_stop_shows_the_rest(qtbot, ma
     window.set_speed(1)  # one rule per second: the learner finishes long before the table does
     assert window.run_controls.speed.currentData() == 1
     assert window.start_training()
-    with qtbot.waitSignal(window.training.done, timeout=60000):
+    with qtbot.waitSignal(window.training.done, timeout=300_000):
         pass
     assert window.table_model.rowCount() < 12 and window.playback.pending > 0
     assert len(window.plot.lines_of(window.run).train.get_xdata()) == window.table_model.rowCount()
@@ -21,7 +21,7 @@ def test_speed_limit_shows_rules_at_their_pace_and_stop_shows_the_rest(qtbot, ma
 def test_step_shows_one_rule_at_a_time_and_explain_works_while_paused(qtbot, make_window):
     window = make_window(max_rules=100000)
     assert window.start_training()
-    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 3, timeout=60000)
+    qtbot.waitUntil(lambda: window.table_model.rowCount() >= 3, timeout=300_000)
     window.set_speed(1)
     window.pause_training()
     qtbot.waitUntil(lambda: window.training.state == "paused", timeout=10000)
