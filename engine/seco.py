@@ -511,7 +511,7 @@ class SeCoClassifier(RuleLearner):
                 T1, T0 = U1.copy(), U0.copy()
             n_T = int((weights > 0).sum())
             current = np.float32(0.0)  # the reference's least quality: a condition must do better
-            conditions, ranges = [], []
+            conditions = []
             head = cand
             if walks:
                 seg[:, 0] = 0
@@ -534,18 +534,18 @@ class SeCoClassifier(RuleLearner):
                     key = (chunks, Wm.shape[1])
                     if key not in step_scratch:
                         step_scratch[key] = _step_scratch(chunks, Wm.shape[1] // 2)
-                    out_f, out_i, best, scratch = step_scratch[key]
-                    best[0] = current
+                    out_f, out_i, best_all, scratch = step_scratch[key]
+                    best_all[0] = current
                     args = (order, bptr, brows, bvals, wrows, wvals, wlen, wstamp, t, full, index.missing_ptr,
                             index.missing_rows, dense, covered, weights, Wm, U, maj_c, min_coverage, h, hp, mode, lift,
-                            max_lift, float(current), score, best)
+                            max_lift, float(current), score, best_all)
                     _run_chunks(args, chunks, out_f, out_i, scratch, data.cancel)
-                    c = _best_chunk(out_f, out_i)
-                    if c >= 0:
-                        candidates[int(out_i[c, ATTR])] = (np.float32(out_f[c, BEST_Q]), int(out_i[c, OP]),
-                                                           float(out_f[c, BEST_THR]), int(out_i[c, COUNT]),
-                                                           (int(out_i[c, START]), int(out_i[c, END]),
-                                                            int(out_i[c, INVERSE])))
+                    won = _best_chunk(out_f, out_i)
+                    if won >= 0:
+                        candidates[int(out_i[won, ATTR])] = (np.float32(out_f[won, BEST_Q]), int(out_i[won, OP]),
+                                                             float(out_f[won, BEST_THR]), int(out_i[won, COUNT]),
+                                                             (int(out_i[won, START]), int(out_i[won, END]),
+                                                              int(out_i[won, INVERSE])))
                 if len(walked):
                     w_q, w_op, w_thr, w_cnt = (np.empty(len(walked), np.float32), np.empty(len(walked), np.int64),
                                                np.empty(len(walked)), np.empty(len(walked), np.int64))
@@ -567,13 +567,12 @@ class SeCoClassifier(RuleLearner):
                 q, op, thr, n_T, where = candidates[best]
                 current = q
                 conditions.append(Condition(best, OPERATORS[op], thr))
-                ranges.append(where)
-                if where is None:
+                if where is None:  # a condition of the shared sweep covers by its threshold
                     apply_condition(best, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
                                     index.missing_rows, covered)
-                    where = (0, 0, 0)
-                _, size = mlrl_apply(best if ranges[-1] is not None else -1, full, bptr, brows, wrows,
-                                     index.missing_ptr, index.missing_rows, covered, *where, Wm, U, maj_c, h, hp, mode,
+                # the reference's search covers its positions in the attribute's vector; then the head
+                _, size = mlrl_apply(-1 if where is None else best, full, bptr, brows, wrows, index.missing_ptr,
+                                     index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, h, hp, mode,
                                      lift, max_lift, qbuf, positions)
                 full = False
                 masks.append(covered.copy())
