@@ -16,9 +16,11 @@ from .core.binning import METHOD_CODES, bin_keys, number_of_bins
 from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
 from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
-                                     compact_update_statistics, compact_width)
+                                     compact_update_statistics, compact_variant_on_rows, compact_width)
 from .core.features import build_feature_index
-from .core.refinement import first_step_family, fixed_label_family, may_thread, rule_refinement
+from .core.refinement import (first_step_family, fixed_label_family, may_thread, reference_sparse_format,
+                              rule_refinement, search_segments)
+from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
@@ -294,10 +296,13 @@ class BoomerClassifier(RuleLearner):
             Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 32 or 64 bits",
                       choices=STATISTIC_TYPES),
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
+            Parameter("feature_format", "choice", FROM_INIT, "Feature format", "mlrl-boomer's feature format: "
+                      "sparse input is searched with its zeros implicit (sparse; auto or empty: when sparse is "
+                      "smaller), or as stored values (dense), as there; ours keeps the data as given",
+                      choices=FORMATS, shown=False),
             *(Parameter(name, "choice", FROM_INIT, label, f"mlrl-boomer's {what} format (ours stores the data as "
                         "given; no effect on the model)", choices=FORMATS, shown=False)
-              for name, label, what in (("feature_format", "Feature format", "feature"),
-                                        ("output_format", "Output format", "label"),
+              for name, label, what in (("output_format", "Output format", "label"),
                                         ("statistic_format", "Statistic format", "statistics"))),
             Parameter("prediction_format", "choice", FROM_INIT, "Prediction format", "sparse: predict returns a "
                       "SciPy CSR array; auto (or empty): when the training labels were sparse and sparse is "
@@ -622,7 +627,7 @@ class BoomerClassifier(RuleLearner):
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: only the default rule is learned",
                           RuntimeWarning, stacklevel=3)
-        keys = index.values
+        keys = search_keys(index.ptr, index.values)  # mlrl-boomer splits only values that differ in float32
         binning_options = parse_option("feature_binning", self.feature_binning)[1]
         binning = feature_binning_kind(self.feature_binning, n, sp.issparse(X))
         if binning != "none":
@@ -661,11 +666,15 @@ class BoomerClassifier(RuleLearner):
         stop = False
         if self.default_rule != "false":  # 'auto' is true with dense statistics (mlrl-boomer 0.15.6)
             head = np.empty(K)
-            if compact:
+            labels = np.arange(K, dtype=np.int64)
+            binned_mode, binned_params = self._head_mode(Y)
+            if binned_mode == HEAD_BINNED:  # mlrl-boomer's default rule has the label binning's complete head
+                (compact_variant_on_rows if compact else head_variant_on_rows)(
+                    G, H, all_rows, n, full_hessian, HEAD_BINNED, binned_params, l2, l1, 1.0, labels, head)
+            elif compact:
                 compact_default_head(G, H, l2, l1, head)
             else:
                 head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
-            labels = np.arange(K, dtype=np.int64)
             record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
                                      labels, head, train, val, monitor, data, math.nan, compact)
             yield record
@@ -707,7 +716,8 @@ class BoomerClassifier(RuleLearner):
         head_labels = np.empty(K, dtype=np.int64)
         # the covered entries of each attribute, compacted as a rule's refinement walks it
         cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
-        seg = np.zeros((index.n_features, 3), dtype=np.int64)
+        seg = search_segments(index, reference_sparse_format(X, self.feature_format), binning != "none",
+                              data.ordinal)
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.empty(1, dtype=np.uint64)

@@ -4,7 +4,8 @@ Imports nothing of this project but ``engine/bench/fit_driver.py``'s reading of 
 (a plain module, loaded by path).  Usage: ``PY mlrl_reference_driver.py REQUEST.json``; prints one
 JSON line.  Requests (``"kind"``):
 
-- ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``, optionally ``sample_weight``)
+- ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``, optionally ``sample_weight``; a
+  sparse ``X_train`` as CSR parts ``X_train_data``, ``X_train_indices``, ``X_train_indptr``, ``X_train_shape``)
   and ``settings`` (keyword arguments of ``BoomerClassifier``; ``fit_kwargs``: of its ``fit``):
   answers the test scores (``decision_function``), the binary predictions, the number of rules (the default rule included) and the rules' conditions and heads;
   with ``"probabilities": true`` also ``predict_proba`` (or the error it raises), the isotonic
@@ -58,7 +59,7 @@ def main() -> None:
     fit_kwargs = dict(request.get("fit_kwargs", {}))
     if "sample_weight" in data.files:
         fit_kwargs["sample_weight"] = data["sample_weight"]
-    est = BoomerClassifier(**settings).fit(data["X_train"], data["Y_train"], **fit_kwargs)
+    est = BoomerClassifier(**settings).fit(_features(data, "X_train"), data["Y_train"], **fit_kwargs)
     X_test = data["X_test"]
     predictions = est.predict(X_test)
     answer = {"scores": np.asarray(est.decision_function(X_test), dtype=float).tolist(),
@@ -71,6 +72,16 @@ def main() -> None:
         answer.update(_probabilities(est, X_test))
         answer["train_scores"] = np.asarray(est.decision_function(data["X_train"]), dtype=float).tolist()
     print(json.dumps(answer))
+
+
+def _features(data, name):
+    """``data[name]``, or the CSR matrix of its parts ``name_data``, ``name_indices``, ``name_indptr``,
+    ``name_shape``."""
+    if f"{name}_data" in data.files:
+        from scipy.sparse import csr_matrix
+        return csr_matrix((data[f"{name}_data"], data[f"{name}_indices"], data[f"{name}_indptr"]),
+                          shape=tuple(data[f"{name}_shape"]))
+    return data[name]
 
 
 def _probabilities(est, X_test) -> dict:

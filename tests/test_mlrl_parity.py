@@ -3,10 +3,8 @@
 same.  ``MLRL_REFERENCE_PYTHON`` names the interpreter (default ``/work/refvenv/bin/python``); without
 it every test here is skipped, saying why.
 
-Where the two searches differ (see the README): mlrl-boomer never evaluates the threshold just above
-the smallest non-negative value of an attribute among the covered examples (its descending pass stops
-one entry early), so exact parity is checked on attributes with negative values only, where both
-searches offer the same thresholds.
+The rules here are learned on attributes with negative values only; the numeric search on attributes of
+both signs, with zeros and sparse input, is checked in ``tests/test_mlrl_parity_search.py``.
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@ through ``tests/mlrl_reference_driver.py``; ``MLRL_REFERENCE_PYTHON`` names it, 
 ``/work/refvenv/bin/python``; without it every test here is skipped, saying why): top-down beam search,
 ``max_head_refinements``, ``recalculate_predictions`` and ``rule_pruning``.
 
-Exact parity is checked on attributes with negative values only, where both numeric searches offer the
-same thresholds (the reference skips one threshold on non-negative attributes, see the README).  IREP and
+Exact parity is checked on attributes with negative values only (the numeric search itself, on any
+attributes, in ``tests/test_mlrl_parity_search.py``).  IREP and
 predictions that are not recalculated act only on rules learned on an instance sample, which the two
 learners draw with different random generators: here both must leave a deterministic fit unchanged.
 """

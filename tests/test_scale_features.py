@@ -118,9 +118,20 @@ def _discretised(X, keys, index):
     return Xd
 
 
+@pytest.fixture
+def our_numeric_search(monkeypatch):
+    """Unbinned attributes searched by our own walk (every threshold between distinct values), not as
+    mlrl-boomer searches them (engine.core.sweep: SEARCH_DENSE): binned attributes are searched by our walk
+    over their bins, so that is the exact search they must equal."""
+    import engine.boomer as boomer
+
+    monkeypatch.setattr(boomer, "search_segments", lambda index, *args: np.zeros((index.n_features, 4), np.int64))
+    monkeypatch.setattr(boomer, "search_keys", lambda ptr, values: values)
+
+
 @pytest.mark.parametrize("method", ["equal-width", "equal-frequency"])
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
-def test_binned_learning_equals_exact_learning_on_the_binned_data(method, loss):
+def test_binned_learning_equals_exact_learning_on_the_binned_data(method, loss, our_numeric_search):
     """Rules learned with binning cover the same training examples, with the same heads, as rules
     learned exactly on data where every value is replaced by its bin (without bagging: examples
     out of the bag may lie between two bins' values, and both searches place thresholds at the
@@ -143,7 +154,7 @@ def test_binned_learning_equals_exact_learning_on_the_binned_data(method, loss):
         np.testing.assert_allclose(rb.head_scores, re.head_scores, rtol=1e-9, atol=1e-12)
 
 
-def test_binning_that_cannot_merge_values_is_the_exact_search():
+def test_binning_that_cannot_merge_values_is_the_exact_search(our_numeric_search):
     X, Y = _problem(120, 3, 4, seed=2)
     exact = BoomerClassifier(max_rules=30).fit(X, Y)
     for method in ("equal-width", "equal-frequency"):

@@ -12,9 +12,10 @@ from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_loss,
 
 @njit(cache=True, nogil=True)
 def covered_rows(covered, out_rows):
+    """The examples ``covered`` marks (bit 0; bit 1 is :data:`.refinement.STATISTICS_DIFFER`), in order."""
     n = 0
     for i in range(covered.shape[0]):
-        if covered[i]:
+        if covered[i] & 1:
             out_rows[n] = i
             n += 1
     return n

@@ -14,7 +14,7 @@ from .boosting import (apply_head, covered_rows, covered_sums, example_wise_erro
                        label_wise_errors_after_head)
 from .chunksize import swap_parallel_chunksize
 from .head_variants import HEAD_PARTIAL_FIXED, variant_head
-from .refinement import rule_refinement
+from .refinement import head_rows, rule_refinement
 from .sweep import rebound
 
 
@@ -57,18 +57,19 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows
     if n_cond == 0:
         return 0, quality, label, 0, 0, 0, 0
     n_rows = covered_rows(covered, rows)
+    stat_rows, n_stat = head_rows(covered, rows, n_rows)  # the covered rows, or (rarely) one more or less
     if single:
         n_head = 1
         out_labels[0] = label
-        head_on_rows(G, H_refine, rows, n_rows, full_refine, label, l2, l1, eta, out_head)
+        head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, label, l2, l1, eta, out_head)
     elif _VARIANT_HEADS and head_mode <= HEAD_PARTIAL_FIXED:  # a compile-time constant: pruned when False
-        n_head = head_variant_on_rows(G, H_refine, rows, n_rows, full_refine, head_mode, head_params, l2, l1, eta,
-                                      out_labels, out_head)
+        n_head = head_variant_on_rows(G, H_refine, stat_rows, n_stat, full_refine, head_mode, head_params, l2, l1,
+                                      eta, out_labels, out_head)
     else:
         n_head = K
         for k in range(K):
             out_labels[k] = k
-        head_on_rows(G, H_refine, rows, n_rows, full_refine, -1, l2, l1, eta, out_head)
+        head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, -1, l2, l1, eta, out_head)
     labels = out_labels[:n_head]
     head = out_head[:n_head]
     apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)

@@ -42,8 +42,8 @@ from .heads import complete_quality, complete_scores, diagonal_position, label_s
 from .losses import packed_index
 from .refinement import (ACCUMULATOR_ROWS, TIE_TOLERANCE, _VALID, _add, _drop, _merge, _reset,
                          _covering_condition, _side_quality, _split_quality_variants, apply_condition, bagging_weights,
-                         sample_features)
-from .sweep import OP_NEQ, specialise
+                         sample_features, smallest_positive)
+from .sweep import OP_LEQ_NEG, OP_LEQ_ZERO, OP_NEQ, specialise
 
 
 @njit(cache=True, nogil=True)
@@ -94,8 +94,8 @@ def _consider_top(ctx, A_g, A_h, side, count, n_valid, op_side, op_rest, thresho
     return bound, n, best[2], best[3], best[4]
 
 
-_walk_top = specialise("_walk_boomer_top", compact=False, _drop=_drop, _reset=_reset, _add=_add, _merge=_merge,
-                       _consider=_consider_top)
+_walk_top = specialise("_walk_boomer_top", compact=False, reference=True, _drop=_drop, _reset=_reset, _add=_add,
+                       _merge=_merge, _consider=_consider_top)
 
 
 @njit(cache=True, nogil=True)
@@ -170,11 +170,12 @@ class _Entry:
     statistics in the columns ``cols`` (None: every label), quality, label (single-label heads) and
     whether it may be refined further."""
 
-    __slots__ = ("conditions", "covered", "T_g", "T_h", "T_cnt", "q", "cols", "label", "refinable")
+    __slots__ = ("conditions", "covered", "T_g", "T_h", "T_cnt", "q", "cols", "label", "refinable", "toggled")
 
     def __init__(self, conditions, covered, T_g, T_h, T_cnt, q, cols, label, refinable=True):
         self.conditions, self.covered, self.T_g, self.T_h, self.T_cnt = conditions, covered, T_g, T_h, T_cnt
         self.q, self.cols, self.label, self.refinable = q, cols, label, refinable
+        self.toggled = -1  # the example whose statistics the last condition's rating differs in (see refinement)
 
 
 def _sub_hessian_columns(cols: np.ndarray, K: int, full: bool) -> np.ndarray:
@@ -276,9 +277,19 @@ class RuleInducer:
     def _child(self, entry, ref, keep_head):
         q, j, op, thr, label, cnt, g, h = ref
         covered = entry.covered.copy()
+        toggled = -1
+        if op >= OP_LEQ_ZERO:
+            toggled = smallest_positive(j, self.ptr, self.idx_rows, self.values, self.weights_f * entry.covered)
         apply_condition(j, op, thr, self.ptr, self.idx_rows, self.values, self.miss_ptr, self.miss_rows, covered)
+        if op >= OP_LEQ_ZERO:
+            # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
+            # positive it covers (or leaves): the rule goes on from the sums of what it covers
+            G, H = self._statistics(entry)[:2]
+            g, h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
+            cnt = _weighted_sums(G, H, self.weights_f * covered, g, h)
         child = _Entry(entry.conditions + [(j, op, thr)], covered, g, h, cnt, q, entry.cols,
                        label if entry.cols is None else entry.label)
+        child.toggled = toggled
         if keep_head and child.cols is None and (self.single or HEAD_BINNED < self.head_code <= HEAD_PARTIAL_FIXED):
             # single-label and partial heads keep their labels: later conditions see only their columns
             # (complete heads, binned or not, keep all labels anyway)
@@ -476,13 +487,17 @@ class RuleInducer:
         if n_cond > out_attr.shape[0]:
             raise ValueError("a rule has more conditions than the output arrays hold")
         for c, (j, op, thr) in enumerate(conditions):
-            out_attr[c], out_op[c], out_thr[c] = j, op, thr
+            out_attr[c], out_op[c], out_thr[c] = j, op & 1 if op >= OP_LEQ_NEG else op, thr  # sweep.model_operator
         covered[:] = final_covered
         n_rows = covered_rows(covered, rows)
         row_ids = rows[:n_rows]
         all_ones = zeros == 0 and bool(np.all(weights == 1))
         if all_ones or (self.ind.recalculate and zeros > 0):
-            g, h = self._sums(row_ids)  # every covered training example, unit weights
+            head_ids = row_ids
+            if zeros == 0 and entry.toggled >= 0 and len(conditions) == len(entry.conditions):
+                # mlrl-boomer keeps the head it rated: one example more or less (see refinement.head_rows)
+                head_ids = np.setxor1d(row_ids, [entry.toggled])
+            g, h = self._sums(head_ids)  # every covered training example, unit weights
         else:  # the sample's (weighted) statistics of the rule as searched
             g, h = self._sums(np.flatnonzero(entry.covered), self.weights_f)
         scores = self._scores(labels, g, h, float(eta))

@@ -21,13 +21,15 @@ import math
 from collections import namedtuple
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit, prange
 
 from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
                             variant_quality)
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 
-from .sweep import OP_EQ, OP_GT, OP_LEQ, OP_NEQ, rebound, specialise  # noqa: F401 - the operator codes
+from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO,  # noqa: F401 - the codes
+                    OP_NEQ, SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, model_operator, rebound, specialise)
 
 
 @njit(cache=True, nogil=True)
@@ -332,8 +334,8 @@ def _offer(A_g, A_h, side, count, n_valid, op_side, op_rest, threshold, best, qx
     return best_q, best_op, best_thr, best_label, best_cnt
 
 
-_walk = specialise("_walk_boomer", compact=True, _drop=_drop, _reset=_reset, _add=_add, _merge=_merge,
-                   _consider=_consider)
+_walk = specialise("_walk_boomer", compact=True, reference=True, _drop=_drop, _reset=_reset, _add=_add,
+                   _merge=_merge, _consider=_consider)
 
 
 @njit(cache=True, nogil=True)
@@ -362,15 +364,98 @@ def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows
     return best
 
 
+# Bit 1 of the coverage mask ``covered`` (bit 0: covered) after a rule: the head's statistics differ
+# from the coverage for this example.  mlrl-boomer keeps the head its search rated when no example is
+# out of the sample, and its boundary of a sparse vector with the zeros rates the positives without the
+# smallest one while covering it ('>'), or with it while leaving it out ('<='), so the head of a rule that
+# ends with such a condition takes that example's statistics out, or in (:func:`head_rows`).
+STATISTICS_DIFFER = 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def smallest_positive(j, ptr, rows, values, weight):
+    """The example of the smallest positive value of attribute ``j`` among those of positive weight, or -1."""
+    for idx in range(ptr[j], ptr[j + 1]):
+        if values[idx] > 0.0 and weight[rows[idx]] > 0:
+            return rows[idx]
+    return -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def head_rows(covered, rows, n_rows):
+    """The examples whose statistics make a rule's head: its covered ``rows[:n_rows]``, with the example
+    :data:`STATISTICS_DIFFER` marks added or removed (a new array then).  Returns (rows, count)."""
+    marked = -1
+    for i in range(covered.shape[0]):
+        if covered[i] & STATISTICS_DIFFER:
+            marked = i
+            break
+    if marked < 0:
+        return rows, n_rows
+    out = np.empty(n_rows + 1, dtype=rows.dtype)
+    n = 0
+    for r in range(n_rows):
+        if rows[r] != marked:
+            out[n] = rows[r]
+            n += 1
+    if not covered[marked] & 1:
+        out[n] = marked
+        n += 1
+    return out, n
+
+
+def reference_sparse_format(X, feature_format=None) -> bool:
+    """Whether mlrl-boomer 0.15.6 keeps the training attributes ``X`` in its sparse (CSC) format (zeros
+    implicit; else its dense format stores every value), as its ``feature_format`` decides: never for
+    dense input or 'dense'; SciPy sparse input with 'sparse'; unset or 'auto' sparse input whose stored
+    entries take less memory than a dense float32 matrix."""
+    if not sp.issparse(X) or feature_format == "dense":
+        return False
+    if feature_format == "sparse":
+        return True
+    n, d = X.shape
+    return X.nnz * 8 + d * 4 < n * d * 4
+
+
+def search_segments(index, sparse_format: bool, binned: bool = False, ordinal=None) -> np.ndarray:
+    """``seg`` of BOOMER's walks (:mod:`.sweep`): the compaction state of each attribute and, in the
+    fourth column, how its numeric thresholds are searched: as mlrl-boomer 0.15.6 does on its dense
+    vectors, or on its sparse ones (``sparse_format``, :func:`reference_sparse_format`) where an
+    attribute has implicit zeros or missing values (mlrl-boomer's 'sparse' vectors hold fewer entries
+    than examples); our own search for binned attributes and ``ordinal`` ones (a mask; mlrl-boomer
+    searches both differently, :mod:`engine.ordinal`)."""
+    seg = np.zeros((index.n_features, 4), dtype=np.int64)
+    if binned:
+        return seg
+    if sparse_format:
+        stored = np.diff(index.ptr)  # non-zero, non-missing values
+        seg[:, 3] = np.where(stored < index.n_examples, SEARCH_SPARSE, SEARCH_DENSE)
+    else:
+        seg[:, 3] = SEARCH_DENSE
+    if ordinal is not None:
+        seg[np.asarray(ordinal, dtype=bool), 3] = SEARCH_OURS
+    return seg
+
+
 @njit(cache=True, nogil=True)
 def satisfies(op, threshold, v):
+    """Whether a value satisfies a condition of the walk's operator ``op`` while training (mlrl-boomer's
+    conditions next to the zeros, ``OP_*_NEG``/``OP_*_ZERO``, cover by the sign of the value)."""
     if op == OP_LEQ:
         return v <= threshold
     if op == OP_GT:
         return v > threshold
     if op == OP_EQ:
         return v == threshold
-    return v != threshold
+    if op == OP_NEQ:
+        return v != threshold
+    if op == OP_LEQ_NEG:
+        return v < 0.0
+    if op == OP_GT_NEG:
+        return v >= 0.0
+    if op == OP_LEQ_ZERO:
+        return v <= 0.0
+    return v > 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -417,8 +502,9 @@ def _step_kernels(name: str, **hooks):
     serial, the sweep of one attribute), compiled and cached under names ending in ``name``.  The
     serial kernel is for steps too small to repay waking a second thread (prange is a plain range
     outside parallel=True)."""
-    walk = specialise("_walk_boomer_" + name, compact=True, **{"_drop": _drop, "_reset": _reset, "_add": _add,
-                                                               "_merge": _merge, "_consider": _consider, **hooks})
+    walk = specialise("_walk_boomer_" + name, compact=True, reference=True,
+                      **{"_drop": _drop, "_reset": _reset, "_add": _add, "_merge": _merge, "_consider": _consider,
+                         **hooks})
     sweep = njit(cache=True, nogil=True)(rebound(_sweep_attribute.py_func, "_sweep_attribute_" + name, _walk=walk))
     threaded = njit(cache=True, nogil=True, parallel=True)(
         rebound(_best_conditions.py_func, "_best_conditions_" + name, _sweep_attribute=sweep))
@@ -618,6 +704,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
     # head_variants mode; a label >= 0 once a single-label rule's first condition has fixed it
     head = (head_mode if head_mode == HEAD_SINGLE_LARGEST_SCORE else HEAD_SINGLE) if single else head_mode
     n_conditions = 0
+    unsampled = T_cnt == N  # no example out of the sample: mlrl-boomer keeps the head it searched
+    toggled = -1  # an example the last condition covers but its statistics leave out, or the other way round
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
     while n_conditions < limit:
         if T_cnt < 2 or T_cnt <= min_coverage:
@@ -713,10 +801,12 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         if not fixed:
             label = sc.label[best]
         j = perm[best]
+        op = sc.op[best]
         out_attr[n_conditions] = j
-        out_op[n_conditions] = sc.op[best]
+        out_op[n_conditions] = model_operator(op)
         out_thr[n_conditions] = sc.thr[best]
-        apply_condition(j, sc.op[best], sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
+        toggled = smallest_positive(j, ptr, rows, values, cw) if op >= OP_LEQ_ZERO else -1
+        apply_condition(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
         n_conditions += 1
         for k in range(sc.T_g.shape[0]):  # loops, not slice assignments (their shape checks cost seconds of compile)
             sc.T_g[k] = sc.g[best, k]
@@ -726,6 +816,32 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         for i in range(N):
             if not covered[i]:
                 cw[i] = 0.0
+        if op >= OP_LEQ_ZERO:
+            # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
+            # positive it covers (or leaves): the rule goes on from the sums of what it covers
+            T_cnt = 0
+            if fixed:
+                d = diagonal_position(label, K, full_hessian)
+                sc.T_g[0] = 0.0
+                sc.T_h[0] = 0.0
+                for i in range(N):
+                    w = cw[i]
+                    if w > 0.0:
+                        sc.T_g[0] += w * G[i, label]
+                        sc.T_h[0] += w * H[i, d]
+                        T_cnt += 1
+            else:
+                for k in range(K):
+                    sc.T_g[k] = 0.0
+                for k in range(sc.T_h.shape[0]):
+                    sc.T_h[k] = 0.0
+                for i in range(N):
+                    w = cw[i]
+                    if w > 0.0:
+                        for k in range(K):
+                            sc.T_g[k] += w * G[i, k]
+                        _add_hessian(sc.T_h, G, H, i, w)
+                        T_cnt += 1
         if single and not fixed:
             # later conditions refine the rule for the label its first condition chose
             d = diagonal_position(label, K, full_hessian)
@@ -741,6 +857,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
             sc_one.T_g[0] = sc.T_g[label]
             sc_one.T_h[0] = sc.T_h[d]
             head = label
+    if toggled >= 0 and unsampled:
+        covered[toggled] |= STATISTICS_DIFFER
     return n_conditions, current, label
 
 

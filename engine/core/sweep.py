@@ -36,6 +36,15 @@ the index.
 With ``compact`` (fixed per specialisation), the covered entries of each attribute are compacted into ``cache`` as the walk
 passes (``seg[j]``: valid flag, end of the negatives, start of the positives), so later steps of the
 same rule visit only them; the caller clears ``seg[:, 0]`` when a new rule starts.
+
+With ``reference`` (fixed per specialisation; BOOMER's walks), ``seg[j, 3]`` (when ``seg`` has a fourth
+column) chooses how a numeric attribute is searched: 0 as above, or as mlrl-boomer 0.15.6 searches its
+feature vectors (:data:`SEARCH_DENSE`, :data:`SEARCH_SPARSE`): values within float32's relative
+epsilon are not split, thresholds are float32 midpoints, its descending pass never evaluates the split
+that separates the smallest non-negative entry of its vector from the rest, and its boundaries next to
+the zeros have its thresholds and coverage (the operators ``OP_*_NEG``/``OP_*_ZERO`` below: a ``<=`` or
+``>`` condition whose training coverage is by the sign of the value, not by its threshold; see
+:func:`model_operator`).
 """
 from __future__ import annotations
 
@@ -47,7 +56,52 @@ from numba import njit
 from .borrowed import borrowed
 
 OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3  # condition operators: <=, >, ==, != (engine.rules.OPERATORS)
+# mlrl-boomer's conditions next to the zeros cover the training examples by the position of their values in
+# its sorted vector, which its threshold does not always reproduce: a '<=' (even code) or '>' (odd code)
+# condition with that threshold, covering the values < 0 / >= 0 (NEG) or <= 0 / > 0 (ZERO) while training
+OP_LEQ_NEG, OP_GT_NEG, OP_LEQ_ZERO, OP_GT_ZERO = 4, 5, 6, 7
+# how a numeric attribute is searched (seg[j, 3] of BOOMER's walks): ours (every threshold between distinct
+# values), or mlrl-boomer's on a dense vector (zeros stored as values) or a sparse one (zeros implicit)
+SEARCH_OURS, SEARCH_DENSE, SEARCH_SPARSE = 0, 1, 2
 CANCEL_POLL_MASK = 1023  # the cancel flag is read every 1024 entries and before every candidate
+FLOAT32_EPSILON = float(np.finfo(np.float32).eps)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def model_operator(op):
+    """The operator a condition of the walk's ``op`` has in the model (<=, >, ==, !=)."""
+    return op & 1 if op >= OP_LEQ_NEG else op
+
+
+@njit(cache=True, nogil=True, inline="always")
+def float32_midpoint(small, large):
+    """mlrl-boomer's threshold between two float32 values: ``small + (large - small) * 0.5``, the
+    difference in float32, the sum in double, rounded to float32."""
+    return float(np.float32(small + float(np.float32(large - small)) * 0.5))
+
+
+def search_keys(ptr, values) -> np.ndarray:
+    """The split keys of mlrl-boomer's numeric search (``SEARCH_DENSE``/``SEARCH_SPARSE``): the values,
+    where neighbours of one attribute and sign equal within float32's epsilon times the larger magnitude
+    (at least 1) share the key of their run's first value (it splits only where a value differs so from
+    the one before it); ``values`` itself when none do.  NumPy, not a kernel: nothing to compile."""
+    values = np.asarray(values)
+    if values.shape[0] < 2:
+        return values
+    a = values[:-1]
+    b = values[1:]
+    with np.errstate(over="ignore", invalid="ignore"):
+        close = np.abs(b - a) <= np.float32(FLOAT32_EPSILON) * np.maximum(np.float32(1), np.maximum(np.abs(a),
+                                                                                                   np.abs(b)))
+    same = close & ((a < 0) == (b < 0))
+    starts = np.asarray(ptr[1:-1], dtype=np.int64)  # no attribute's first entry continues the one before
+    same[starts[(starts > 0) & (starts < values.shape[0])] - 1] = False
+    if not (same & (a != b)).any():
+        return values
+    run_start = np.arange(values.shape[0])
+    run_start[1:][same] = 0
+    np.maximum.accumulate(run_start, out=run_start)
+    return np.ascontiguousarray(values[run_start])
 
 
 def _hook(*args):  # pragma: no cover - replaced by specialise()
@@ -56,16 +110,20 @@ def _hook(*args):  # pragma: no cover - replaced by specialise()
 
 _drop = _reset = _add = _merge = _consider = _hook
 _COMPACT = False  # rebound by specialise(): compact the covered entries (see the module's docstring)
+_REFERENCE = False  # rebound by specialise(): seg[j, 3] may choose mlrl-boomer's numeric search
 
 
 def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, rows, values, keys, weight, n_valid,
-               op_side, op_rest, best, cancel):
+               op_side, op_rest, best, cancel, mode, t_low, n_below):
     """One direction of the numeric walk: ascending over the negatives (``step`` 1, stopping at the
     first value >= 0 unless cached) or descending over the positives down to ``t_stop`` (``step`` -1).
-    Returns (not cancelled, examples added, last value, next compaction slot, where the walk stopped,
-    best)."""
+    ``mode`` is the search (``SEARCH_*``); mlrl-boomer's searches need, descending, the position
+    ``t_low`` of the last entry the walk adds and the number ``n_below`` of examples below the positives.
+    Returns (not cancelled, examples added, last value, the value added before it, next compaction
+    slot, where the walk stopped, best)."""
     count = 0
     prev = 0.0
+    before = 0.0
     prev_key = keys[t] if 0 <= t < keys.shape[0] else np.float32(0.0)
     w = t
     while (t < t_stop) if step > 0 else (t >= t_stop):
@@ -73,7 +131,8 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         if step > 0 and not use_cache and values[idx] >= 0.0:
             break
         if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-            return False, count, prev, w, t, best
+            return False, count, prev, before, w, t, best
+        at = t
         t += step
         i = rows[idx]
         if weight[i] <= 0:
@@ -83,15 +142,41 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
             w += step
         v = values[idx]
         key = keys[idx]
-        if count > 0 and key != prev_key:
-            if cancel[0] != 0:
-                return False, count, prev, w, t, best
-            best = _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, 0.5 * (prev + v), best)
+        if count > 0:
+            o_side = op_side
+            o_rest = op_rest
+            offer = key != prev_key  # mlrl-boomer's searches: keys equal within float32's epsilon (search_keys)
+            if mode == SEARCH_OURS:
+                threshold = 0.5 * (prev + v)
+            else:
+                low = prev
+                high = v
+                if step < 0:
+                    low = v
+                    high = prev
+                    if at == t_low:
+                        # the smallest positive: mlrl-boomer's descending pass stops before its vector's
+                        # smallest non-negative entry (the split above it is never evaluated); on a
+                        # sparse vector its boundary with the zeros takes the statistics without it
+                        # (but covers it) and the threshold between 0 and the value above it
+                        if mode == SEARCH_SPARSE:
+                            offer = True
+                            o_side = OP_GT_ZERO
+                            o_rest = OP_LEQ_ZERO
+                            low = 0.0
+                        elif n_valid - n_below - count - 1 == 0:  # a dense vector without zeros
+                            offer = False
+                threshold = float32_midpoint(low, high)
+            if offer:
+                if cancel[0] != 0:
+                    return False, count, prev, before, w, t, best
+                best = _consider(ctx, A1, A2, side, count, n_valid, o_side, o_rest, threshold, best)
         _add(ctx, S1, S2, A1, A2, side, i, weight[i])
         count += 1
+        before = prev
         prev = v
         prev_key = key
-    return True, count, prev, w, t, best
+    return True, count, prev, before, w, t, best
 
 
 def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, S1, S2,
@@ -152,44 +237,82 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     use_cache = _COMPACT and seg[j, 0] != 0
     if _COMPACT:
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
+    mode = seg[j, 3] if _REFERENCE and seg.shape[1] > 3 else SEARCH_OURS
     # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t".  One
     # call site for both directions (and one below for both boundaries): each inlined copy of the
     # hooks costs seconds of compile time on a fresh install
     n_prefix = n_suffix = 0
-    last_negative = first_positive = 0.0
+    last_negative = first_positive = second_positive = 0.0
     negatives_end = positives_start = 0
     negatives_stop = end
+    t_low = -1
     for direction in range(2):
         if direction == 0:
             side, t, t_stop, step, op_side, op_rest = 0, start, seg[j, 1] if use_cache else end, 1, OP_LEQ, OP_GT
         else:
             side, t, t_stop, step, op_side, op_rest = (1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1,
                                                        OP_GT, OP_LEQ)
-        ok, count, last, w, stop, best = _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache,
-                                                    rows, values, keys, weight, n_valid, op_side, op_rest, best,
-                                                    cancel)
+            if mode != SEARCH_OURS:  # the position of the smallest covered positive
+                for q in range(t_stop, end):
+                    if weight[rows[cache[q] if use_cache else q]] > 0:
+                        t_low = q
+                        break
+        ok, count, last, before, w, stop, best = _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache,
+                                                            cache, rows, values, keys, weight, n_valid, op_side,
+                                                            op_rest, best, cancel, mode, t_low, n_prefix)
         if not ok:
             return False, best
         if direction == 0:
             n_prefix, last_negative, negatives_end, negatives_stop = count, last, w, stop
         else:
-            n_suffix, first_positive, positives_start = count, last, w
+            n_suffix, first_positive, second_positive, positives_start = count, last, before, w
     if _COMPACT:
         seg[j, 1] = negatives_end
         seg[j, 2] = positives_start + 1
         seg[j, 0] = 1
 
-    # the boundaries next to the zeros (or between negatives and positives without zeros)
+    # the boundaries next to the zeros (or between negatives and positives without zeros); mlrl-boomer
+    # evaluates the one above the zeros first
     n_zero = n_valid - n_prefix - n_suffix
-    for boundary in range(2):
+    for b in range(2):
+        boundary = b if mode == SEARCH_OURS else 1 - b
         if boundary == 0:
-            offer = n_prefix > 0 and (n_zero > 0 or n_suffix > 0)
             side, count, op_side, op_rest = 0, n_prefix, OP_LEQ, OP_GT
-            threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
+            if mode == SEARCH_OURS:
+                offer = n_prefix > 0 and (n_zero > 0 or n_suffix > 0)
+                threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
+            else:
+                # mlrl-boomer: also when the valid examples are all negative (some have no value), and
+                # on a dense vector its threshold reaches the second smallest non-negative entry (the
+                # last one its descending pass visited) while the condition covers the negatives only
+                offer = n_prefix > 0 and n_prefix < n_covered
+                above = 0.0
+                if mode == SEARCH_DENSE:
+                    op_side, op_rest = OP_LEQ_NEG, OP_GT_NEG
+                    n_above = n_zero + n_suffix
+                    if n_above == 0:
+                        above = last_negative
+                    elif n_zero == 0:
+                        above = second_positive if n_above >= 2 else first_positive
+                    elif n_zero == 1 and n_above >= 2:
+                        above = first_positive
+                threshold = float32_midpoint(last_negative, above)
         else:
-            offer = n_suffix > 0 and n_zero > 0
             side, count, op_side, op_rest = 1, n_suffix, OP_GT, OP_LEQ
             threshold = 0.5 * first_positive
+            if mode == SEARCH_OURS:
+                offer = n_suffix > 0 and n_zero > 0
+            elif mode == SEARCH_DENSE:  # the split above one zero is the one its descending pass skips
+                offer = n_suffix > 0 and n_zero >= 2
+                threshold = float32_midpoint(0.0, first_positive)
+            else:
+                # a sparse vector's boundary with the zeros (for two or more positives offered at the
+                # smallest one); with no positive it covers every valid example, its threshold between
+                # 0 and the largest negative
+                offer = n_suffix <= 1 and n_prefix + n_suffix > 0
+                threshold = float32_midpoint(0.0, first_positive if n_suffix == 1 else last_negative)
+                if n_suffix == 0:
+                    op_side, op_rest = OP_GT_ZERO, OP_LEQ_ZERO
         if offer:
             if cancel[0] != 0:
                 return False, best
@@ -197,15 +320,16 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     return True, best
 
 
-def specialise(name: str, compact: bool = False, **hooks):
+def specialise(name: str, compact: bool = False, reference: bool = False, **hooks):
     """The walk compiled with a learner's hooks (``_drop``, ``_reset``, ``_add``, ``_merge``,
     ``_consider``: jitted functions) and, with ``compact``, the compaction of covered entries
-    (a compile-time constant: the walk without it has no cache branches); Numba caches it under
-    ``name``."""
+    (a compile-time constant: the walk without it has no cache branches) and, with ``reference``,
+    mlrl-boomer's numeric search where ``seg[j, 3]`` asks for it (see the module's docstring); Numba
+    caches it under ``name``."""
     unknown = set(hooks) - {"_drop", "_reset", "_add", "_merge", "_consider"}
     if unknown:
         raise TypeError(f"unknown hook(s) {sorted(unknown)}")
-    names = {**hooks, "_COMPACT": bool(compact)}
+    names = {**hooks, "_COMPACT": bool(compact), "_REFERENCE": bool(reference)}
     names["_walk_side"] = njit(cache=True, nogil=True, inline="always")(rebound(_walk_side, name + "_side", **names))
     return njit(cache=True, nogil=True)(rebound(walk_attribute, name, **names))
 
