@@ -157,10 +157,11 @@ def count_matrices(row, c1, c0, U1, U0):
     and zeros elsewhere."""
     N1 = np.zeros((N_ROWS, c1.shape[0]), dtype=np.int64)
     N0 = np.zeros((N_ROWS, c1.shape[0]), dtype=np.int64)
-    N1[row] = c1
-    N0[row] = c0
-    N1[TOTAL] = U1
-    N0[TOTAL] = U0
+    for k in range(c1.shape[0]):  # loops, not slice assignments: those compile an error message's formatting
+        N1[row, k] = c1[k]
+        N0[row, k] = c0[k]
+        N1[TOTAL, k] = U1[k]
+        N0[TOTAL, k] = U0[k]
     return N1, N0
 
 
@@ -171,13 +172,14 @@ def head_search(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V,
     bitsets (``P``; ``V`` minus ``P`` with ``comp``), with scratch space of its own (for calls
     outside the sweeps); the head is written to ``out_labels``, ``out_values``."""
     K = c1.shape[0]
-    N1, N0 = count_matrices(SIDE0, c1, c0, U1, U0)
+    N1, N0 = count_matrices(np.int64(SIDE0), c1, c0, U1, U0)
     B = np.zeros((3, P.shape[0]), dtype=np.uint64)
-    B[SIDE0] = P
-    B[VALID] = V
+    for w in range(P.shape[0]):
+        B[SIDE0, w] = P[w]
+        B[VALID, w] = V[w]
     I = np.empty((5, K), dtype=np.int64)
-    value, n_head, pairs, evals = head_search_into(heuristic, beta2, exhaustive, N1, N0, SIDE0, n_S, G1, G0, B,
-                                                   SIDE0, comp, I, np.empty(K))
+    value, n_head, pairs, evals = head_search_into(heuristic, beta2, exhaustive, N1, N0, np.int64(SIDE0), n_S, G1, G0,
+                                                   B, np.int64(SIDE0), np.int64(comp), I, np.empty(K))
     for q in range(n_head):
         out_labels[q] = I[HEAD_LABELS, q]
         out_values[q] = I[HEAD_VALUES, q]
@@ -225,10 +227,10 @@ def head_search_into(heuristic, beta2, exhaustive, N1, N0, row, n_S, G1, G0, B, 
         else:
             u1 = N1[TOTAL, l]
             u0 = N0[TOTAL, l]
-            tp, fp, fn, tn = _confusion(1, c1, c0, u1, u0)
-            a = micro_value(heuristic, beta2, tp, fp, fn, tn)
-            tp, fp, fn, tn = _confusion(0, c1, c0, u1, u0)
-            b = micro_value(heuristic, beta2, tp, fp, fn, tn)
+            tp, fp, fn, tn = _confusion(np.int64(1), c1, c0, u1, u0)
+            a = micro_value(heuristic, beta2, np.float64(tp), np.float64(fp), np.float64(fn), np.float64(tn))
+            tp, fp, fn, tn = _confusion(np.int64(0), c1, c0, u1, u0)
+            b = micro_value(heuristic, beta2, np.float64(tp), np.float64(fp), np.float64(fn), np.float64(tn))
             if a > b:
                 I[_VALS, l] = 1
                 F[l] = a
@@ -379,11 +381,12 @@ def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exha
     into ``side`` and the rest.  Returns (value, pairs, operator, evaluations); operator -1 if
     neither side qualifies."""
     best_v = -1.0
-    best_p = -1
-    best_op = -1
-    evals = 0
+    best_p = np.int64(-1)
+    best_op = np.int64(-1)
+    evals = np.int64(0)
     if min_coverage <= n_a < n_T:
-        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, side, n_a, G1, G0, B, side, 0, I, F)
+        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, side, n_a, G1, G0, B, side,
+                                       np.int64(0), I, F)
         evals += e
         if nh > 0:
             best_v, best_p, best_op = v, p, a_op
@@ -392,7 +395,8 @@ def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exha
         for k in range(N1.shape[1]):
             N1[REST, k] = N1[VALID, k] - N1[side, k]
             N0[REST, k] = N0[VALID, k] - N0[side, k]
-        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, REST, n_c, G1, G0, B, side, 1, I, F)
+        v, nh, p, e = head_search_into(heuristic, beta2, exhaustive, N1, N0, np.int64(REST), n_c, G1, G0, B, side,
+                                       np.int64(1), I, F)
         evals += e
         if nh > 0 and (best_op < 0 or _better(v, p, best_v, best_p)):
             best_v, best_p, best_op = v, p, c_op
@@ -470,8 +474,8 @@ def _consider(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold, be
     if count == 0:
         return best
     B, G1, G0, I, F, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits = ctx
-    val, p, op, e = _score_split(N1, N0, side, count, op_side, op_rest, n_valid, n_T, heuristic, beta2, exhaustive,
-                                 min_coverage, G1, G0, B, I, F)
+    val, p, op, e = _score_split(N1, N0, np.int64(side), np.int64(count), np.int64(op_side), np.int64(op_rest),
+                                 np.int64(n_valid), n_T, heuristic, beta2, exhaustive, min_coverage, G1, G0, B, I, F)
     if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
         return val, threshold, p, op, evals + e
     return best_v, best_thr, best_p, best_op, evals + e
@@ -491,9 +495,9 @@ def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
     The covered counts are ``N1[side]``, ``N0[side]`` or, with ``comp``, the valid examples' counts
     minus them.  Returns (value, head size, covered pairs of the head labels, head evaluations)."""
     best_single = -1.0
-    n_head = 0
-    pairs = 0
-    evals = 0
+    n_head = np.int64(0)
+    pairs = np.int64(0)
+    evals = np.int64(0)
     tp = fp = fn = tn = 0.0
     for l in range(N1.shape[1]):
         if comp:
@@ -507,8 +511,8 @@ def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
         evals += 2
         u1 = N1[TOTAL, l]
         u0 = N0[TOTAL, l]
-        a = micro_value(heuristic, beta2, c1, c0, u1 - c1, u0 - c0)
-        b = micro_value(heuristic, beta2, c0, c1, u0 - c0, u1 - c1)
+        a = micro_value(heuristic, beta2, np.float64(c1), np.float64(c0), np.float64(u1 - c1), np.float64(u0 - c0))
+        b = micro_value(heuristic, beta2, np.float64(c0), np.float64(c1), np.float64(u0 - c0), np.float64(u1 - c1))
         f = a if a > b else b
         if f > best_single + TOL:
             best_single = f
@@ -573,14 +577,15 @@ def sweep_attribute(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nomin
     when a rule starts."""
     K = C1.shape[1]
     W = cov_bits.shape[0]
-    N1, N0 = count_matrices(VALID, T1, T0, U1, U0)
+    N1, N0 = count_matrices(np.int64(VALID), T1, T0, U1, U0)
     B = np.zeros((3, W), dtype=np.uint64)
-    B[VALID] = cov_bits
+    for w in range(W):
+        B[VALID, w] = cov_bits[w]
     ctx = (B, G1, G0, np.empty((5, K), dtype=np.int64), np.empty(K), n_T, heuristic, beta2, exhaustive,
            min_coverage, heuristic == H_SUBSET)
     ok, (value, threshold, pairs, op, evals) = _walk(
         j, ptr, rows, values, values, cache, seg, miss_ptr, miss_rows, nominal, cov, n_T, C1, C0, N1, N0, ctx,
-        (-1.0, 0.0, -1, -1, 0), cancel)
+        (-1.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)), cancel)
     return value, pairs, op if ok else -1, threshold, evals
 
 
@@ -620,10 +625,10 @@ def covered_counts(cov, C1, C0, T1, T0):
 def sweep_attribute_decomposable(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, C1, C0, T1,
                                  T0, n_T, U1, U0, heuristic, beta2, min_coverage, cancel):
     """:func:`sweep_attribute` for a decomposable heuristic (no bitsets)."""
-    N1, N0 = count_matrices(VALID, T1, T0, U1, U0)
+    N1, N0 = count_matrices(np.int64(VALID), T1, T0, U1, U0)
     ok, (value, threshold, pairs, op, evals) = _walk_decomposable(
         j, ptr, rows, values, values, cache, seg, miss_ptr, miss_rows, nominal, cov, n_T, C1, C0, N1, N0,
-        (n_T, heuristic, beta2, min_coverage), (-1.0, 0.0, -1, -1, 0), cancel)
+        (n_T, heuristic, beta2, min_coverage), (-1.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)), cancel)
     return value, pairs, op if ok else -1, threshold, evals
 
 
