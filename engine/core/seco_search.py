@@ -854,9 +854,11 @@ def _consider_mlrl(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshol
     qx = np.float32(-np.inf)
     qr = np.float32(-np.inf)
     if ok_x:
-        qx, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side, False, lift, max_lift, qbuf, order, labels)
+        qx, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, np.int64(side), np.bool_(False), lift, max_lift,
+                          qbuf, order, labels)
     if ok_r:
-        qr, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side, True, lift, max_lift, qbuf, order, labels)
+        qr, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, np.int64(side), np.bool_(True), lift, max_lift,
+                          qbuf, order, labels)
     rest_first = op_side == 3  # OP_NEQ
     if rest_first and ok_r and (best_op < 0 or qr > best_q):
         best_q, best_thr, best_op, best_cnt = qr, threshold, op_rest, n_c
@@ -913,7 +915,7 @@ def mlrl_sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_
     ctx = (n_T, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, np.empty(K, np.float32),
            np.empty(K, np.int64), np.empty(K, np.int64), skip_lo, skip_hi)
     ok, (q, thr, op, cnt) = _walk_mlrl(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T,
-                                       C1, C0, N1, N0, ctx, (np.float32(-np.inf), 0.0, -1, 0), cancel)
+                                       C1, C0, N1, N0, ctx, (np.float32(-np.inf), 0.0, np.int64(-1), np.int64(0)), cancel)
     return q, (op if ok else -1), thr, cnt
 
 
