@@ -33,7 +33,7 @@ from .parameters import FROM_INIT, Parameter
 from .post_optimization import SequentialPostOptimization
 from .predictors import Predictors, binary_mode, fit_calibration, unique_rows
 from .pruning import make_pruning
-from .sampling import OutputSampler, output_sample_statistics, weighted_draws
+from .sampling import OutputSampler, feature_sample_plan, output_sample_statistics, weighted_draws
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
 
@@ -423,9 +423,6 @@ class BoomerClassifier(RuleLearner):
             if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
                 raise ValueError(f"{name} option max_samples must be 0 or at least min_samples "
                                  f"({options['min_samples']}), got {options['max_samples']}")
-        _, options = parse_option("feature_sampling", self.feature_sampling)
-        if options.get("num_retained"):
-            raise ValueError("feature_sampling option num_retained is not supported (only 0)")
         inducer = self._inducer()  # checks rule_induction and rule_pruning
         if inducer is not None and parse_option("output_sampling", self.output_sampling)[0] != "none":
             raise ValueError("output_sampling works with the default greedy rule induction only here (not with "
@@ -461,12 +458,21 @@ class BoomerClassifier(RuleLearner):
                                      options["max_head_refinements"], options["recalculate_predictions"], irep))
 
     def _n_sampled_features(self, n_features: int) -> int:
-        """Attributes sampled per refinement step (0: all, no sampling)."""
+        """Attributes sampled per refinement step, the retained ones included (0: all, no sampling)."""
+        drawn, retained = self._feature_sample(n_features)
+        return 0 if drawn + retained >= n_features else drawn + retained
+
+    def _feature_sample(self, n_features: int) -> tuple[int, int]:
+        """(attributes drawn per refinement step, the last attributes retained in every sample;
+        :func:`engine.sampling.feature_sample_plan`); drawn is the count of all attributes without sampling."""
         name, options = parse_option("feature_sampling", self.feature_sampling)
         if name == "none":
-            return 0
-        return sampled_feature_count(n_features, options["sample_size"], options["min_samples"],
-                                     options["max_samples"])
+            return n_features, 0
+        if not options.get("num_retained"):
+            return sampled_feature_count(n_features, options["sample_size"], options["min_samples"],
+                                         options["max_samples"]), 0
+        return feature_sample_plan(n_features, options["sample_size"], options["min_samples"],
+                                   options["max_samples"], options["num_retained"])
 
     @property
     def head_kind(self) -> str:
@@ -690,7 +696,10 @@ class BoomerClassifier(RuleLearner):
         max_conditions, min_coverage, min_support = self._induction()
         min_coverage = max(min_coverage, int(math.ceil(min_support * n - 1e-9)))
         max_conditions = max_conditions or _MAX_CONDITIONS_CAP
-        perm = np.arange(index.n_features, dtype=np.int64)
+        # the attributes in sampling order: mlrl-boomer's retained ones (the last num_retained) first, in every
+        # sample; the random state's second entry says how many (engine.core.refinement.sample_features)
+        retained = self._feature_sample(index.n_features)[1] if n_sample else 0
+        perm = np.roll(np.arange(index.n_features, dtype=np.int64), retained)
         covered = np.empty(n, dtype=np.uint8)
         rows = np.empty(n, dtype=np.int64)
         attrs = np.empty(max_conditions, dtype=np.int64)
@@ -720,7 +729,7 @@ class BoomerClassifier(RuleLearner):
                               data.ordinal)
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
-        rng_state = np.empty(1, dtype=np.uint64)
+        rng_state = np.array([0, retained], dtype=np.uint64)
         family = self._kernel_family(n, index.n_features, K)
         boost_one_rule = (compact_boosting_kernel if compact else boosting_kernel)(*family)
         inducer = self._inducer()

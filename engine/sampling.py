@@ -17,11 +17,11 @@ draws, the outputs a rule may predict, and the attributes retained in every feat
   ..., K - 1, 0, ... in turn, one per rule).  A rule's head predicts only sampled outputs: a single-
   label head the best of them, a complete head all of them, partial heads and label binning choose
   among them (:func:`output_sample_statistics` hands the refinement the sampled outputs' statistics).
-- ``feature_sampling``'s ``num_retained`` (refused for now: the refinement kernels sample the
-  attributes of every step themselves and cannot yet keep some in every sample): in mlrl-boomer the
-  last ``num_retained`` attributes are in every sample, and the sample size (log2 or
-  ``sample_size``) is computed from the other attributes and drawn among them
-  (:func:`feature_sample_plan` gives those sizes).
+- ``feature_sampling``'s ``num_retained``: as in mlrl-boomer the last ``num_retained`` attributes are
+  in every sample (first, so they win ties), and the sample size (log2 or ``sample_size``) is computed
+  from the other attributes and drawn among them (:func:`feature_sample_plan` gives those sizes; the
+  refinement kernels keep the retained attributes at the front of their permutation,
+  :func:`engine.core.refinement.sample_features`).
 """
 from __future__ import annotations
 

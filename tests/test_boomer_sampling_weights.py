@@ -258,6 +258,40 @@ def test_feature_sample_plan_retains_the_last_attributes():
     assert feature_sample_plan(3, 0.0, 1, 0, 5) == (0, 3)
 
 
+def test_retained_attributes_are_first_in_every_sample():
+    """sample_features with num_retained r (the state's second entry): perm[:r] stays, the next m - r
+    are a uniform sample of the others (each of them drawn about equally often)."""
+    from engine.core.refinement import sample_features
+
+    D, r, m = 10, 3, 6
+    perm = np.roll(np.arange(D, dtype=np.int64), r)
+    state = np.array([12345, r], dtype=np.uint64)
+    counts = np.zeros(D)
+    for _ in range(3000):
+        sample_features(perm, m, state)
+        assert list(perm[:r]) == [7, 8, 9]
+        assert len(set(perm[:m].tolist())) == m and set(perm.tolist()) == set(range(D))
+        counts[perm[r:m]] += 1
+    assert counts[7:].sum() == 0
+    np.testing.assert_allclose(counts[:7] / 3000, (m - r) / 7, atol=0.05)
+
+
+def test_num_retained_is_mlrl_boomers():
+    """num_retained: accepted; retaining every attribute samples none (the model without sampling),
+    and the sampled model keeps the retained attributes in every step (a rule on the last attribute
+    alone is found with one drawn attribute per step)."""
+    X, Y = _data(n=150, d=6, k=2)
+    Y[:, 1] = X[:, 5] > 0.3  # a label the last attribute decides
+    every = BoomerClassifier(**{**FAST, "feature_sampling": "without-replacement{num_retained=6}"}).fit(X, Y)
+    none = BoomerClassifier(**FAST).fit(X, Y)
+    assert [r.conditions for r in every.rules_] == [r.conditions for r in none.rules_]
+    retained = BoomerClassifier(**{**FAST, "max_rules": 12, "head_type": "single",
+                                    "feature_sampling": "without-replacement{max_samples=1,sample_size=0.1,"
+                                                        "num_retained=1}"}).fit(X, Y)
+    assert all(any(c.attribute == 5 for c in rule.conditions) for rule in retained.rules_[1:]
+               if list(rule.head_labels) == [1])
+
+
 # -- ordinal attributes ---------------------------------------------------------------------------------
 
 def _ordinal_data(n=160, seed=0):

@@ -142,7 +142,23 @@ def test_compact_fit_equals_the_packed_fit_on_20_labels(monkeypatch, label_binni
     packed = _fit(monkeypatch, False, X, Y, label_binning=label_binning, max_rules=40)
     compact = _fit(monkeypatch, True, X, Y, label_binning=label_binning, max_rules=40)
     _assert_same_rules(packed, compact, 1e-12)
-    np.testing.assert_array_equal(packed.predict(X), compact.predict(X))
+    _assert_same_predictions(packed, compact, X)
+
+
+def _assert_same_predictions(a, b, X):
+    """The same label vectors, but where the two chosen vectors' losses are equal within rounding (the
+    scores agree to 1e-12, and mlrl-boomer's closest-vector walk takes the exactly closer one)."""
+    from engine.predictors import loss_distances
+
+    pa, pb = a.predict(X), b.predict(X)
+    differ = np.flatnonzero((pa != pb).any(axis=1))
+    assert len(differ) <= 0.01 * len(X)
+    if not len(differ):
+        return
+    F = a.decision_function(X[differ])
+    for i, f in zip(differ, F):
+        d = loss_distances("logistic-non-decomposable", f[None], np.stack([pa[i], pb[i]]))[0]
+        assert abs(d[0] - d[1]) <= 1e-12 * max(1.0, abs(d[0])), (i, d)
 
 
 @pytest.mark.parametrize("label_binning", ["equal-width", "none"])

@@ -152,3 +152,16 @@ def test_beam_search_on_dense_attributes_of_both_signs(tmp_path):
                            "max_rules": 20}, X, Y, tmp_path)
     identical, exchanged = _compare(ref, ours, X)
     assert identical + len(exchanged) == 20
+
+
+def test_retained_attributes_come_first_in_every_sample(tmp_path):
+    """feature_sampling's num_retained: the last R attributes are in every sample, before the drawn ones
+    (so they win exact ties).  With R = D - 1 the one drawn attribute is the only other one: every step
+    sees every attribute in the reference's order, so the rules are the reference's."""
+    X, Y = _mixed_data(1)
+    D = X.shape[1]
+    settings = {**SEARCH, "feature_sampling": f"without-replacement{{sample_size=0.5,num_retained={D - 1}}}",
+                "head_type": "complete", "max_rules": 20}
+    ref, ours = _fit_both(settings, X, Y, tmp_path)
+    identical, exchanged = _compare(ref, ours, X)
+    assert identical == 20 and not exchanged

@@ -1,6 +1,6 @@
-"""Parity with mlrl-boomer 0.15.6 (the reference) for ``sample_weight``, ``output_sampling``,
-``feature_sampling``'s ``num_retained`` and the attribute-type keywords of ``fit``, run in the
-reference's own interpreter through ``tests/mlrl_reference_driver.py`` (``MLRL_REFERENCE_PYTHON``
+"""Parity with mlrl-boomer 0.15.6 (the reference) for ``sample_weight``, ``output_sampling`` and the
+attribute-type keywords of ``fit`` (``feature_sampling``'s ``num_retained``: tests/test_mlrl_parity_search.py),
+run in the reference's own interpreter through ``tests/mlrl_reference_driver.py`` (``MLRL_REFERENCE_PYTHON``
 names it; without it every test here is skipped, saying why).
 
 The reference passes ``sample_weight`` to its instance sampling only, and only sampling with

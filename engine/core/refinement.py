@@ -51,9 +51,12 @@ def rng_below(state, n):
 
 @njit(cache=True, nogil=True)
 def sample_features(perm, m, state):
-    """Partial Fisher-Yates: the first ``m`` entries of ``perm`` become a uniform sample."""
+    """Partial Fisher-Yates: the first ``m`` entries of ``perm`` become a uniform sample.  A second entry
+    of ``state`` r > 0 (mlrl-boomer's ``num_retained``) keeps ``perm[:r]`` (the retained attributes, first
+    in every sample, as there) and draws the other ``m - r`` among the rest."""
     d = perm.shape[0]
-    for i in range(m):
+    r = np.int64(state[1]) if state.shape[0] > 1 else np.int64(0)
+    for i in range(r, m):
         j = i + rng_below(state, d - i)
         t = perm[i]
         perm[i] = perm[j]
