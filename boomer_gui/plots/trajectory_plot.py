@@ -35,7 +35,7 @@ from boomer_gui.plots.raster_text import RasterLabel, RasterTickLabels
 from boomer_gui.components.state import Run, RunHistory, marker_positions
 
 UPDATE_INTERVAL_MS = 250  # live updates at most four times a second ...
-UPDATE_DUTY = 0.02  # ... and at most 2 % of the GUI thread's time (slow machines update less often)
+UPDATE_DUTY = 0.01  # ... and at most 1 % of the GUI thread's time (slow machines update less often)
 MAX_UPDATE_INTERVAL_MS = 1000
 ISOMETRIC_LINES = 10  # about this many isometrics cross the visible axes
 

@@ -60,7 +60,7 @@ _ALTERNATE = int(QStyleOptionViewItem.ViewItemFeature.Alternate.value)
 HEAD_LABELS_SHOWN = 3
 ROW_HEIGHT = 22
 REPAINT_INTERVAL_S = 0.5  # while rules stream in, the table repaints at most twice a second ...
-REPAINT_DUTY = 0.02  # ... and spends at most 2 % of the GUI thread's time repainting (slow machines wait longer)
+REPAINT_DUTY = 0.01  # ... and spends at most 1 % of the GUI thread's time repainting (slow machines wait longer)
 
 STRONG_SHARE = 0.5  # the label filter's "strongly": at least half the head's largest |score|
 
