@@ -190,7 +190,7 @@ register(LearnerSpec(
 
 # -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco.py) -------------
 from .adaboost import AdaBoostMHClassifier  # noqa: E402
-from .seco import SeCoClassifier  # noqa: E402
+from .seco import SeCoClassifier, revision_steps as seco_revision_steps  # noqa: E402
 
 register(LearnerSpec(
     key="adaboost-mh",
@@ -219,6 +219,7 @@ register(LearnerSpec(
                 "rules predicting minority labels, heads by heuristics and lift functions; the PAKDD 2018 search of "
                 "Rapp, Loza Mencía & Fürnkranz (heads by anti-monotonicity) as search='pakdd-2018{...}'.",
     budget="max_rules",  # a decision list: no what-if switches, no additive explanation
+    extra_steps=seco_revision_steps,  # post_optimization='sequential': each pass revises every learned rule
     step_columns=(Metric("heuristic", "heuristic", False),),
     improvement="Decrease of the training Hamming loss achieved by the rule",
     presets={

@@ -66,15 +66,15 @@ import scipy.sparse as sp
 from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
-from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, OP,
-                               PARALLEL_MIN_WORK, SEQ, START, WINDOWS, mlrl_apply, mlrl_refine)
+from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, N_TOP_I, OP,
+                               PARALLEL_MIN_WORK, SEQ, START, TOP_K, WINDOWS, mlrl_apply, mlrl_refine)
 from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
                                HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
-                               MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, best_conditions,
+                               MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, _EPS32, best_conditions,
                                best_conditions_decomposable, covered_counts, head_search, label_bitsets,
                                mask_bitset, mlrl_apply_range, mlrl_best_conditions)
 from .holdout import split_holdout
-from .learner import RuleLearner, RuleRecord, TrainingData
+from .learner import RuleLearner, RuleRecord, RuleRevision, TrainingData
 from .model import RuleModel, rule_coverage
 from .options import OPTIONS, OptionSpec, option_help, parse_option
 from .parameters import FROM_INIT, Parameter
@@ -149,8 +149,6 @@ for _name, _table in SECO_OPTIONS.items():
     OPTIONS["seco:" + _name] = _table
 FORMATS = (None, "auto", "dense", "sparse")
 SEARCHES = tuple(SECO_OPTIONS["search"])
-# mlrl-seco values our learner refuses when it fits (declared, so the names and options are checked)
-NOT_IMPLEMENTED = {"rule_induction": ("top-down-beam-search",), "post_optimization": ("sequential",)}
 # the parameters of the PAKDD 2018 search before they became options of search='pakdd-2018{...}'
 _OLD_PARAMETERS = ("heuristic", "beta", "head_search", "max_rules", "max_conditions", "min_coverage",
                    "label_coverage_threshold", "max_uncovered")
@@ -276,8 +274,8 @@ class SeCoClassifier(RuleLearner):
         _option("head_type", "Head", "one label (single) or the labels a lift function favours (partial)",
                 applies=_mlrl),
         _option("lift_function", "Lift function", "partial heads: bonus for heads of n labels", applies=_partial),
-        _option("rule_induction", "Rule induction", "greedy top-down search of a rule (beam search: not "
-                "implemented)"),
+        _option("rule_induction", "Rule induction", "top-down search of a rule: greedy (the best condition at "
+                "each step) or a beam of the beam_width best rules"),
         Parameter("max_rules", "int", FROM_INIT, "Rules", "rules including the default rule; 0: no limit",
                   minimum=0, maximum=2**31 - 1),
         Parameter("time_limit", "int", FROM_INIT, "Time limit (s)", "seconds after which no further rule is "
@@ -291,8 +289,8 @@ class SeCoClassifier(RuleLearner):
                 applies=_mlrl),
         _option("rule_pruning", "Rule pruning", "IREP: prune each rule's body on the examples out of the "
                 "sample", applies=_mlrl),
-        _option("post_optimization", "Post-optimization", "relearn each rule in the context of the others "
-                "(sequential: not implemented)", shown=False),
+        _option("post_optimization", "Post-optimization", "sequential: relearn each rule num_iterations times "
+                "against the pairs no other rule covers, in its place in the list", shown=False, applies=_mlrl),
         _option("parallel_rule_refinement", "Parallel refinement", "threads (no effect on the model)", shown=False),
         _option("parallel_statistic_update", "Parallel update", "threads (no effect on the model)", shown=False),
         _option("parallel_prediction", "Parallel prediction", "threads (no effect on the model)", shown=False),
@@ -362,10 +360,10 @@ class SeCoClassifier(RuleLearner):
         return super().from_params(params)
 
     def _check_combination(self) -> None:
-        for name, values in NOT_IMPLEMENTED.items():
-            value = parse_option("seco:" + name, getattr(self, name))[0]
-            if value in values:
-                raise ValueError(f"{name}={value!r} (mlrl-seco's) is not implemented by this learner")
+        name, options = parse_option("seco:rule_induction", self.rule_induction)
+        if name == "top-down-beam-search" and options["max_conditions"] == 1:  # mlrl-seco's refusal
+            raise ValueError("rule_induction='top-down-beam-search{max_conditions=...}' must be at least 2, or 0 "
+                             "(no limit)")
 
     # -- model -----------------------------------------------------------------------------
     @staticmethod
@@ -424,6 +422,8 @@ class SeCoClassifier(RuleLearner):
         if induction["min_support"] > 0:
             min_coverage = _bounded(n, induction["min_support"], induction["min_coverage"], n)
         max_head_refinements = induction["max_head_refinements"]
+        beam_width = induction.get("beam_width", 0)  # 0: top-down-greedy
+        resample_features = induction.get("resample_features", False)
         sampling, s_opts = parse_option("seco:instance_sampling", self.instance_sampling)
         n_drawn = 0 if sampling == "none" else _bounded(n, s_opts["sample_size"], s_opts["min_samples"],
                                                            s_opts["max_samples"])
@@ -451,7 +451,7 @@ class SeCoClassifier(RuleLearner):
         majority = (Y.sum(axis=0) > n / 2.0).astype(np.uint8)
         minority = (Y != majority[None, :])
         uncovered_weight = float(minority.sum())  # the reference's sum of uncovered weights
-        coverage = np.zeros((n, K), dtype=np.uint8)  # 1 once a rule predicted the pair
+        coverage = np.zeros((n, K), dtype=np.int32)  # how many rules predict the pair (0: uncovered)
         default = self.default_rule(Y, data.schema)
         default_values = (default.head_scores > 0).astype(np.uint8)
         train = _DecisionListTracker(Y, default_values)
@@ -482,24 +482,41 @@ class SeCoClassifier(RuleLearner):
         positions = np.empty(K, dtype=np.int64)
         score_first = np.zeros(D)  # per attribute the best quality evaluated at a rule's first / later steps
         score_rest = np.zeros(D)
-        t = 0
-        while budget is None or t < budget:
-            if not uncovered_weight > 0:
-                self.stop_reason_ = "coverage"
-                break
-            if self.time_limit and time.monotonic() - started >= self.time_limit:
-                self.stop_reason_ = "time_limit"
-                break
-            weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
-            if out_sampling == "round-robin":
-                cand = np.array([t % K], dtype=np.int64)
-            elif out_sampling == "without-replacement":
-                m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
-                cand = np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
+        search_ids = [-2]  # the beam's and post-optimization's searches: rule ids no covering step uses
+
+        def next_id():
+            search_ids[0] -= 1
+            return search_ids[0]
+
+        def sample_features():
+            return _feature_sample(D, n_features, retained, rng)
+
+        def found_equal(j, full, where):
+            """After a condition on numeric attribute ``j`` (its positions ``where`` in the vector just searched),
+            whether the reference takes the attribute's remaining vector for one of equal values and searches it
+            no more in this rule: it compares the remaining range's first value with the value at the range's
+            length less one (not its last value, unless the range starts at 0); sparse vectors are kept."""
+            if not dense[j]:
+                return False
+            a = bptr[j]
+            m = (bptr[j + 1] - a) if full else wlen[j]
+            vals = bvals if full else wvals
+            start, end, inverse = where
+            if inverse:
+                lo, hi = (0, start) if start > 0 else (end, m)
             else:
-                cand = all_labels
-            fixed = out_sampling != "none"  # sampled labels: the reference evaluates them as a fixed head
+                lo, hi = (start, m) if start > 0 else (0, end)
+            if hi - lo <= 0:
+                return True
+            x, y = np.float32(vals[a + lo]), np.float32(vals[a + hi - lo - 1])
+            return bool(np.abs(x - y) <= _EPS32 * max(np.float32(1.0), max(np.abs(x), np.abs(y))))
+
+        def grow_greedy(weights, cand, fixed, rule_id, features_of, ordered=False):
+            """mlrl-seco's top-down greedy search of one rule: (conditions, masks, head, quality).  ``ordered``:
+            the attributes ``features_of`` gives are in the reference's order (ties to the earlier one), not
+            ascending."""
             Wm, U, maj_c = _label_counts(Y, coverage, weights, cand, majority)
+            walked_state = walked_statistics(weights) if ordered else None
             if walks:  # the shared sweep's statistics (all labels)
                 free = coverage == 0
                 C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
@@ -518,12 +535,24 @@ class SeCoClassifier(RuleLearner):
             covered = np.ones(n, dtype=np.uint8)
             full = True  # every example covered
             masks = []  # the covered examples after each condition (the reference's training coverage)
+            equal = []  # attributes the reference searches no more in this rule (found_equal)
             while len(conditions) < max_conditions:
                 mode = _mode(partial, fixed)
-                features = _feature_sample(D, n_features, retained, rng)
+                features = features_of()
+                if equal:
+                    features = features[~np.isin(features, equal)]
                 numeric = features[exact[features]] if walks else features
                 walked = features[~exact[features]] if walks else features[:0]
                 candidates = {}  # attribute -> (quality, op, threshold, count, range or None)
+                if ordered:  # each attribute's best (a list of one), the first of the best in the given order
+                    found = attribute_lists(covered, full, n_T, cand, (Wm, U, maj_c), fixed, current, 1, features,
+                                            weights, walked_state)
+                    if data.cancelled:
+                        return None
+                    if found:
+                        q, _, _, op, thr, cnt, where, j = min(found, key=lambda r: (-r[0], r[1]))
+                        candidates[j] = (q, op, thr, cnt, where)
+                    numeric = walked = features[:0]
                 if len(numeric):
                     score = score_first if full else score_rest
                     # the attributes of the best earlier qualities first (0.15.6's accuracy: in order, the first
@@ -536,7 +565,7 @@ class SeCoClassifier(RuleLearner):
                         step_scratch[key] = _step_scratch(chunks, Wm.shape[1] // 2)
                     out_f, out_i, best_all, scratch = step_scratch[key]
                     best_all[0] = current
-                    args = (order, bptr, brows, bvals, wrows, wvals, wlen, wstamp, t, full, index.missing_ptr,
+                    args = (order, bptr, brows, bvals, wrows, wvals, wlen, wstamp, rule_id, full, index.missing_ptr,
                             index.missing_rows, dense, covered, weights, Wm, U, maj_c, min_coverage, h, hp, mode, lift,
                             max_lift, float(current), score, best_all)
                     _run_chunks(args, chunks, out_f, out_i, scratch, data.cancel)
@@ -557,7 +586,7 @@ class SeCoClassifier(RuleLearner):
                         if w_op[c] >= 0:
                             candidates[int(j)] = (w_q[c], int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None)
                 if data.cancelled:
-                    return
+                    return None
                 best = None
                 for j in sorted(candidates):  # ties: the earlier attribute
                     if best is None or candidates[j][0] > candidates[best][0]:
@@ -570,6 +599,8 @@ class SeCoClassifier(RuleLearner):
                 if where is None:  # a condition of the shared sweep covers by its threshold
                     apply_condition(best, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
                                     index.missing_rows, covered)
+                elif found_equal(best, full, where):
+                    equal.append(best)
                 # the reference's search covers its positions in the attribute's vector; then the head
                 _, size = mlrl_apply(-1 if where is None else best, full, bptr, brows, wrows, index.missing_ptr,
                                      index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, h, hp, mode,
@@ -587,23 +618,205 @@ class SeCoClassifier(RuleLearner):
                     cand, fixed = head, True
                 if n_T <= min_coverage:
                     break
-            if not conditions:
-                self.stop_reason_ = "no_refinement"
-                break
-            pruned = 0
+            return conditions, masks, head, current
+
+        def walked_statistics(weights):
+            """The shared sweep's statistics of a rule's search (nominal or binned attributes), or None."""
+            if not walks:
+                return None
+            free = coverage == 0
+            wf = weights.astype(np.float64)
+            C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
+            C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
+            return wf, C1, C0, wf @ C1, wf @ C0
+
+        def attribute_lists(covered, full, count, labels, counts, is_fixed, floor, width, features, weights, walked_state):
+            """Each attribute's list of up to ``width`` refinements better than ``floor`` of the body covering
+            ``covered`` (``count`` examples of the sample), as mlrl-seco's fixed-size comparator keeps them
+            (mlrl_refine's top-k mode; the shared sweep: its best condition): tuples (quality, position of the
+            attribute in ``features``, candidate number, op, threshold, count, range or None, attribute).
+            The ranges refer to this search's vectors: apply them before the next search."""
+            Wm, U, maj_c = counts
+            mode = _mode(partial, is_fixed)
+            at = {int(j): o for o, j in enumerate(features)}
+            numeric = features[exact[features]] if walks else features
+            walked = features[~exact[features]] if walks else features[:0]
+            found = []
+            if len(numeric):
+                m = len(numeric)
+                work = (n if full else count) * m * Wm.shape[1]
+                chunks = threads if work >= PARALLEL_MIN_WORK else 1
+                out_f = np.empty((chunks, 2 + 2 * width * m))
+                out_i = np.zeros((chunks, N_TOP_I + m * (1 + 6 * width)), dtype=np.int64)
+                out_i[:, TOP_K] = width
+                scratch = _step_scratch(chunks, Wm.shape[1] // 2)[3]
+                args = (np.ascontiguousarray(numeric, dtype=np.int64), bptr, brows, bvals, wrows, wvals, wlen, wstamp,
+                        next_id(), full, index.missing_ptr, index.missing_rows, dense, covered, weights, Wm, U, maj_c,
+                        min_coverage, h, hp, mode, lift, max_lift, float(floor), score_rest, np.array([float(floor)]))
+                _run_chunks(args, chunks, out_f, out_i, scratch, data.cancel)
+                for c in range(chunks):
+                    for o in range(c, m, chunks):
+                        ri = N_TOP_I + o * (1 + 6 * width)
+                        rf = 2 + 2 * width * o
+                        j = int(numeric[o])
+                        for s in range(int(out_i[c, ri])):
+                            seq, op, cnt, start, end, inverse = (int(v) for v in out_i[c, ri + 1 + 6 * s:ri + 7 + 6 * s])
+                            found.append((np.float32(out_f[c, rf + 2 * s]), at[j], seq, op, float(out_f[c, rf + 2 * s + 1]),
+                                          cnt, (start, end, inverse), j))
+            if len(walked):
+                wf, C1, C0, U1, U0 = walked_state
+                cw = np.where(covered > 0, wf, 0.0)
+                seg[:, 0] = 0  # the bodies searched here are not nested: the sweep compacts afresh
+                w_q, w_op, w_thr, w_cnt = (np.empty(len(walked), np.float32), np.empty(len(walked), np.int64),
+                                           np.empty(len(walked)), np.empty(len(walked), np.int64))
+                mlrl_best_conditions(walked, index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr,
+                                     index.missing_rows, index.nominal, cw, count, C1, C0, cw @ C1, cw @ C0, U1, U0,
+                                     min_coverage, h, hp, mode, majority, labels, len(labels), lift, max_lift, w_q, w_op,
+                                     w_thr, w_cnt, data.cancel)
+                for c, j in enumerate(walked):
+                    if w_op[c] >= 0 and w_q[c] > floor:
+                        found.append((w_q[c], at[int(j)], 0, int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None, int(j)))
+            return found
+
+        def grow_beam(weights, cand, fixed, features_of):
+            """mlrl-seco's top-down beam search of one rule (module doc): (conditions, masks, head, quality)."""
+            counts = {}
+
+            def counts_of(labels):
+                key = labels.tobytes()
+                if key not in counts:
+                    counts[key] = _label_counts(Y, coverage, weights, labels, majority)
+                return counts[key]
+
+            walked_state = walked_statistics(weights)
+
+            def refinements(entry, floor, features):
+                """The ``beam_width`` best refinements of ``entry`` better than ``floor``: the attributes' lists
+                merged best first, ties to the later attribute (the reference's merge)."""
+                if entry.equal:
+                    features = features[~np.isin(features, list(entry.equal))]
+                found = attribute_lists(entry.covered, entry.full, entry.count, entry.cand, counts_of(entry.cand),
+                                        entry.fixed, floor, beam_width, features, weights, walked_state)
+                found.sort(key=lambda r: (-r[0], -r[1], r[2]))
+                return found[:beam_width]
+
+            def child(entry, ref, keep):
+                q, _, _, op, thr, cnt, where, j = ref
+                covered = entry.covered.copy()
+                if where is None:
+                    apply_condition(j, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
+                                    index.missing_rows, covered)
+                Wm, U, maj_c = counts_of(entry.cand)
+                _, size = mlrl_apply(-1 if where is None else j, entry.full, bptr, brows, wrows, index.missing_ptr,
+                                     index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, h, hp,
+                                     _mode(partial, entry.fixed), lift, max_lift, qbuf, positions)
+                head = np.sort(entry.cand[positions[:size]])
+                labels, is_fixed = (head, True) if keep else (entry.cand, entry.fixed)
+                equal = entry.equal | {j} if where is not None and found_equal(j, entry.full, where) else entry.equal
+                return _BeamEntry(entry.conditions + [Condition(j, OPERATORS[op], thr)], entry.masks + [covered],
+                                  covered, np.float32(q), cnt, labels, is_fixed, head, False, cnt > min_coverage, equal)
+
+            root = _BeamEntry([], [], np.ones(n, dtype=np.uint8), np.float32(0.0), int((weights > 0).sum()), cand,
+                              fixed, cand, True, True, frozenset())
+            refs = refinements(root, 0.0, features_of())
+            if data.cancelled or not refs:
+                return None if data.cancelled else ([], [], cand, np.float32(0.0))
+            keep = max_head_refinements == 1
+            beam = [child(root, ref, keep) for ref in refs]
+            for entry in beam:
+                entry.refinable = True  # the reference refines its first entries whatever they cover
+            depth = 1
+            found = True
+            while found and depth < max_conditions:
+                depth += 1
+                keep = max_head_refinements > 0 and depth >= max_head_refinements
+                features = None if resample_features else features_of()
+                new = []
+                min_q = beam[-1].q
+                found = False
+                for entry in beam:
+                    refined = False
+                    if entry.refinable:
+                        refs = refinements(entry, min_q, features_of() if resample_features else features)
+                        if data.cancelled:
+                            return None
+                        if refs:
+                            refined = found = True
+                            for ref in refs:
+                                c = child(entry, ref, keep)
+                                if len(new) < beam_width:
+                                    new.append(c)
+                                else:  # the reference replaces the last entry, then sorts (stable for its widths)
+                                    new[-1] = c
+                                    new.sort(key=lambda e: -e.q)
+                                    min_q = new[-1].q
+                    if not refined:
+                        entry.refinable = False
+                        if len(new) < beam_width:
+                            new.append(entry)
+                        elif not min_q > entry.q:
+                            new[-1] = entry
+                            new.sort(key=lambda e: -e.q)
+                            min_q = new[-1].q
+                beam = new
+            best = beam[0]
+            return best.conditions, best.masks, best.head, best.q
+
+        def grow(weights, cand, fixed, rule_id, features_of, ordered=False):
+            if beam_width:
+                return grow_beam(weights, cand, fixed, features_of)
+            return grow_greedy(weights, cand, fixed, rule_id, features_of, ordered)
+
+        def finish(conditions, masks, head, weights):
+            """IREP on the examples out of the sample: (conditions kept, the number pruned)."""
             if prune and (weights == 0).any() and len(conditions) > 1:
                 keep = self._irep_masks(masks, head, weights, Y, coverage, majority, ph, pp, partial, lift, max_lift,
                                         qbuf, positions)
-                pruned = len(conditions) - keep
-                conditions = conditions[:keep]
+                return conditions[:keep], len(conditions) - keep
+            return conditions, 0
+
+        def cover(rows, head, sign):
+            """Count the rule's pairs as covered (``sign`` 1) or take them back (-1): the reference's coverage
+            counts; returns the change of the uncovered weight."""
+            block = coverage[np.ix_(rows, head)]
+            if sign > 0:
+                coverage[np.ix_(rows, head)] = block + 1
+                return -float((block == 0).sum())
+            coverage[np.ix_(rows, head)] = block - 1
+            return float((block == 1).sum())
+
+        learned = []  # per rule: (rule, its training coverage rows, its model coverage rows, test rows)
+        t = 0
+        while budget is None or t < budget:
+            if not uncovered_weight > 0:
+                self.stop_reason_ = "coverage"
+                break
+            if self.time_limit and time.monotonic() - started >= self.time_limit:
+                self.stop_reason_ = "time_limit"
+                break
+            weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
+            if out_sampling == "round-robin":
+                cand = np.array([t % K], dtype=np.int64)
+            elif out_sampling == "without-replacement":
+                m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
+                cand = np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
+            else:
+                cand = all_labels
+            fixed = out_sampling != "none"  # sampled labels: the reference evaluates them as a fixed head
+            grown = grow(weights, cand, fixed, t, sample_features)
+            if grown is None:
+                return  # cancelled: the unfinished rule is dropped
+            conditions, masks, head, current = grown
+            if not conditions:
+                self.stop_reason_ = "no_refinement"
+                break
+            conditions, pruned = finish(conditions, masks, head, weights)
             values = (1 - majority[head]).astype(np.uint8)
             rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
             # the training coverage is the reference's (positions in the attributes' vectors), which in
             # its quirks can differ from what the thresholds cover
-            rows = np.flatnonzero(masks[len(conditions) - 1])
-            block = coverage[np.ix_(rows, head)]
-            uncovered_weight -= float((block == 0).sum())
-            coverage[np.ix_(rows, head)] = 1
+            train_rows = np.flatnonzero(masks[len(conditions) - 1])
+            uncovered_weight += cover(train_rows, head, 1)
             # the losses and the coverage shown are the model's: its thresholds (which in the reference's
             # quirks may cover examples the training coverage above leaves out)
             rows = np.flatnonzero(_coverage(conditions, index, n))
@@ -611,14 +824,71 @@ class SeCoClassifier(RuleLearner):
             new_pairs = train.apply(rows, head, values)
             record = dict(index=t, rule=rule, coverage=int(len(rows)), improvement=float(before - train.hamming),
                           train_hamming=train.hamming, train_subset=train.subset)
+            test_rows = None
             if val is not None:
-                val.apply(np.flatnonzero(rule_coverage(rule, data.X_test)), head, values)
+                test_rows = np.flatnonzero(rule_coverage(rule, data.X_test))
+                val.apply(test_rows, head, values)
                 record.update(test_hamming=val.hamming, test_subset=val.subset)
             record["extra"] = {"heuristic": float(current), "head_size": float(len(head)),
                                "new_pairs": float(new_pairs), "pruned_conditions": float(pruned),
                                "uncovered": float(uncovered_weight)}
+            learned.append((rule, train_rows, rows, test_rows))
             yield RuleRecord(**record)
             t += 1
+
+        # mlrl-seco's sequential post-optimization: each rule relearned in the context of all others
+        post, post_options = parse_option("seco:post_optimization", self.post_optimization)
+        if post == "sequential" and learned:
+            for iteration in range(1, post_options["num_iterations"] + 1):
+                for i in range(len(learned)):
+                    if data.cancelled:
+                        return
+                    old, old_train, _, _ = learned[i]
+                    weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
+                    uncovered_weight += cover(old_train, old.head_labels, -1)  # the model without rule i
+                    if post_options["refine_heads"]:
+                        if out_sampling == "round-robin":
+                            cand = np.array([t % K], dtype=np.int64)
+                            t += 1
+                        elif out_sampling == "without-replacement":
+                            m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
+                            cand = np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
+                        else:
+                            cand = all_labels
+                        fixed = out_sampling != "none"
+                    else:  # the rule's own labels, evaluated as a fixed head
+                        cand, fixed = np.asarray(old.head_labels, dtype=np.int64), True
+                    if post_options["resample_features"]:
+                        features_of = sample_features
+                    else:  # the attributes of the rule's conditions, in the reference's order
+                        own = _conditions_attributes(old.conditions)
+                        features_of = lambda own=own: own  # noqa: E731
+                    grown = grow(weights, cand, fixed, next_id(), features_of, not post_options["resample_features"])
+                    if grown is None:
+                        return
+                    conditions, masks, head, current = grown
+                    if not conditions:
+                        continue  # no rule: the old one stays, its pairs uncovered (as the reference leaves them)
+                    conditions, pruned = finish(conditions, masks, head, weights)
+                    values = (1 - majority[head]).astype(np.uint8)
+                    rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
+                    train_rows = np.flatnonzero(masks[len(conditions) - 1])
+                    uncovered_weight += cover(train_rows, head, 1)
+                    rows = np.flatnonzero(_coverage(conditions, index, n))
+                    test_rows = None if val is None else np.flatnonzero(rule_coverage(rule, data.X_test))
+                    learned[i] = (rule, train_rows, rows, test_rows)
+                    before = train.hamming
+                    train = _replayed(Y, default_values, learned, 2)
+                    record = dict(index=len(self.records_), revises=i, old_rule=old, rule=rule, iteration=iteration,
+                                  coverage=int(len(rows)), improvement=float(before - train.hamming),
+                                  train_hamming=train.hamming, train_subset=train.subset)
+                    if val is not None:
+                        val = _replayed(data.Y_test, default_values, learned, 3)
+                        record.update(test_hamming=val.hamming, test_subset=val.subset)
+                    record["extra"] = {"heuristic": float(current), "head_size": float(len(head)),
+                                       "new_pairs": 0.0, "pruned_conditions": float(pruned),
+                                       "uncovered": float(uncovered_weight)}
+                    yield RuleRevision(**record)
 
         record = dict(index=len(self.records_), rule=default, coverage=n, improvement=0.0,
                       train_hamming=train.hamming, train_subset=train.subset,
@@ -791,6 +1061,93 @@ class SeCoClassifier(RuleLearner):
         if val is not None:
             record.update(test_hamming=val.hamming, test_subset=val.subset)
         yield RuleRecord(**record)
+
+
+class _BeamEntry:
+    """A rule of mlrl-seco's beam: its conditions, the covered examples after each (``masks``; ``covered``
+    the last), quality, covered examples in the sample (``count``), the labels its refinements may
+    predict (``cand``, evaluated as a fixed head if ``fixed``), its head, whether it covers every example
+    (``full``), whether it may be refined further and the attributes the reference no longer searches in it
+    (``equal``)."""
+
+    __slots__ = ("conditions", "masks", "covered", "q", "count", "cand", "fixed", "head", "full", "refinable",
+                 "equal")
+
+    def __init__(self, conditions, masks, covered, q, count, cand, fixed, head, full, refinable, equal):
+        self.conditions, self.masks, self.covered, self.q, self.count = conditions, masks, covered, q, count
+        self.cand, self.fixed, self.head, self.full, self.refinable = cand, fixed, head, full, refinable
+        self.equal = equal
+
+
+_PRIMES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 103, 109,
+           113, 127, 137, 139, 149, 157, 167, 179, 193, 199, 211, 227, 241, 257, 277, 293, 313, 337, 359, 383, 409, 439,
+           467, 503, 541, 577, 619, 661, 709, 761, 823, 887, 953, 1031, 1109, 1193, 1289, 1381, 1493, 1613, 1741, 1879,
+           2029, 2179, 2357, 2549, 2753, 2971, 3209, 3469, 3739, 4027, 4349, 4703, 5087, 5503, 5953, 6427, 6949, 7517,
+           8123, 8783, 9497, 10273, 11113, 12011, 12983, 14033, 15173, 16411, 17749, 19183, 20753, 22447, 24281, 26267)
+
+
+def _conditions_attributes(conditions) -> np.ndarray:
+    """The attributes of a rule's conditions, each once, in the order mlrl-seco's post-optimization
+    (without ``resample_features``) offers them: the iteration order of the C++ ``std::unordered_set``
+    (libstdc++: identity hash, prime bucket counts, a node inserted into an empty bucket goes to the
+    front of the list, else after its bucket's first node; rehashing relinks the nodes likewise) the
+    reference fills with them in the rule's order.  Ties between attributes go by this order."""
+    order: list[int] = []
+    before: dict[int, int | None] = {}  # bucket -> the node before its first one (None: the list's head)
+    buckets, next_resize = 1, 0
+
+    def insert(key, nb):
+        bkt = key % nb
+        if bkt in before:
+            b = before[bkt]
+            order.insert(0 if b is None else order.index(b) + 1, key)
+        else:
+            if order:
+                before[order[0] % nb] = key
+            order.insert(0, key)
+            before[bkt] = None
+
+    for attribute in (int(c.attribute) for c in conditions):
+        if attribute in order:
+            continue
+        count = len(order)
+        if count + 1 > next_resize:  # libstdc++'s prime rehash policy (max load factor 1)
+            wanted = max(count + 1, 0 if next_resize else 11)
+            if wanted >= buckets:
+                target = max(wanted + 1, 2 * buckets)
+                fast = (2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13)
+                new = fast[target] if target < len(fast) else next(p for p in _PRIMES if p >= target)
+                next_resize = new
+                old = list(order)
+                order.clear()
+                before.clear()
+                for key in old:
+                    insert(key, new)
+                buckets = new
+            else:
+                next_resize = buckets
+        insert(attribute, buckets)
+    return np.array(order, dtype=np.int64)
+
+
+def _replayed(Y, default_values, learned, column) -> "_DecisionListTracker":
+    """The decision list's tracker after the rules of ``learned`` (their covered rows in ``column``)."""
+    tracker = _DecisionListTracker(Y, default_values)
+    for entry in learned:
+        rule = entry[0]
+        tracker.apply(entry[column], np.asarray(rule.head_labels, dtype=np.int64),
+                      (np.asarray(rule.head_scores) > 0).astype(np.uint8))
+    return tracker
+
+
+def revision_steps(params: Mapping) -> int:
+    """How many revision steps a fit with SeCoClassifier's ``params`` streams at most (after its rules):
+    ``post_optimization='sequential{num_iterations=n}'`` revises each learned rule n times."""
+    if not _mlrl(params):
+        return 0
+    name, options = parse_option("seco:post_optimization", params.get("post_optimization", "none"))
+    rules = int(params.get("max_rules", 500) or 0) - 1  # the default rule counts
+    return 0 if name == "none" else max(rules, 0) * options["num_iterations"]
 
 
 def _bounded(n: int, fraction: float, minimum: int, maximum: int) -> int:

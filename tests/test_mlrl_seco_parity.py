@@ -5,8 +5,8 @@ deterministic settings (no instance sampling) the same rules and predictions on 
 or without mlrl-seco in it, every test here is skipped, saying why.
 
 What cannot agree (see the README): instance, feature and output samples (other random generators),
-hence the default model's rules; ``rule_induction='top-down-beam-search'`` and
-``post_optimization='sequential'`` are refused here.
+hence the default model's rules.  Beam search and sequential post-optimization:
+``tests/test_mlrl_seco_parity_beam.py``.
 """
 from __future__ import annotations
 
@@ -126,15 +126,6 @@ def test_same_refusals_and_acceptances_as_the_reference(settings, tmp_path):
     theirs = _ask({"kind": "check", "settings": settings}, tmp_path)
     assert _ours_accepts(settings, X, Y) == theirs["ok"], theirs.get("message")
     assert theirs["ok"] == (settings in ACCEPTED)
-
-
-@pytest.mark.parametrize("settings", [{"rule_induction": "top-down-beam-search"},
-                                      {"post_optimization": "sequential"}])
-def test_values_not_implemented_here_are_refused_clearly(settings, tmp_path):
-    """The reference accepts them; we declare them (names and options are checked) but refuse to fit."""
-    assert _ask({"kind": "check", "settings": settings}, tmp_path)["ok"]
-    with pytest.raises(ValueError, match="not implemented"):
-        SeCoClassifier(**settings).fit(np.random.rand(20, 2), np.random.rand(20, 2) > 0.5)
 
 
 def test_the_reference_aborts_on_samples_of_several_labels(tmp_path):

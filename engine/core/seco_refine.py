@@ -39,6 +39,12 @@ from .seco_search import (HEAD_PARTIAL_ALL, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_
 BEST_Q, BEST_THR = 0, 1
 HAVE, ATTR, SEQ, OP, COUNT, START, END, INVERSE, EVALS = 0, 1, 2, 3, 4, 5, 6, 7, 8
 N_BEST_I = 9
+# top-k mode (a beam's refinement step, engine.seco): out_i longer than N_BEST_I holds the width k and the
+# offsets of the current attribute's list; per attribute (its position o in ``order``) out_i has at
+# N_TOP_I + o (1 + 6 k) the list's length, then k slots (SEQ, OP, COUNT, START, END, INVERSE), and out_f
+# at 2 + 2 k o k slots (quality, threshold)
+TOP_K, TOP_AT_I, TOP_AT_F = 9, 10, 11
+N_TOP_I = 12
 # a thread's scratch: rows of the int32 counts (S_*), of the float64 state (SH_*)
 S_SIDE, S_NEG, S_SAVED, S_VALID, S_COVERED = 0, 1, 2, 3, 4
 SH_ALL, SH_TEST, SH_SCORE = 0, 1, 2  # the best of all threads seen, the test's threshold, the attribute's best
@@ -201,6 +207,40 @@ def head_quality(h, p, mode, maj, Kc, S, comp, V, U, lift, max_lift, qbuf, order
 
 
 @njit(cache=True, nogil=True)
+def _push(best_f, best_i, q, thr, seq, op, count, start, end, inverse, j):
+    """Top-k mode: offer a candidate better than the list's bound to the current attribute's list, as
+    mlrl-seco's fixed-size comparator does: appended while the list is not full, else in place of the
+    worst, then moved before every candidate of lower quality (a stable sort); the bound (``BEST_Q``)
+    becomes the list's worst quality (so while the list is not full, the first accepted one's)."""
+    k = best_i[TOP_K]
+    ri = best_i[TOP_AT_I]
+    rf = best_i[TOP_AT_F]
+    n = best_i[ri]
+    p = n if n < k else k - 1
+    if n < k:
+        n += 1
+        best_i[ri] = n
+    while p > 0 and q > best_f[rf + 2 * (p - 1)]:
+        best_f[rf + 2 * p] = best_f[rf + 2 * (p - 1)]
+        best_f[rf + 2 * p + 1] = best_f[rf + 2 * (p - 1) + 1]
+        for f in range(6):
+            best_i[ri + 1 + 6 * p + f] = best_i[ri + 1 + 6 * (p - 1) + f]
+        p -= 1
+    best_f[rf + 2 * p] = q
+    best_f[rf + 2 * p + 1] = thr
+    at = ri + 1 + 6 * p
+    best_i[at] = seq
+    best_i[at + 1] = op
+    best_i[at + 2] = count
+    best_i[at + 3] = start
+    best_i[at + 4] = end
+    best_i[at + 5] = inverse
+    best_f[BEST_Q] = best_f[rf + 2 * (n - 1)]
+    best_i[HAVE] = 1
+    best_i[ATTR] = j
+
+
+@njit(cache=True, nogil=True)
 def _exact(S, V, U, maj, n_cov, n_nz, min_cov, h, p, mode, lift, max_lift, j, seq, op_side, thr, start, end, best_f,
            best_i, qbuf, order, shared):
     """The two candidates of one threshold, as the reference evaluates them: the side (``S``, ``n_cov``
@@ -215,6 +255,11 @@ def _exact(S, V, U, maj, n_cov, n_nz, min_cov, h, p, mode, lift, max_lift, j, se
         best_i[EVALS] += 1
         shared[SH_SCORE] = max(shared[SH_SCORE], q)
         candidate = 2 * seq + rest
+        if best_i.shape[0] > N_BEST_I:  # top-k mode: the attribute's list (mlrl-seco's fixed-size comparator)
+            if q > best_f[BEST_Q]:
+                _push(best_f, best_i, q, thr, candidate, op_side if rest == 0 else 1 - op_side, count, start, end,
+                      rest, j)
+            continue
         better = q > best_f[BEST_Q]
         if not better and best_i[HAVE] != 0 and q == best_f[BEST_Q]:
             better = j < best_i[ATTR] or (j == best_i[ATTR] and candidate < best_i[SEQ])
@@ -450,6 +495,8 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
     V = counts[S_VALID]
     cap = _cap(h, mode, lift, Kc)
     first_only = h == MH_ACCURACY  # every candidate has the same quality: the first one is the best
+    topk = out_i.shape[0] > N_BEST_I  # a list per attribute (module constants TOP_*), none across attributes
+    width = out_i[TOP_K] if topk else np.int64(1)
     out_f[BEST_Q] = floor
     out_f[BEST_THR] = 0.0
     for k in range(N_BEST_I):
@@ -459,7 +506,13 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
         j = order[o]
         if cancel[0] != 0:
             break
-        if first_only and out_i[EVALS] > 0 and (out_i[HAVE] == 0 or j > out_i[ATTR]):
+        if topk:  # this attribute's own list, bounded by the floor alone (each attribute searched apart)
+            out_f[BEST_Q] = floor
+            out_i[HAVE] = 0
+            out_i[TOP_AT_I] = N_TOP_I + o * (1 + 6 * width)
+            out_i[TOP_AT_F] = 2 + 2 * width * o
+            out_i[out_i[TOP_AT_I]] = 0
+        elif first_only and out_i[EVALS] > 0 and (out_i[HAVE] == 0 or j > out_i[ATTR]):
             continue  # the first candidate evaluated is the attribute's best; none above the floor: none is
         a = bptr[j]
         if full:
@@ -494,12 +547,12 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
                 for k in range(K2):
                     V[k] -= Wm[i, k]
                 n_nz -= 1
-        shared[SH_ALL] = best[0]
+        shared[SH_ALL] = floor if topk else best[0]
         shared[SH_SCORE] = -np.inf
         _attribute(j, rows, vals, n, dense[j] != 0, w, Wm, U, maj, n_nz, min_cov, h, p, mode, lift, max_lift, cap,
                    first_only, out_f, out_i, shared, counts, qbuf, head, C, shape)
         score[j] = shared[SH_SCORE]
-        if out_f[BEST_Q] > best[0]:
+        if not topk and out_f[BEST_Q] > best[0]:
             best[0] = out_f[BEST_Q]
 
 
