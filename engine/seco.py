@@ -25,10 +25,26 @@ included; 0: no limit) exist and ``time_limit`` seconds (0: none) have not passe
   lift(n) (``none``: 1; ``peak``: ``max_lift`` at ``peak_label`` labels, 0 = the rounded label
   cardinality; ``kln``: 1 + k ln n), the scan bounded as the reference bounds it; a fixed head's value
   is its labels' mean value times lift(size);
+- or a beam search (``rule_induction='top-down-beam-search{beam_width=4,...}'``), mlrl-seco's: each
+  attribute keeps up to ``beam_width`` refinements as the reference's fixed-size comparator does (one
+  enters only if better than the list's worst: while the list is not full, than the first accepted one),
+  merged best first with ties to the later attribute; the empty body's best refinements start the beam;
+  at each depth an entry's refinements must beat the previous beam's last entry, fill the new beam, then
+  replace its last entry (the beam sorted, stably, after each replacement); an entry without refinements
+  stays and is not refined again; the rule is the beam's first entry; after a condition on an attribute
+  the reference may take the attribute's rest for equal values (:func:`found_equal` in the loop) and
+  search it no more in that rule (greedy search too);
 - with ``rule_pruning='irep'`` and examples out of the sample, the body is pruned to the prefix of its
   conditions with the best ``pruning_heuristic`` value on those examples (the same value with fewer
   conditions is better);
-- the rule's head labels become covered for every training example its body covers.
+- the rule's head labels become covered for every training example its body covers (a count per pair).
+
+``post_optimization='sequential{num_iterations=2,refine_heads=false,resample_features=true}'`` then
+relearns each rule in order, ``num_iterations`` times: its pairs are taken back (pairs another rule
+covers stay covered), a new instance sample is drawn and the rule relearned on its head's labels
+(``refine_heads``: the output sample's), on all sampled attributes (else the rule's own, in the order of
+the reference's ``std::unordered_set``), replacing it in place (kept, its pairs uncovered, if none is
+found); each revision streams as a :class:`~engine.learner.RuleRevision` step.
 
 Heuristics (float32 as in the reference; ``accuracy`` is (covered correct + uncovered pairs of the
 predicted value) / all, as mlrl-seco 0.15.6 computes it, which for a head predicting the minority
@@ -546,11 +562,11 @@ class SeCoClassifier(RuleLearner):
                 candidates = {}  # attribute -> (quality, op, threshold, count, range or None)
                 if ordered:  # each attribute's best (a list of one), the first of the best in the given order
                     found = attribute_lists(covered, full, n_T, cand, (Wm, U, maj_c), fixed, current, 1, features,
-                                            weights, walked_state)
+                                            weights, walked_state, False)
                     if data.cancelled:
                         return None
                     if found:
-                        q, _, _, op, thr, cnt, where, j = min(found, key=lambda r: (-r[0], r[1]))
+                        q, _, _, op, thr, cnt, where, j = found[0]
                         candidates[j] = (q, op, thr, cnt, where)
                     numeric = walked = features[:0]
                 if len(numeric):
@@ -630,18 +646,22 @@ class SeCoClassifier(RuleLearner):
             C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
             return wf, C1, C0, wf @ C1, wf @ C0
 
-        def attribute_lists(covered, full, count, labels, counts, is_fixed, floor, width, features, weights, walked_state):
-            """Each attribute's list of up to ``width`` refinements better than ``floor`` of the body covering
-            ``covered`` (``count`` examples of the sample), as mlrl-seco's fixed-size comparator keeps them
-            (mlrl_refine's top-k mode; the shared sweep: its best condition): tuples (quality, position of the
-            attribute in ``features``, candidate number, op, threshold, count, range or None, attribute).
-            The ranges refer to this search's vectors: apply them before the next search."""
+        def attribute_lists(covered, full, count, labels, counts, is_fixed, floor, width, features, weights, walked_state,
+                            later_first):
+            """The best refinements of the body covering ``covered`` (``count`` examples of the sample) better than
+            ``floor``: each attribute's list of up to ``width`` as mlrl-seco's fixed-size comparator keeps them
+            (mlrl_refine's top-k mode; the shared sweep: its best condition), merged best first, equal ones of
+            different attributes by their order in ``features``, the later first if ``later_first`` (the beam's
+            comparator) else the earlier: the first ``width`` as tuples (quality, position of the attribute in
+            ``features``, candidate number, op, threshold, count, range or None, attribute).  The ranges refer to
+            this search's vectors: apply them before the next search."""
             Wm, U, maj_c = counts
             mode = _mode(partial, is_fixed)
-            at = {int(j): o for o, j in enumerate(features)}
+            position = np.empty(D, dtype=np.int64)
+            position[features] = np.arange(len(features))
             numeric = features[exact[features]] if walks else features
             walked = features[~exact[features]] if walks else features[:0]
-            found = []
+            parts = []  # arrays: quality, attribute, candidate number, op, threshold, count, start, end, inverse, walked
             if len(numeric):
                 m = len(numeric)
                 work = (n if full else count) * m * Wm.shape[1]
@@ -654,15 +674,19 @@ class SeCoClassifier(RuleLearner):
                         next_id(), full, index.missing_ptr, index.missing_rows, dense, covered, weights, Wm, U, maj_c,
                         min_coverage, h, hp, mode, lift, max_lift, float(floor), score_rest, np.array([float(floor)]))
                 _run_chunks(args, chunks, out_f, out_i, scratch, data.cancel)
-                for c in range(chunks):
-                    for o in range(c, m, chunks):
-                        ri = N_TOP_I + o * (1 + 6 * width)
-                        rf = 2 + 2 * width * o
-                        j = int(numeric[o])
-                        for s in range(int(out_i[c, ri])):
-                            seq, op, cnt, start, end, inverse = (int(v) for v in out_i[c, ri + 1 + 6 * s:ri + 7 + 6 * s])
-                            found.append((np.float32(out_f[c, rf + 2 * s]), at[j], seq, op, float(out_f[c, rf + 2 * s + 1]),
-                                          cnt, (start, end, inverse), j))
+                o = np.arange(m)
+                chunk = o % chunks  # the thread that searched the attribute at position o
+                ri = N_TOP_I + o * (1 + 6 * width)
+                rf = 2 + 2 * width * o
+                length = out_i[chunk, ri]
+                for slot in range(width):
+                    has = length > slot
+                    if not has.any():
+                        break
+                    c, at_i, at_f = chunk[has], ri[has] + 1 + 6 * slot, rf[has] + 2 * slot
+                    parts.append((out_f[c, at_f].astype(np.float32), numeric[has], out_i[c, at_i], out_i[c, at_i + 1],
+                                  out_f[c, at_f + 1], out_i[c, at_i + 2], out_i[c, at_i + 3], out_i[c, at_i + 4],
+                                  out_i[c, at_i + 5], np.zeros(int(has.sum()), dtype=bool)))
             if len(walked):
                 wf, C1, C0, U1, U0 = walked_state
                 cw = np.where(covered > 0, wf, 0.0)
@@ -673,10 +697,18 @@ class SeCoClassifier(RuleLearner):
                                      index.missing_rows, index.nominal, cw, count, C1, C0, cw @ C1, cw @ C0, U1, U0,
                                      min_coverage, h, hp, mode, majority, labels, len(labels), lift, max_lift, w_q, w_op,
                                      w_thr, w_cnt, data.cancel)
-                for c, j in enumerate(walked):
-                    if w_op[c] >= 0 and w_q[c] > floor:
-                        found.append((w_q[c], at[int(j)], 0, int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None, int(j)))
-            return found
+                ok = (w_op >= 0) & (w_q > floor)
+                zeros = np.zeros(int(ok.sum()), dtype=np.int64)
+                parts.append((w_q[ok], walked[ok], zeros, w_op[ok], w_thr[ok], w_cnt[ok], zeros, zeros, zeros,
+                              np.ones(len(zeros), dtype=bool)))
+            if not parts:
+                return []
+            q, attr, seq, op, thr, cnt, start, end, inverse, by_threshold = (np.concatenate(x) for x in zip(*parts))
+            pos = position[attr]
+            order = np.lexsort((seq, -pos if later_first else pos, -q.astype(np.float64)))[:width]
+            return [(q[i], int(pos[i]), int(seq[i]), int(op[i]), float(thr[i]), int(cnt[i]),
+                     None if by_threshold[i] else (int(start[i]), int(end[i]), int(inverse[i])), int(attr[i]))
+                    for i in order]
 
         def grow_beam(weights, cand, fixed, features_of):
             """mlrl-seco's top-down beam search of one rule (module doc): (conditions, masks, head, quality)."""
@@ -695,10 +727,8 @@ class SeCoClassifier(RuleLearner):
                 merged best first, ties to the later attribute (the reference's merge)."""
                 if entry.equal:
                     features = features[~np.isin(features, list(entry.equal))]
-                found = attribute_lists(entry.covered, entry.full, entry.count, entry.cand, counts_of(entry.cand),
-                                        entry.fixed, floor, beam_width, features, weights, walked_state)
-                found.sort(key=lambda r: (-r[0], -r[1], r[2]))
-                return found[:beam_width]
+                return attribute_lists(entry.covered, entry.full, entry.count, entry.cand, counts_of(entry.cand),
+                                       entry.fixed, floor, beam_width, features, weights, walked_state, True)
 
             def child(entry, ref, keep):
                 q, _, _, op, thr, cnt, where, j = ref
@@ -786,6 +816,10 @@ class SeCoClassifier(RuleLearner):
             return float((block == 1).sum())
 
         learned = []  # per rule: (rule, its training coverage rows, its model coverage rows, test rows)
+        # how many rules cover each pair by their thresholds: every rule predicts its labels' minority values, so
+        # a pair is predicted so if any rule covers it (post-optimization's revisions update the losses by it)
+        train_count = np.zeros((n, K), dtype=np.int32)
+        test_count = None if val is None else np.zeros(data.Y_test.shape, dtype=np.int32)
         t = 0
         while budget is None or t < budget:
             if not uncovered_weight > 0:
@@ -822,12 +856,14 @@ class SeCoClassifier(RuleLearner):
             rows = np.flatnonzero(_coverage(conditions, index, n))
             before = train.hamming
             new_pairs = train.apply(rows, head, values)
+            train_count[np.ix_(rows, head)] += 1
             record = dict(index=t, rule=rule, coverage=int(len(rows)), improvement=float(before - train.hamming),
                           train_hamming=train.hamming, train_subset=train.subset)
             test_rows = None
             if val is not None:
                 test_rows = np.flatnonzero(rule_coverage(rule, data.X_test))
                 val.apply(test_rows, head, values)
+                test_count[np.ix_(test_rows, head)] += 1
                 record.update(test_hamming=val.hamming, test_subset=val.subset)
             record["extra"] = {"heuristic": float(current), "head_size": float(len(head)),
                                "new_pairs": float(new_pairs), "pruned_conditions": float(pruned),
@@ -838,12 +874,14 @@ class SeCoClassifier(RuleLearner):
 
         # mlrl-seco's sequential post-optimization: each rule relearned in the context of all others
         post, post_options = parse_option("seco:post_optimization", self.post_optimization)
+        if self.stop_reason_ == "no_refinement":
+            t += 1  # the failed attempt drew its round-robin label too
         if post == "sequential" and learned:
             for iteration in range(1, post_options["num_iterations"] + 1):
                 for i in range(len(learned)):
                     if data.cancelled:
                         return
-                    old, old_train, _, _ = learned[i]
+                    old, old_train, old_rows, old_test = learned[i]
                     weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
                     uncovered_weight += cover(old_train, old.head_labels, -1)  # the model without rule i
                     if post_options["refine_heads"]:
@@ -878,12 +916,12 @@ class SeCoClassifier(RuleLearner):
                     test_rows = None if val is None else np.flatnonzero(rule_coverage(rule, data.X_test))
                     learned[i] = (rule, train_rows, rows, test_rows)
                     before = train.hamming
-                    train = _replayed(Y, default_values, learned, 2)
+                    _revise(train, train_count, old_rows, old.head_labels, rows, head, majority)
                     record = dict(index=len(self.records_), revises=i, old_rule=old, rule=rule, iteration=iteration,
                                   coverage=int(len(rows)), improvement=float(before - train.hamming),
                                   train_hamming=train.hamming, train_subset=train.subset)
                     if val is not None:
-                        val = _replayed(data.Y_test, default_values, learned, 3)
+                        _revise(val, test_count, old_test, old.head_labels, test_rows, head, majority)
                         record.update(test_hamming=val.hamming, test_subset=val.subset)
                     record["extra"] = {"heuristic": float(current), "head_size": float(len(head)),
                                        "new_pairs": 0.0, "pruned_conditions": float(pruned),
@@ -1130,14 +1168,18 @@ def _conditions_attributes(conditions) -> np.ndarray:
     return np.array(order, dtype=np.int64)
 
 
-def _replayed(Y, default_values, learned, column) -> "_DecisionListTracker":
-    """The decision list's tracker after the rules of ``learned`` (their covered rows in ``column``)."""
-    tracker = _DecisionListTracker(Y, default_values)
-    for entry in learned:
-        rule = entry[0]
-        tracker.apply(entry[column], np.asarray(rule.head_labels, dtype=np.int64),
-                      (np.asarray(rule.head_scores) > 0).astype(np.uint8))
-    return tracker
+def _revise(tracker, count, old_rows, old_labels, rows, labels, majority) -> None:
+    """A revision of mlrl-seco's decision list: ``count`` (how many rules cover each pair) loses the old
+    rule's pairs and gains the new one's; every rule predicts its labels' minority values, so a pair is
+    predicted so iff a rule covers it, and ``tracker``'s predictions and losses follow."""
+    count[np.ix_(old_rows, np.asarray(old_labels, dtype=np.int64))] -= 1
+    count[np.ix_(rows, np.asarray(labels, dtype=np.int64))] += 1
+    covered = count > 0
+    tracker.decided = covered.astype(np.uint8)
+    tracker.pred = np.where(covered, 1 - majority, majority).astype(np.uint8)
+    tracker.errors = (tracker.pred != tracker.Y).sum(axis=1).astype(np.int64)
+    tracker.wrong_labels = int(tracker.errors.sum())
+    tracker.wrong_examples = int((tracker.errors > 0).sum())
 
 
 def revision_steps(params: Mapping) -> int:

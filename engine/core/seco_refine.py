@@ -474,7 +474,11 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
     ``Wm``/``U``/``maj``: the counts of the candidate labels (module doc).  ``score[j]``: the largest
     quality evaluated on attribute ``j`` (written here; the caller orders the attributes by it, so the best
     so far is soon high and few windows pass their test).  ``counts`` (rows ``S_*``), ``qbuf``, ``head``,
-    ``C``, ``shared`` (``SH_*``): this thread's scratch."""
+    ``C``, ``shared`` (``SH_*``): this thread's scratch.
+
+    Top-k mode (``out_i`` longer than ``N_BEST_I``, the beam search of :mod:`engine.seco`): each attribute
+    keeps its own list of up to ``out_i[TOP_K]`` candidates above ``floor`` (:func:`_push`, layout at the
+    ``TOP_*`` constants), searched as if alone (no bound from other attributes or threads)."""
     # borrowed views: the calls below pass them on without counting references (engine.core.borrowed)
     order, bptr, brows, bvals, wrows, wvals, wlen, wstamp = borrowed((order, bptr, brows, bvals, wrows, wvals, wlen,
                                                                       wstamp))
