@@ -306,7 +306,7 @@ class SeCoClassifier(RuleLearner):
         _option("rule_pruning", "Rule pruning", "IREP: prune each rule's body on the examples out of the "
                 "sample", applies=_mlrl),
         _option("post_optimization", "Post-optimization", "sequential: relearn each rule num_iterations times "
-                "against the pairs no other rule covers, in its place in the list", shown=False, applies=_mlrl),
+                "against the pairs no other rule covers, in its place in the list", applies=_mlrl),
         _option("parallel_rule_refinement", "Parallel refinement", "threads (no effect on the model)", shown=False),
         _option("parallel_statistic_update", "Parallel update", "threads (no effect on the model)", shown=False),
         _option("parallel_prediction", "Parallel prediction", "threads (no effect on the model)", shown=False),
