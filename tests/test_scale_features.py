@@ -176,6 +176,53 @@ def test_binning_keeps_quality_and_handles_sparse_and_missing_values():
         assert loss_binned <= loss_exact + 0.03
 
 
+# -- feature binning with examples out of the sample (README, "Binning with bagging") -----------------
+
+BINNED_BAGGING = dict(loss="logistic-decomposable", head_type="single", max_rules=2, shrinkage=0.3,
+                      l2_regularization_weight=1.0, feature_binning="equal-width{bin_ratio=0.05}",
+                      instance_sampling="with-replacement{sample_size=0.99}", feature_sampling="none",
+                      statistic_type="64-bit", label_binning="none", holdout="none", global_pruning="none")
+
+
+def binned_bagging_data():
+    """400 examples, two attributes spread evenly over [-100, 100] (each of 20 equal-width bins holds
+    about 20 examples), two equal labels: x0 <= -50 and x1 <= 50."""
+    rng = np.random.default_rng(1)
+    n = 400
+    X = np.column_stack([np.round(rng.permutation(np.linspace(-99.9, 99.9, n)) + rng.uniform(-0.1, 0.1, n), 3)
+                         for _ in range(2)]).astype(np.float32).astype(np.float64)
+    y = (X[:, 0] <= -50) & (X[:, 1] <= 50)
+    return X, np.column_stack([y, y]).astype(np.uint8)
+
+
+def out_of_sample_weights(X, case):
+    """``sample_weight`` with zeros for the examples of one attribute's lowest or highest bin (``case``
+    'x0 lowest', ..., or None): sampling with replacement never gives them a non-zero weight."""
+    weights = np.ones(X.shape[0])
+    if case is not None:
+        x = X[:, int(case[1])]
+        width = (x.max() - x.min()) / 20
+        weights[x < x.min() + width + 0.05 if case.endswith("lowest") else x > x.max() - width - 0.05] = 0.0
+    return weights
+
+
+BINNED_BAGGING_CASES = [None, "x0 lowest", "x0 highest", "x1 lowest", "x1 highest"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("case", BINNED_BAGGING_CASES)
+def test_binned_search_does_not_depend_on_the_extreme_bins_being_sampled(case, seed):
+    """Examples out of the sample in an attribute's lowest or highest bin take no split of that
+    attribute away (mlrl-boomer 0.15.6 then skips the attribute, or one side of it:
+    tests/test_mlrl_parity_binning.py): the rule is x0 <= -50 and x1 <= 50 in every case."""
+    X, Y = binned_bagging_data()
+    rule = BoomerClassifier(**BINNED_BAGGING, random_state=seed, single_label_choice="largest-score").fit(
+        X, Y, sample_weight=out_of_sample_weights(X, case)).rules_[1]
+    conditions = sorted((c.attribute, c.operator, c.threshold) for c in rule.conditions)
+    assert [c[:2] for c in conditions] == [(0, "<="), (1, "<=")]
+    assert -51 < conditions[0][2] < -49 and 49 < conditions[1][2] < 51
+
+
 # -- partial heads and label binning ----------------------------------------------------------------
 
 def _statistics(K, full, seed):
