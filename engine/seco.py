@@ -815,6 +815,28 @@ class SeCoClassifier(RuleLearner):
             coverage[np.ix_(rows, head)] = block - 1
             return float((block == 1).sum())
 
+        def labels_for(t):
+            """The labels rule ``t`` may predict: round-robin's, a new sample, or all of them."""
+            if out_sampling == "round-robin":
+                return np.array([t % K], dtype=np.int64)
+            if out_sampling == "without-replacement":
+                m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
+                return np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
+            return all_labels
+
+        def settle(conditions, masks, head, weights):
+            """A grown body pruned (IREP) and made a rule predicting its labels' minority values: (rule, values,
+            its training coverage - the reference's positions in the attributes' vectors, whose pairs are
+            counted as covered - its model coverage by the thresholds, conditions pruned, change of the
+            uncovered weight)."""
+            conditions, pruned = finish(conditions, masks, head, weights)
+            values = (1 - majority[head]).astype(np.uint8)
+            rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
+            train_rows = np.flatnonzero(masks[len(conditions) - 1])
+            change = cover(train_rows, head, 1)
+            rows = np.flatnonzero(_coverage(conditions, index, n))
+            return rule, values, train_rows, rows, pruned, change
+
         learned = []  # per rule: (rule, its training coverage rows, its model coverage rows, test rows)
         # how many rules cover each pair by their thresholds: every rule predicts its labels' minority values, so
         # a pair is predicted so if any rule covers it (post-optimization's revisions update the losses by it)
@@ -829,13 +851,7 @@ class SeCoClassifier(RuleLearner):
                 self.stop_reason_ = "time_limit"
                 break
             weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
-            if out_sampling == "round-robin":
-                cand = np.array([t % K], dtype=np.int64)
-            elif out_sampling == "without-replacement":
-                m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
-                cand = np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
-            else:
-                cand = all_labels
+            cand = labels_for(t)
             fixed = out_sampling != "none"  # sampled labels: the reference evaluates them as a fixed head
             grown = grow(weights, cand, fixed, t, sample_features)
             if grown is None:
@@ -844,16 +860,10 @@ class SeCoClassifier(RuleLearner):
             if not conditions:
                 self.stop_reason_ = "no_refinement"
                 break
-            conditions, pruned = finish(conditions, masks, head, weights)
-            values = (1 - majority[head]).astype(np.uint8)
-            rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
-            # the training coverage is the reference's (positions in the attributes' vectors), which in
-            # its quirks can differ from what the thresholds cover
-            train_rows = np.flatnonzero(masks[len(conditions) - 1])
-            uncovered_weight += cover(train_rows, head, 1)
-            # the losses and the coverage shown are the model's: its thresholds (which in the reference's
-            # quirks may cover examples the training coverage above leaves out)
-            rows = np.flatnonzero(_coverage(conditions, index, n))
+            # the losses and the coverage shown are the model's (its thresholds), which in the reference's quirks
+            # may differ from the training coverage
+            rule, values, train_rows, rows, pruned, change = settle(conditions, masks, head, weights)
+            uncovered_weight += change
             before = train.hamming
             new_pairs = train.apply(rows, head, values)
             train_count[np.ix_(rows, head)] += 1
@@ -885,14 +895,9 @@ class SeCoClassifier(RuleLearner):
                     weights = _instance_weights(sampling, n_drawn, Y, rng, strata)
                     uncovered_weight += cover(old_train, old.head_labels, -1)  # the model without rule i
                     if post_options["refine_heads"]:
+                        cand = labels_for(t)
                         if out_sampling == "round-robin":
-                            cand = np.array([t % K], dtype=np.int64)
-                            t += 1
-                        elif out_sampling == "without-replacement":
-                            m = _bounded(K, o_opts["sample_size"], o_opts["min_samples"], o_opts["max_samples"])
-                            cand = np.sort(rng.choice(K, m, replace=False)).astype(np.int64)
-                        else:
-                            cand = all_labels
+                            t += 1  # a relearned head takes the next label in turn
                         fixed = out_sampling != "none"
                     else:  # the rule's own labels, evaluated as a fixed head
                         cand, fixed = np.asarray(old.head_labels, dtype=np.int64), True
@@ -907,12 +912,8 @@ class SeCoClassifier(RuleLearner):
                     conditions, masks, head, current = grown
                     if not conditions:
                         continue  # no rule: the old one stays, its pairs uncovered (as the reference leaves them)
-                    conditions, pruned = finish(conditions, masks, head, weights)
-                    values = (1 - majority[head]).astype(np.uint8)
-                    rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
-                    train_rows = np.flatnonzero(masks[len(conditions) - 1])
-                    uncovered_weight += cover(train_rows, head, 1)
-                    rows = np.flatnonzero(_coverage(conditions, index, n))
+                    rule, values, train_rows, rows, pruned, change = settle(conditions, masks, head, weights)
+                    uncovered_weight += change
                     test_rows = None if val is None else np.flatnonzero(rule_coverage(rule, data.X_test))
                     learned[i] = (rule, train_rows, rows, test_rows)
                     before = train.hamming

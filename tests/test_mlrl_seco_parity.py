@@ -120,12 +120,18 @@ def _ours_accepts(settings, X, Y) -> bool:
 
 @pytest.mark.parametrize("settings", REFUSALS + ACCEPTED, ids=lambda s: json.dumps(s))
 def test_same_refusals_and_acceptances_as_the_reference(settings, tmp_path):
-    rng = np.random.default_rng(0)  # the driver's tiny data set
+    check_refusal_parity(settings, settings in ACCEPTED, tmp_path)
+
+
+def check_refusal_parity(settings, accepted: bool, tmp_path) -> None:
+    """Both learners accept ``settings`` on the driver's tiny data set, or both refuse them; ``accepted``
+    says which."""
+    rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 4))
     Y = (rng.random((40, 3)) < 0.4).astype(np.uint8)
     theirs = _ask({"kind": "check", "settings": settings}, tmp_path)
     assert _ours_accepts(settings, X, Y) == theirs["ok"], theirs.get("message")
-    assert theirs["ok"] == (settings in ACCEPTED)
+    assert theirs["ok"] == accepted
 
 
 def test_the_reference_aborts_on_samples_of_several_labels(tmp_path):
@@ -171,13 +177,18 @@ def test_same_rules_and_predictions_on_emotions(settings, emotions, tmp_path):
     X_train, Y_train, X_test, data = emotions
     ref = _ask({"kind": "fit", "data": str(data), "settings": settings}, tmp_path)
     ours = SeCoClassifier(**settings).fit(X_train, Y_train)
+    assert_same_model(ref, ours, X_test, Y_train.shape[1])
+
+
+def assert_same_model(ref, ours, X_test, K):
+    """The reference's answer and our fitted model: the same rules (conditions in any order, head labels,
+    0/1 there and -1/+1 here) and the same test predictions."""
     assert ref["n_rules"] == len(ours.rules_)
-    K = Y_train.shape[1]
     for theirs, mine in zip(ref["rules"], ours.rules_):
         assert sorted(map(tuple, theirs["conditions"])) == sorted((c.attribute, c.operator, c.threshold)
                                                                     for c in mine.conditions)
         assert (theirs["labels"] if theirs["labels"] is not None else list(range(K))) == list(mine.head_labels)
-        assert [2 * s - 1 for s in theirs["scores"]] == list(mine.head_scores)  # 0/1 there, -1/+1 here
+        assert [2 * s - 1 for s in theirs["scores"]] == list(mine.head_scores)
     np.testing.assert_array_equal(ours.predict(X_test), np.asarray(ref["predictions"]))
 
 

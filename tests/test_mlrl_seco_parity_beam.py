@@ -19,7 +19,8 @@ import pytest
 from engine.seco import SeCoClassifier
 
 from test_mlrl_parity import REFERENCE  # noqa: E402 - the shared reference runner
-from test_mlrl_seco_parity import DRIVER, _ask, emotions, pytestmark  # noqa: F401 - the fixture, the skip reason
+from test_mlrl_seco_parity import (DRIVER, _ask, assert_same_model, check_refusal_parity, emotions,  # noqa: F401
+                                   pytestmark)  # noqa: F401 - the fixture, the skip reason
 
 BEAM = "top-down-beam-search"
 DETERMINISTIC = [
@@ -49,16 +50,6 @@ DETERMINISTIC = [
 ]
 
 
-def _same_model(ref, ours, X_test, K):
-    assert ref["n_rules"] == len(ours.rules_)
-    for theirs, mine in zip(ref["rules"], ours.rules_):
-        assert sorted(map(tuple, theirs["conditions"])) == sorted((c.attribute, c.operator, c.threshold)
-                                                                    for c in mine.conditions)
-        assert (theirs["labels"] if theirs["labels"] is not None else list(range(K))) == list(mine.head_labels)
-        assert [2 * s - 1 for s in theirs["scores"]] == list(mine.head_scores)  # 0/1 there, -1/+1 here
-    np.testing.assert_array_equal(ours.predict(X_test), np.asarray(ref["predictions"]))
-
-
 @pytest.mark.parametrize("settings", DETERMINISTIC, ids=lambda s: json.dumps(s))
 def test_same_rules_and_predictions_on_emotions(settings, emotions, tmp_path):
     """Every rule (conditions with their float32 thresholds, head labels, predicted values), the default rule
@@ -68,7 +59,7 @@ def test_same_rules_and_predictions_on_emotions(settings, emotions, tmp_path):
     X_train, Y_train, X_test, data = emotions
     ref = _ask({"kind": "fit", "data": str(data), "settings": settings}, tmp_path)
     ours = SeCoClassifier(**settings).fit(X_train, Y_train)
-    _same_model(ref, ours, X_test, Y_train.shape[1])
+    assert_same_model(ref, ours, X_test, Y_train.shape[1])
     if "post_optimization" in settings:
         revisions = [r for r in ours.records_ if r.kind == "revision"]
         assert len(revisions) > 0 and any(r.rule != r.old_rule for r in revisions)
@@ -108,17 +99,7 @@ ACCEPTED = [{"rule_induction": f"{BEAM}{{beam_width=2,resample_features=true}}"}
 
 @pytest.mark.parametrize("settings", REFUSALS + ACCEPTED, ids=lambda s: json.dumps(s))
 def test_same_refusals_and_acceptances_as_the_reference(settings, tmp_path):
-    rng = np.random.default_rng(0)  # the driver's tiny data set
-    X = rng.normal(size=(40, 4))
-    Y = (rng.random((40, 3)) < 0.4).astype(np.uint8)
-    theirs = _ask({"kind": "check", "settings": settings}, tmp_path)
-    try:
-        SeCoClassifier(**settings).fit(X, Y)
-        ours = True
-    except ValueError:
-        ours = False
-    assert ours == theirs["ok"], theirs.get("message")
-    assert theirs["ok"] == (settings in ACCEPTED)
+    check_refusal_parity(settings, settings in ACCEPTED, tmp_path)
 
 
 def _reference_fails(settings, data, tmp_path) -> subprocess.CompletedProcess:
