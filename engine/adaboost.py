@@ -55,7 +55,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .boomer import sampled_feature_count
+from .sampling import sampled_feature_count
 from .core.boosting import add_head_scores
 from .core.features import build_feature_index
 from .core.refinement import apply_condition, sample_features

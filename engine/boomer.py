@@ -33,7 +33,7 @@ from .parameters import FROM_INIT, Parameter
 from .post_optimization import SequentialPostOptimization
 from .predictors import Predictors, binary_mode, fit_calibration, unique_rows
 from .pruning import make_pruning
-from .sampling import OutputSampler, feature_sample_plan, output_sample_statistics, weighted_draws
+from .sampling import OutputSampler, bounded_count, feature_sample_plan, output_sample_statistics, weighted_draws
 from .rules import OPERATORS, Condition, Rule
 from .tracking import LossTracker
 
@@ -54,27 +54,6 @@ PROBABILITY_PREDICTORS = value_names("probability_predictor")
 CALIBRATIONS = value_names("marginal_probability_calibration")
 STATISTIC_TYPES = ("32-bit", "64-bit")
 _MAX_CONDITIONS_CAP = 256
-
-
-def sampled_feature_count(n_features: int, sample_size: float = 0.0, min_samples: int = 1,
-                          max_samples: int = 0) -> int:
-    """Attributes per refinement step: with ``sample_size`` 0, floor(log2(D - 1) + 1) (Alg. 3 line 2,
-    at least 1), else ceil(sample_size x D) bounded by ``min_samples`` and ``max_samples`` (0: none)."""
-    if sample_size <= 0.0:
-        if n_features <= 2:
-            return 1
-        return min(n_features, int(math.floor(math.log2(n_features - 1) + 1)))
-    return bounded_fraction(n_features, sample_size, min_samples, max_samples)
-
-
-def bounded_fraction(n: int, fraction: float, minimum: int, maximum: int) -> int:
-    """ceil(fraction x n), at least ``minimum`` (or n if that is smaller), at most ``maximum`` (0: no
-    bound): how mlrl-boomer sizes samples of examples and attributes."""
-    count = int(math.ceil(fraction * n - 1e-9))
-    count = max(count, min(minimum, n))
-    if maximum > 0:
-        count = min(count, max(maximum, min(minimum, n)))
-    return min(count, n)
 
 
 # The loss whose statistics mlrl-boomer may keep sparse (then its 'auto' heads are single-label heads)
@@ -468,11 +447,8 @@ class BoomerClassifier(RuleLearner):
         name, options = parse_option("feature_sampling", self.feature_sampling)
         if name == "none":
             return n_features, 0
-        if not options.get("num_retained"):
-            return sampled_feature_count(n_features, options["sample_size"], options["min_samples"],
-                                         options["max_samples"]), 0
         return feature_sample_plan(n_features, options["sample_size"], options["min_samples"],
-                                   options["max_samples"], options["num_retained"])
+                                   options["max_samples"], options.get("num_retained", 0))
 
     @property
     def head_kind(self) -> str:
@@ -708,7 +684,7 @@ class BoomerClassifier(RuleLearner):
         head = np.empty(K)
         weights = np.ones(n, dtype=np.int64)
         sampling, sampling_options = parse_option("instance_sampling", self.instance_sampling)
-        n_drawn = 0 if sampling == "none" else bounded_fraction(
+        n_drawn = 0 if sampling == "none" else bounded_count(
             n, sampling_options["sample_size"], sampling_options["min_samples"], sampling_options["max_samples"])
         # draws per rule with replacement, in the kernel (0: none, or the weights set here per rule)
         bagging = n_drawn if sampling == "with-replacement" else 0

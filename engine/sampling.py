@@ -71,12 +71,24 @@ class OutputSampler:
 
 
 def bounded_count(n: int, fraction: float, minimum: int, maximum: int) -> int:
-    """ceil(fraction x n), at least ``minimum`` (or n if smaller), at most ``maximum`` (0: no bound)."""
+    """ceil(fraction x n), at least ``minimum`` (or n if smaller), at most ``maximum`` (0: no bound): how
+    mlrl-boomer sizes samples of examples, attributes and outputs."""
     count = int(math.ceil(fraction * n - 1e-9))
     count = max(count, min(minimum, n))
     if maximum > 0:
         count = min(count, max(maximum, min(minimum, n)))
     return min(count, n)
+
+
+def sampled_feature_count(n_features: int, sample_size: float = 0.0, min_samples: int = 1,
+                          max_samples: int = 0) -> int:
+    """Attributes per refinement step: with ``sample_size`` 0, floor(log2(D - 1) + 1) (Alg. 3 line 2,
+    at least 1), else ceil(sample_size x D) bounded by ``min_samples`` and ``max_samples`` (0: none)."""
+    if sample_size <= 0.0:
+        if n_features <= 2:
+            return 1
+        return min(n_features, int(math.floor(math.log2(n_features - 1) + 1)))
+    return bounded_count(n_features, sample_size, min_samples, max_samples)
 
 
 def sub_packed_columns(labels: np.ndarray, n_labels: int) -> np.ndarray:
@@ -111,8 +123,4 @@ def feature_sample_plan(n_features: int, sample_size: float, min_samples: int, m
     rest = n_features - retained
     if rest <= 0:
         return 0, retained
-    if sample_size <= 0.0:
-        drawn = 1 if rest <= 2 else min(rest, int(math.floor(math.log2(rest - 1) + 1)))
-    else:
-        drawn = bounded_count(rest, sample_size, min_samples, max_samples)
-    return drawn, retained
+    return sampled_feature_count(rest, sample_size, min_samples, max_samples), retained

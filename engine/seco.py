@@ -460,7 +460,7 @@ class SeCoClassifier(RuleLearner):
         f_sampling, f_opts = parse_option("seco:feature_sampling", self.feature_sampling)
         n_features = D
         if f_sampling != "none":
-            from .boomer import sampled_feature_count  # noqa: PLC0415 - the same count as BOOMER's
+            from .sampling import sampled_feature_count  # noqa: PLC0415 - the same count as BOOMER's
             n_features = sampled_feature_count(D, f_opts["sample_size"], f_opts["min_samples"], f_opts["max_samples"])
         retained = min(D, f_opts.get("num_retained", 0)) if f_sampling != "none" else 0
 
@@ -746,6 +746,13 @@ class SeCoClassifier(RuleLearner):
                 return _BeamEntry(entry.conditions + [Condition(j, OPERATORS[op], thr)], entry.masks + [covered],
                                   covered, np.float32(q), cnt, labels, is_fixed, head, False, cnt > min_coverage, equal)
 
+            def replace_last(new, entry):
+                """The reference's full beam: the last entry replaced, then sorted (stable for its widths); the
+                new last quality."""
+                new[-1] = entry
+                new.sort(key=lambda e: -e.q)
+                return new[-1].q
+
             root = _BeamEntry([], [], np.ones(n, dtype=np.uint8), np.float32(0.0), int((weights > 0).sum()), cand,
                               fixed, cand, True, True, frozenset())
             refs = refinements(root, 0.0, features_of())
@@ -776,18 +783,14 @@ class SeCoClassifier(RuleLearner):
                                 c = child(entry, ref, keep)
                                 if len(new) < beam_width:
                                     new.append(c)
-                                else:  # the reference replaces the last entry, then sorts (stable for its widths)
-                                    new[-1] = c
-                                    new.sort(key=lambda e: -e.q)
-                                    min_q = new[-1].q
+                                else:
+                                    min_q = replace_last(new, c)
                     if not refined:
                         entry.refinable = False
                         if len(new) < beam_width:
                             new.append(entry)
                         elif not min_q > entry.q:
-                            new[-1] = entry
-                            new.sort(key=lambda e: -e.q)
-                            min_q = new[-1].q
+                            min_q = replace_last(new, entry)
                 beam = new
             best = beam[0]
             return best.conditions, best.masks, best.head, best.q

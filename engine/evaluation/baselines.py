@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from engine.predictors import unique_rows
 
-from ..boomer import sampled_feature_count
+from ..sampling import sampled_feature_count
 
 
 def xgb_classifier(n_features: int, n_classes: int, learning_rate: float, reg_lambda: float, seed: int,
