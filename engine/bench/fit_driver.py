@@ -7,7 +7,8 @@ SETTINGS is the estimator's keyword arguments, mlrl-boomer's names (ours takes t
 ``"__learner__": "seco"`` for mlrl-seco's ``SeCo`` instead of ``Boomer``, ``"__warm_up__": true``
 to fit 3 rules on 300 examples first (loading compiled code is not part of fitting) and
 ``"__rules__": true`` to add the reference's rules (numeric conditions and heads; see
-:func:`reference_rules`).  Prints one JSON line: the fit time measured here, the process's peak
+:func:`reference_rules`), ``"__staged__": true`` (ours only; DATA holds ``Y_test``) to add the time
+at which each rule was learned and the test losses after it (:func:`staged_test_losses`).  Prints one JSON line: the fit time measured here, the process's peak
 resident memory (MiB, data included), the test predictions (packed bits, with their shape) and the
 learner's version.  ``reference`` imports
 nothing of this project: it runs in mlrl-boomer's interpreter (Python >= 3.12)."""
@@ -71,6 +72,24 @@ def reference_rules(model, operators=NUMERIC_OPERATORS) -> list:
     return rules
 
 
+def staged_test_losses(model, X_test, Y_test) -> tuple[list, list]:
+    """Test Hamming and subset 0/1 loss after each of ``model``'s rules (the default rule first),
+    predicted as the model predicts (eq. 2, then its predictor), adding one rule's head at a time."""
+    from engine import metrics
+    from engine.model import rule_coverage
+
+    Y_test = np.asarray(Y_test)
+    scores = np.zeros(Y_test.shape)
+    hamming, subset = [], []
+    for rule in model.rules:
+        covered = rule_coverage(rule, X_test)
+        scores[np.ix_(covered, rule.head_labels)] += rule.head_scores
+        predictions = model.predict_from_scores(scores)
+        hamming.append(float(metrics.hamming_loss(Y_test, predictions)))
+        subset.append(float(metrics.subset_zero_one_loss(Y_test, predictions)))
+    return hamming, subset
+
+
 def main():
     which, data_path, settings_path = sys.argv[1:4]
     data = np.load(data_path)
@@ -78,18 +97,28 @@ def main():
     learner = settings.pop("__learner__", "boomer")
     warm_up = settings.pop("__warm_up__", False)
     with_rules = settings.pop("__rules__", False)
+    staged = settings.pop("__staged__", False) and which == "ours"
     X_train, X_test, Y_train = _matrix(data, "X_train"), _matrix(data, "X_test"), data["Y_train"]
     if warm_up:
         _estimator(which, learner, {**settings, "max_rules": 3})[0].fit(X_train[:300], Y_train[:300])
     estimator, version = _estimator(which, learner, settings)
     start = time.perf_counter()
-    estimator.fit(X_train, Y_train)
+    if staged:  # the time at which each rule arrived (fit() runs the same generator)
+        rule_seconds = []
+        for record in estimator.fit_iter(X_train, Y_train):
+            rule_seconds += [time.perf_counter() - start] * len(record.rules)
+    else:
+        estimator.fit(X_train, Y_train)
     seconds = time.perf_counter() - start
     predictions = estimator.predict(X_test)
     predictions = predictions.toarray() if sp.issparse(predictions) else np.asarray(predictions)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     answer = {"fit_seconds": seconds, "peak_mib": peak_mib, "shape": list(predictions.shape),
               "predictions": np.packbits(predictions > 0, axis=1).tolist(), "version": version}
+    if staged:
+        answer["rule_seconds"] = rule_seconds
+        answer["test_hamming"], answer["test_subset"] = staged_test_losses(estimator.model_, X_test,
+                                                                           data["Y_test"])
     if with_rules and which == "reference":
         answer["rules"] = reference_rules(estimator.model_)
     print(json.dumps(answer))

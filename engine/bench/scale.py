@@ -9,7 +9,9 @@ bagging (0.66 N draws per rule), log2 attribute samples, shrinkage 0.3, L2 weigh
 (``single_label_choice='largest-score'``) unless ``--single-label-choice objective``.  Each fit
 runs in a fresh process (``fit_driver.py``), ours in this interpreter and mlrl-boomer in
 ``--reference-python``, so fit time and peak resident memory are each learner's own.  The exponent
-is the slope of log(time) against log(N).
+is the slope of log(time) against log(N).  "reach" is the time until our test loss (Hamming, subset
+0/1) first equals or beats the reference's final one, from the time each of our rules arrived and
+the test losses after it (:func:`time_to_reach`), as a fraction of the reference's time.
 """
 from __future__ import annotations
 
@@ -49,6 +51,16 @@ def make_data(n: int, n_labels: int, seed: int = 0):
     return X[:n], Y[:n].astype(np.uint8), X[n:], Y[n:].astype(np.uint8)
 
 
+def time_to_reach(rule_seconds, losses, target: float) -> float:
+    """Seconds into our fit when the loss after a rule first reaches ``target`` (NaN: never)."""
+    reached = np.flatnonzero(np.asarray(losses) <= target + 1e-12)
+    return float(rule_seconds[reached[0]]) if len(reached) else float("nan")
+
+
+def _fraction(seconds: float, of: float) -> str:
+    return f"{seconds / of:6.2f}" if np.isfinite(seconds) and np.isfinite(of) else f"{'never' if of == of else '-':>6s}"
+
+
 def exponent(sizes, seconds) -> float:
     """Slope of log(time) on log(N) (NaN with fewer than two sizes)."""
     if len(sizes) < 2:
@@ -62,7 +74,8 @@ def run(args) -> int:
     labels = args.labels or [20, 200]
     rules = args.rules if args.rules != 1000 else 300
     choice = getattr(args, "single_label_choice", "largest-score")
-    header = (f"{'N':>9s} {'K':>4s} {'heads':9s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} | {'ours Ham':>8s} "
+    header = (f"{'N':>9s} {'K':>4s} {'heads':9s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} {'reach':>6s} "
+              f"{'(0/1)':>6s} | {'ours Ham':>8s} "
               f"{'ref Ham':>8s} {'ours 0/1':>8s} {'ref 0/1':>8s} | {'ours MiB':>8s} {'ref MiB':>8s}")
     print(header)
     print("-" * len(header))
@@ -74,14 +87,14 @@ def run(args) -> int:
                 if K >= 200 and n > args.max_n_200:
                     continue
                 X, Y, Xt, Yt = make_data(n, K)
-                np.savez(folder / "data.npz", X_train=X, Y_train=Y, X_test=Xt)
+                np.savez(folder / "data.npz", X_train=X, Y_train=Y, X_test=Xt, Y_test=Yt)
                 del X
                 for variant in args.heads or VARIANTS:
                     ours_settings = settings(variant, rules, 1)
                     if variant == "single":
                         ours_settings["single_label_choice"] = choice
                     ours = run_driver(sys.executable, "ours", folder / "data.npz",
-                                      {**ours_settings, "__warm_up__": True})
+                                      {**ours_settings, "__warm_up__": True, "__staged__": True})
                     ref = None
                     if reference:
                         ref = run_driver(reference, "reference", folder / "data.npz",
@@ -92,11 +105,16 @@ def run(args) -> int:
                         metrics.subset_zero_one_loss(Yt, ours["predictions"])
                     rh, rsub = (metrics.hamming_loss(Yt, ref["predictions"]),
                                 metrics.subset_zero_one_loss(Yt, ref["predictions"])) if ref else (np.nan, np.nan)
-                    print(f"{n:9d} {K:4d} {variant:9s} {row[0]:8.1f} {row[1]:8.1f} {row[0] / row[1]:6.2f} | "
+                    reach = [time_to_reach(ours["rule_seconds"], ours[f"test_{loss}"], target)
+                             for loss, target in (("hamming", rh), ("subset", rsub))]
+                    print(f"{n:9d} {K:4d} {variant:9s} {row[0]:8.1f} {row[1]:8.1f} {row[0] / row[1]:6.2f} "
+                          f"{_fraction(reach[0], row[1])} {_fraction(reach[1], row[1])} | "
                           f"{100 * oh:8.2f} {100 * rh:8.2f} {100 * osub:8.2f} {100 * rsub:8.2f} | "
                           f"{ours['peak_mib']:8.0f} {ref['peak_mib'] if ref else float('nan'):8.0f}", flush=True)
-    print(f"({rules} rules, one seed; losses in percent on {N_TEST:,} test examples; peak resident memory of the "
-          f"fitting process, data included; our single-label heads: single_label_choice={choice!r})")
+    print(f"({rules} rules, one seed; losses in percent on {N_TEST:,} test examples; reach: our time until our "
+          f"test Hamming (0/1) loss first reached the reference's final one, as a fraction of the reference's time; "
+          f"peak resident memory of the fitting process, data included; our single-label heads: "
+          f"single_label_choice={choice!r})")
     for (K, variant), rows in times.items():
         rows = np.array(rows)
         if len(rows) < 2:

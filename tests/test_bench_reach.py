@@ -1,0 +1,38 @@
+"""``bench --scale``'s "reach" columns: the test losses after each rule, and when ours first reach a
+target, checked against the fitted model's own predictions and hand-computed times."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine import BoomerClassifier, metrics
+from engine.bench.fit_driver import staged_test_losses
+from engine.bench.scale import make_data, time_to_reach
+
+
+def test_staged_losses_end_at_the_models_own_predictions_and_start_at_the_default_rule():
+    X, Y, Xt, Yt = make_data(400, 6)
+    Xt, Yt = Xt[:500], Yt[:500]
+    for settings in (dict(head_type="single"), dict(head_type="complete", loss="logistic-non-decomposable")):
+        model = BoomerClassifier(max_rules=15, random_state=1, **settings).fit(X, Y)
+        hamming, subset = staged_test_losses(model.model_, Xt, Yt)
+        assert len(hamming) == len(subset) == len(model.model_.rules) == 15
+        final = model.predict(Xt)
+        assert hamming[-1] == metrics.hamming_loss(Yt, final)
+        assert subset[-1] == metrics.subset_zero_one_loss(Yt, final)
+        default_only = BoomerClassifier(max_rules=1, random_state=1, **settings).fit(X, Y).predict(Xt)
+        assert hamming[0] == metrics.hamming_loss(Yt, default_only)
+        assert subset[0] == metrics.subset_zero_one_loss(Yt, default_only)
+        prefix = BoomerClassifier(max_rules=7, random_state=1, **settings).fit(X, Y).predict(Xt)
+        assert hamming[6] == metrics.hamming_loss(Yt, prefix)
+
+
+def test_time_to_reach_is_the_first_rule_at_or_below_the_target():
+    seconds = [0.1, 0.5, 0.9, 1.4]
+    losses = [0.30, 0.25, 0.20, 0.22]
+    assert time_to_reach(seconds, losses, 0.25) == 0.5
+    assert time_to_reach(seconds, losses, 0.21) == 0.9
+    assert time_to_reach(seconds, losses, 0.30) == 0.1
+    assert math.isnan(time_to_reach(seconds, losses, 0.19))
+    assert time_to_reach(seconds, np.array(losses), 0.2 + 1e-15) == 0.9
