@@ -12,7 +12,7 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from .core.binning import METHOD_CODES, bin_keys, number_of_bins
+from .core.binning import METHOD_CODES, bin_keys
 from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
 from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
@@ -22,7 +22,7 @@ from .core.refinement import (first_step_family, fixed_label_family, may_thread,
                               rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                                 HEAD_SINGLE_LARGEST_SCORE)
+                                 HEAD_SINGLE_LARGEST_SCORE, side_bins)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
@@ -70,19 +70,19 @@ def head_kind(loss: str, head_type: str) -> str:
 
 
 def label_binning_applies(loss: str, head_type: str) -> bool:
-    """Whether ``label_binning`` changes anything: GBLB replaces the K x K solve of eq. (16), i.e.
-    complete heads of non-decomposable losses; a decomposable loss's complete head costs O(K) already
-    and is computed exactly."""
-    return not is_decomposable(loss) and head_kind(loss, head_type) == "complete"
+    """Whether ``label_binning`` can change anything: gradient-based label binning of complete heads
+    (an explicit ``equal-width`` bins them for every loss, as mlrl-boomer does)."""
+    return head_kind(loss, head_type) == "complete"
 
 
 def label_binning_kind(loss: str, head_type: str, label_binning: str) -> str:
-    """'none' or 'equal-width': the label binning a fit uses.  'auto' is equal-width binning where it
-    applies (:func:`label_binning_applies`; mlrl-boomer's rule: complete and partial heads of
-    non-decomposable losses), else none."""
+    """'none' or 'equal-width': the label binning a fit uses.  'auto' is equal-width binning of the
+    complete heads of non-decomposable losses (whose K x K solve it replaces; mlrl-boomer's 'auto'
+    also bins their partial heads, which here stay exact), else none; 'equal-width' bins complete
+    heads of every loss."""
     name = parse_option("label_binning", label_binning)[0]
     if name == "auto":
-        name = "equal-width"
+        name = "equal-width" if not is_decomposable(loss) else "none"
     return name if label_binning_applies(loss, head_type) else "none"
 
 
@@ -243,9 +243,9 @@ class BoomerClassifier(RuleLearner):
                       "rule_induction's min_coverage)", minimum=1),
             Parameter("feature_binning", "option", FROM_INIT, "Feature binning", "split only between bins of each "
                       "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
-            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete heads of example-wise "
-                      "(non-decomposable) losses: labels with similar gradient/Hessian ratios share one score (GBLB); "
-                      "label-wise complete heads are exact already in O(K)" + option_help("label_binning"),
+            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete heads: labels with "
+                      "similar gradient/Hessian ratios share one score (GBLB); 'auto' bins those of example-wise "
+                      "(non-decomposable) losses, whose K x K solve it replaces" + option_help("label_binning"),
                       choices=LABEL_BINNING, applies=_label_binning_applies),
             Parameter("holdout", "option", FROM_INIT, "Holdout set", "training examples set aside to watch the loss "
                       "(for global pruning; auto: 33 % stratified output-wise when pruning uses one)"
@@ -393,10 +393,6 @@ class BoomerClassifier(RuleLearner):
         return cls(**{**PAPER_2020, "loss": loss, "head_type": head_type, **overrides})
 
     def _check_combination(self) -> None:
-        if parse_option("label_binning", self.label_binning)[0] == "equal-width" and self.l1_regularization_weight:
-            raise ValueError("label_binning does not support l1_regularization_weight > 0 here (mlrl-boomer "
-                             "allows it; our binned heads have no L1 term); set label_binning to 'none' or 'auto' "
-                             "(which then means none) or the weight to 0")
         for name in ("instance_sampling", "feature_sampling", "output_sampling"):
             _, options = parse_option(name, getattr(self, name))
             if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
@@ -456,22 +452,35 @@ class BoomerClassifier(RuleLearner):
         return head_kind(self.loss, self.head_type)
 
     @property
+    def label_binning_used(self) -> bool:
+        """Whether complete heads are learned with gradient-based label binning ('auto' resolved)."""
+        return label_binning_kind(self.loss, self.head_type, self.label_binning) != "none"
+
+    @property
     def single_head(self) -> bool:
         return self.head_kind == "single"
 
+    def _binned_head_params(self, K: int) -> np.ndarray:
+        """The head parameters [n, threshold, exponent, B, bin_ratio, min_bins, max_bins] of label
+        binning (B: the most bins of one sign)."""
+        params = np.zeros(7)
+        _, bins = parse_option("label_binning", self.label_binning)
+        if not bins:
+            bins = {k: spec.default for k, spec in OPTIONS["label_binning"]["equal-width"].items()}
+        params[4:] = bins["bin_ratio"], bins["min_bins"], bins["max_bins"]
+        params[3] = side_bins(K, *params[4:])
+        return params
+
     def _head_mode(self, Y: np.ndarray) -> tuple[int, np.ndarray]:
-        """The refinement kernels' head code and its parameters [n, threshold, exponent, label bins]."""
+        """The refinement kernels' head code and its parameters [n, threshold, exponent, B, bin_ratio,
+        min_bins, max_bins].  Label binning bins the rules' heads of non-decomposable losses; with a
+        decomposable loss only the default rule's head is binned (mlrl-boomer 0.15.6)."""
         K = Y.shape[1]
-        params = np.zeros(4)
+        params = np.zeros(7)
         _, options = parse_option("head_type", self.head_type)
         kind = self.head_kind
-        _, bins = parse_option("label_binning", self.label_binning)
-        if label_binning_kind(self.loss, self.head_type, self.label_binning) != "none" and \
-                not self.l1_regularization_weight:  # 'auto' with L1: no binning (see _check_combination)
-            if not bins:
-                bins = {k: spec.default for k, spec in OPTIONS["label_binning"]["equal-width"].items()}
-            params[3] = number_of_bins(K, bins["bin_ratio"], bins["min_bins"], bins["max_bins"])
-            return HEAD_BINNED, params
+        if self.label_binning_used and not is_decomposable(self.loss):
+            return HEAD_BINNED, self._binned_head_params(K)
         if kind == "single":
             return (HEAD_SINGLE_LARGEST_SCORE if self.single_label_choice == "largest-score" else HEAD_SINGLE), params
         if kind == "partial-fixed":
@@ -649,10 +658,10 @@ class BoomerClassifier(RuleLearner):
         if self.default_rule != "false":  # 'auto' is true with dense statistics (mlrl-boomer 0.15.6)
             head = np.empty(K)
             labels = np.arange(K, dtype=np.int64)
-            binned_mode, binned_params = self._head_mode(Y)
-            if binned_mode == HEAD_BINNED:  # mlrl-boomer's default rule has the label binning's complete head
+            if self.label_binning_used:  # mlrl-boomer's default rule has the label binning's complete head
                 (compact_variant_on_rows if compact else head_variant_on_rows)(
-                    G, H, all_rows, n, full_hessian, HEAD_BINNED, binned_params, l2, l1, 1.0, labels, head)
+                    G, H, all_rows, n, full_hessian, HEAD_BINNED, self._binned_head_params(K), l2, l1, 1.0, labels,
+                    head)
             elif compact:
                 compact_default_head(G, H, l2, l1, head)
             else:

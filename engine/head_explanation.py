@@ -98,7 +98,7 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
         sub = np.array([[h[packed_index(min(a, b), max(a, b), K)] for b in labels] for a in labels])
         solution = np.linalg.solve(sub + l2 * np.eye(len(labels)), -g[labels])
         note = "the head labels' sub-system (ΣH + λI) s = −Σg is solved with the full Hessian"
-    if getattr(estimator, "label_binning", "none") not in ("none", None) and len(labels) == K and full:
+    if getattr(estimator, "label_binning_used", False) and len(labels) == K and (full or rule.is_default):
         note = "label binning: the learner solved a smaller, binned system; the exact optimum is shown"
     shrinkage = 1.0 if rule.is_default else float(estimator.shrinkage)
 

@@ -9,7 +9,7 @@ from engine import boomer
 from engine.boomer import BoomerClassifier, _check_statistics_memory, statistics_bytes
 from engine.core.examplewise_stats import (binned_system_on_rows, compact_covered_sums, compact_example_statistics,
                                            compact_update_statistics, compact_width)
-from engine.core.head_variants import _binned_system
+from engine.core.head_variants import _binned_system, side_bins
 from engine.core.losses import LOSS_CODES, LOSSES, example_loss, example_statistics, is_decomposable, packed_index
 from engine.datasets import load
 
@@ -94,19 +94,21 @@ def _compact_sample(n, K, seed, loss="logistic-non-decomposable"):
     return G, C, rows
 
 
-@pytest.mark.parametrize("K,n_bins", [(6, 2), (20, 3), (40, 1)])
-def test_binned_system_per_example_equals_the_binned_sum_of_the_full_hessian(K, n_bins):
+@pytest.mark.parametrize("K,ratio", [(6, 0.34), (20, 0.15), (40, 0.03)])
+def test_binned_system_per_example_equals_the_binned_sum_of_the_full_hessian(K, ratio):
     n, l2 = 50, 1.0
+    params = np.array([0, 0, 0, side_bins(K, ratio, 1, 0), ratio, 1, 0])
+    n_bins = int(params[3])
     G, C, rows = _compact_sample(n, K, K)
     g, h = compact_covered_sums(G, C, rows, n)
     np.testing.assert_allclose(_unpack(h, K), sum(_full(C[i], G[i]) for i in range(n)), rtol=1e-12, atol=1e-12)
     size = max(K, 2 * n_bins)
     ref = [np.empty(size, dtype=np.int64) for _ in range(3)]
     ref_g, ref_h = np.empty(K), np.empty(K * (K + 1) // 2)
-    m_ref = _binned_system(g, h, True, n_bins, l2, *ref, ref_g, ref_h)
+    m_ref = _binned_system(g, h, True, params, l2, 0.0, *ref, ref_g, ref_h)
     new = [np.empty(size, dtype=np.int64) for _ in range(3)]
     new_g, new_h = np.empty(K), np.empty(K * (K + 1) // 2)
-    m = binned_system_on_rows(G, C, rows, n, n_bins, l2, *new, new_g, new_h)
+    m = binned_system_on_rows(G, C, rows, n, params, l2, 0.0, *new, new_g, new_h)
     assert m == m_ref
     np.testing.assert_array_equal(new[0][:K], ref[0][:K])  # the same bins
     np.testing.assert_allclose(new_g[:m], ref_g[:m], rtol=1e-12, atol=1e-12)

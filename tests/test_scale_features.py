@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from engine import BoomerClassifier, metrics
 from engine.core.binning import EQUAL_FREQUENCY, EQUAL_WIDTH, bin_keys
 from engine.core.features import build_feature_index
-from engine.core.head_variants import (HEAD_BINNED, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, variant_head,
+from engine.core.head_variants import (HEAD_BINNED, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, side_bins, variant_head,
                                        variant_quality)
 from engine.core.heads import complete_quality, complete_scores, single_quality
 from engine.core.losses import LOSS_CODES, n_hessian_entries, packed_index, update_statistics
@@ -61,10 +61,18 @@ def test_bad_option_strings_name_the_problem(param, value, message):
     assert message in str(err.value)
 
 
-def test_label_binning_with_l1_is_rejected():
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
+def test_label_binning_takes_l1_weights_and_an_l1_above_every_gradient_leaves_no_bin(loss):
+    """As in mlrl-boomer: L1 soft-thresholds the scores that bin the labels, so a weight above every
+    label's summed gradient bins none: the default rule predicts 0 and no condition is worth adding."""
     X, Y = _problem(30)
-    with pytest.raises(ValueError, match="label_binning does not support l1"):
-        BoomerClassifier(label_binning="equal-width", l1_regularization_weight=0.5).fit(X, Y)
+    est = BoomerClassifier(loss=loss, head_type="complete", label_binning="equal-width", max_rules=5,
+                           l1_regularization_weight=1000.0).fit(X, Y)
+    assert est.label_binning_used
+    assert len(est.rules_) == 1 and not est.rules_[0].head_scores.any()
+    moderate = BoomerClassifier(loss=loss, head_type="complete", label_binning="equal-width", max_rules=5,
+                                l1_regularization_weight=0.5).fit(X, Y)
+    assert len(moderate.rules_) == 5 and all(len(r.head_labels) == Y.shape[1] for r in moderate.rules_)
 
 
 # -- feature binning ------------------------------------------------------------------------------
@@ -294,12 +302,41 @@ def test_partial_dynamic_heads_keep_labels_near_the_best(full):
     assert list(labels) == [int(np.argmin(quality))]  # threshold 1: the best label alone
 
 
+def _binned_params(ratio, min_bins=1, max_bins=0, K=100):
+    return np.array([0, 0, 0, side_bins(K, ratio, min_bins, max_bins), ratio, min_bins, max_bins])
+
+
+def _brute_bins(w, ratio, min_bins=1, max_bins=0):
+    """mlrl-boomer's equal-width label bins, written out: per sign ceil(ratio x n) bins (in single
+    precision, bounded) over that sign's [min, max]; negatives first, -1 for a zero score."""
+    bins = np.full(len(w), -1)
+    offset = 0
+    for side in (w < 0, w > 0):
+        n = int(side.sum())
+        if n == 0:
+            continue
+        count = max(int(np.ceil(np.float32(ratio) * np.float32(n))), min(min_bins, n))
+        if max_bins:
+            count = min(count, max_bins)
+        lo, hi = w[side].min(), w[side].max()
+        span = (hi - lo) / count
+        idx = np.zeros(n, int) if span == 0 else np.minimum(np.floor((w[side] - lo) / span).astype(int), count - 1)
+        bins[side] = offset + idx
+        offset += count
+    return bins
+
+
 @pytest.mark.parametrize("full", [False, True])
 @pytest.mark.parametrize("seed", range(4))
 def test_label_binning_with_one_label_per_bin_is_the_complete_head(full, seed):
-    K = 6
-    g, h = _statistics(K, full, seed)
-    q, labels, scores = _variant(g, h, full, HEAD_BINNED, np.array([0, 0, 0, 100000.0]))
+    """Two labels per sign at most, and as many bins (ratio 1): every label its own bin, so the
+    binned head is the exact complete head."""
+    K = 4
+    _, h = _statistics(K, full, seed)
+    g = np.array([2.0, 0.5, -0.7, -2.5]) * (seed + 1)  # two labels of each sign
+    diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
+    q, labels, scores = _variant(g, h, full, HEAD_BINNED, _binned_params(1.0, K=K))
+    assert len(np.unique(_brute_bins(-g / (diag + 1.0), 1.0))) == K
     chol = np.zeros((K, K))
     assert q == pytest.approx(complete_quality(g, h, full, 1.0, 0.0, chol, np.zeros(K)), rel=1e-9)
     expected = np.empty(K)
@@ -307,28 +344,53 @@ def test_label_binning_with_one_label_per_bin_is_the_complete_head(full, seed):
     np.testing.assert_allclose(scores, expected, rtol=1e-9)
 
 
-@pytest.mark.parametrize("full", [False, True])
-def test_label_binning_solves_the_shared_score_system(full):
-    """Two bins per sign: labels of a bin share one score, the optimum of eq. (14) under that
-    constraint (brute force: the reduced system built with an assignment matrix)."""
-    K = 9
-    g, h = _statistics(K, full, 5)
-    q, _, scores = _variant(g, h, full, HEAD_BINNED, np.array([0, 0, 0, 2.0]))
-    diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
-    w = -g / (diag + 1.0)
-    lo, hi = w.min(), w.max()
-    bins = np.where(w < 0, np.minimum(((w - lo) / -lo * 2).astype(int), 1),
-                    2 + np.minimum((w / hi * 2).astype(int), 1))
-    used = np.unique(bins)
+def _shared_score_optimum(g, h, full, bins, l2=1.0, l1=0.0):
+    """Brute force of mlrl-boomer's binned head: scores shared within each bin (zero for bin -1) from
+    the reduced system built with an assignment matrix A: A'g, A'HA with each bin's diagonal entry
+    replaced by the sum of its labels' diagonal entries, L2 and L1 weighted by the bin sizes (L1: the
+    gradient shifted where it exceeds the threshold, see binned_solve).  Returns (objective, scores)."""
+    K = len(g)
+    used = np.unique(bins[bins >= 0])
     A = (bins[:, None] == used[None, :]).astype(float)  # K x bins
     Hm = np.array([[h[packed_index(min(a, b), max(a, b), K)] for b in range(K)] for a in range(K)]) if full \
         else np.diag(h)
-    Hb = A.T @ (Hm + np.eye(K)) @ A
-    pb = np.linalg.solve(Hb, -A.T @ g)
-    p = A @ pb
-    assert q == pytest.approx(g @ p + 0.5 * p @ (Hm + np.eye(K)) @ p, rel=1e-9)
-    np.testing.assert_allclose(scores, p, rtol=1e-9)
-    assert len(np.unique(np.round(scores, 12))) == len(used)
+    Hb = A.T @ Hm @ A
+    Hb[np.diag_indices(len(used))] = A.T @ np.diag(Hm)
+    sizes = A.sum(axis=0)
+    gb = A.T @ g
+    threshold = l1 if full else l1 * sizes
+    shift = np.where(gb > threshold, -l1 * sizes, np.where(gb < -threshold, l1 * sizes, 0.0))
+    pb = np.linalg.solve(Hb + l2 * np.diag(sizes), -(gb + shift))
+    objective = gb @ pb + 0.5 * pb @ (Hb + l2 * np.diag(sizes)) @ pb + l1 * sizes @ np.abs(pb)
+    return objective, A @ pb
+
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("l1", [0.0, 0.3])
+@pytest.mark.parametrize("ratio", [0.3, 0.5])
+def test_label_binning_solves_the_shared_score_system(full, l1, ratio):
+    """Labels of a bin share one score, the optimum of eq. (14) under that constraint; with L1 the
+    bins come from soft-thresholded scores and a bin of n labels carries n times the L1 weight."""
+    K = 9
+    g, h = _statistics(K, full, 5)
+    diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
+    soft = np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
+    bins = _brute_bins(-soft / (diag + 1.0), ratio)
+    q_expected, p = _shared_score_optimum(g, h, full, bins, l1=l1)
+    K_ = g.shape[0]
+    n_scratch = max(K_, 2 * int(_binned_params(ratio, K=K)[3]))
+    scratch = np.empty((3, n_scratch), np.int64)
+    params = _binned_params(ratio, K=K)
+    q = variant_quality(g, h, full, HEAD_BINNED, params, 1.0, l1, np.zeros((K, K)), np.zeros(K), scratch[0],
+                        scratch[1], scratch[2], np.empty(K), np.empty(len(h)))
+    labels, scores = np.empty(K, np.int64), np.empty(K)
+    n = variant_head(g, h, full, HEAD_BINNED, params, 1.0, l1, 1.0, np.zeros((K, K)), scratch[0], scratch[1],
+                     scratch[2], np.empty(K), np.empty(len(h)), labels, scores)
+    assert n == K
+    np.testing.assert_array_equal(scratch[0][:K], bins)  # the bins of every label
+    assert q == pytest.approx(q_expected, rel=1e-9)
+    np.testing.assert_allclose(scores, p, rtol=1e-9, atol=1e-12)
+    assert len(np.unique(np.round(scores[bins >= 0], 12))) == len(np.unique(bins[bins >= 0]))
 
 
 @pytest.mark.parametrize("settings", [
@@ -479,6 +541,7 @@ def test_scale_benchmark_runs_each_fit_in_its_own_process(capsys):
     lines = capsys.readouterr().out.splitlines()
     row = next(line for line in lines if line.split()[:3] == ["400", "4", "single"])
     fields = row.replace("|", " ").split()
-    assert float(fields[3]) >= 0 and 0 <= float(fields[6]) <= 100 and float(fields[10]) > 50  # s, Ham %, MiB
+    assert float(fields[3]) >= 0 and 0 <= float(fields[8]) <= 100 and float(fields[12]) > 50  # s, Ham %, MiB
+    assert fields[6] == fields[7] == "-"  # no reference, no time to reach its losses
     assert not any(line.startswith("time ~ N^b") for line in lines)  # one size: no exponent (not "nan")
     assert bench_scale.exponent([1e4, 1e5], [1.0, 10.0]) == pytest.approx(1.0)

@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from . import boosting_step, refinement
-from .head_variants import HEAD_BINNED, assign_bins, variant_head
+from .head_variants import HEAD_BINNED, assign_bins, binned_solve, variant_head
 from .heads import complete_scores
 from .losses import LOGISTIC_NONDEC, SQHINGE_NONDEC, example_loss, packed_index
 from .refinement import _VALID
@@ -145,7 +145,7 @@ def covered_diagonal_sums(G, C, rows, n_rows):
 
 
 @njit(cache=True, nogil=True)
-def binned_system_on_rows(G, C, rows, n_rows, n_bins, l2, bins, sizes, slot, sub_g, sub_h):
+def binned_system_on_rows(G, C, rows, n_rows, params, l2, l1, bins, sizes, slot, sub_g, sub_h):
     """The binned eq. (16) system of the examples ``rows[:n_rows]`` without a K x K matrix: bins from
     their summed gradients and Hessian diagonals (:func:`.head_variants.assign_bins`), then per example
     its gradient and Hessian summed into the bins.  Writes the bin of every label to ``bins`` and the row
@@ -154,7 +154,7 @@ def binned_system_on_rows(G, C, rows, n_rows, n_bins, l2, bins, sizes, slot, sub
     :func:`.head_variants._binned_system` (the solver adds lambda once)."""
     K = G.shape[1]
     g, d = covered_diagonal_sums(G, C, rows, n_rows)
-    total = assign_bins(g, d, False, n_bins, l2, bins, sizes)
+    total = max(assign_bins(g, d, False, params, l2, l1, bins, sizes), 2 * int(params[3]))
     occupied = sizes[:total] > 0
     m = int(occupied.sum())
     slot[:total] = np.where(occupied, np.cumsum(occupied) - 1, -1)  # the rows of the non-empty bins, in order
@@ -164,6 +164,7 @@ def binned_system_on_rows(G, C, rows, n_rows, n_bins, l2, bins, sizes, slot, sub
     pa = np.empty(m)
     for r in range(n_rows):
         i = rows[r]
+        s = C[i, K]
         for a in range(m):
             pg[a] = 0.0
             pa[a] = 0.0
@@ -171,13 +172,12 @@ def binned_system_on_rows(G, C, rows, n_rows, n_bins, l2, bins, sizes, slot, sub
             if bins[k] >= 0:
                 a = slot[bins[k]]
                 pg[a] += G[i, k]
-                pa[a] += C[i, k]
-        s = C[i, K]
+                pa[a] += C[i, k] - s * G[i, k] * G[i, k]  # a bin's diagonal: its labels' diagonal entries
         start = 0
         for a in range(m):
             sub_g[a] += pg[a]
             t = s * pg[a]
-            sub_h[start] += pa[a] - t * pg[a]
+            sub_h[start] += pa[a]
             base = start - a
             for b in range(a + 1, m):
                 sub_h[base + b] -= t * pg[b]
@@ -224,10 +224,11 @@ def compact_variant_on_rows(G, C, rows, n_rows, full_hessian, mode, params, l2, 
         n_max = min(K, 2 * int(params[3]))
         sub_g = np.empty(n_max)
         sub_h = np.empty(n_max * (n_max + 1) // 2)
-        m = binned_system_on_rows(G, C, rows, n_rows, int(params[3]), l2, bins, sizes, slot, sub_g, sub_h)
+        m = binned_system_on_rows(G, C, rows, n_rows, params, l2, l1, bins, sizes, slot, sub_g, sub_h)
         bin_scores = np.zeros(max(m, 1))
         if m > 0:
-            complete_scores(sub_g[:m], sub_h[:m * (m + 1) // 2], True, l2, 0.0, np.zeros((m, m)), bin_scores)
+            binned_solve(sub_g, sub_h, m, True, l2, l1, sizes, slot, 2 * int(params[3]), np.zeros((m, m)), bin_scores,
+                         True)
         for k in range(K):
             out_labels[k] = k
             out_scores[k] = scale * bin_scores[slot[bins[k]]] if bins[k] >= 0 else 0.0

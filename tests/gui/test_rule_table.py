@@ -142,7 +142,7 @@ def test_label_filter_on_complete_heads_lists_the_rules_about_the_label(make_win
     """Complete heads score all 6 labels: 'strongly' (the default) lists the rules whose score for the
     label is at least half their strongest one, so the filter narrows the table; 'at all' lists every
     rule that scores the label (all of them here)."""
-    w = make_window(max_rules=30, loss="logistic-non-decomposable", head_type="complete")
+    w = make_window(max_rules=30, loss="logistic-non-decomposable", head_type="complete", label_binning="none")
     assert train(w) == "finished"
     records = w.table_model.records
     w.label_filter.setCurrentIndex(w.label_filter.findData(5))

@@ -181,7 +181,7 @@ def test_presentation_mode_gives_the_plot_two_thirds_of_the_window(qtbot, make_w
 
 
 def test_the_label_filter_narrows_complete_heads(make_window, train):
-    window = make_window(max_rules=25, loss="logistic-non-decomposable", head_type="complete")
+    window = make_window(max_rules=25, loss="logistic-non-decomposable", head_type="complete", label_binning="none")
     assert train(window) == "finished"
     window.label_filter.setCurrentIndex(window.label_filter.findData(0))
     assert 0 < window.proxy.rowCount() < 25
