@@ -5,7 +5,8 @@ Usage: ``PY fit_driver.py {ours,reference} DATA.npz SETTINGS.json``.  DATA holds
 ``Y_train``, ``X_test`` (dense, or CSR parts ``*_data``/``*_indices``/``*_indptr``/``*_shape``);
 SETTINGS is the estimator's keyword arguments, mlrl-boomer's names (ours takes the same), plus
 ``"__learner__": "seco"`` for mlrl-seco's ``SeCo`` instead of ``Boomer``, ``"__warm_up__": true``
-to fit 3 rules on 300 examples first (loading compiled code is not part of fitting) and
+to fit 3 rules on the same data first (loading or compiling code is not part of fitting; our kernel
+family depends on the number of examples, so a smaller warm-up could leave the fit's own to compile) and
 ``"__rules__": true`` to add the reference's rules (numeric conditions and heads; see
 :func:`reference_rules`), ``"__staged__": true`` (ours only; DATA holds ``Y_test``) to add the time
 at which each rule was learned and the test losses after it (:func:`staged_test_losses`).  Prints one JSON line: the fit time measured here, the process's peak
@@ -100,7 +101,7 @@ def main():
     staged = settings.pop("__staged__", False) and which == "ours"
     X_train, X_test, Y_train = _matrix(data, "X_train"), _matrix(data, "X_test"), data["Y_train"]
     if warm_up:
-        _estimator(which, learner, {**settings, "max_rules": 3})[0].fit(X_train[:300], Y_train[:300])
+        _estimator(which, learner, {**settings, "max_rules": 3})[0].fit(X_train, Y_train)
     estimator, version = _estimator(which, learner, settings)
     start = time.perf_counter()
     if staged:  # the time at which each rule arrived (fit() runs the same generator)
