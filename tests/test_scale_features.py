@@ -245,14 +245,16 @@ def _statistics(K, full, seed):
     return G[:25].sum(0), H[:25].sum(0)
 
 
-def _variant(g, h, full, mode, params, l2=1.0):
+def _variant(g, h, full, mode, params, l2=1.0, l1=0.0, scratch=None):
+    """Quality, labels and scores of a variant head; ``scratch`` (3 x max(K, 2B) ints) keeps the
+    labels' bins in its first row for a binned head."""
     K = g.shape[0]
-    n_scratch = max(K, 2 * int(params[3]))
-    scratch = np.empty((3, n_scratch), np.int64)
-    q = variant_quality(g, h, full, mode, params, l2, 0.0, np.zeros((K, K)), np.zeros(K), scratch[0], scratch[1],
+    if scratch is None:
+        scratch = np.empty((3, max(K, 2 * int(params[3]))), np.int64)
+    q = variant_quality(g, h, full, mode, params, l2, l1, np.zeros((K, K)), np.zeros(K), scratch[0], scratch[1],
                         scratch[2], np.empty(K), np.empty(len(h)))
     labels, scores = np.empty(K, np.int64), np.empty(K)
-    n = variant_head(g, h, full, mode, params, l2, 0.0, 1.0, np.zeros((K, K)), scratch[0], scratch[1], scratch[2],
+    n = variant_head(g, h, full, mode, params, l2, l1, 1.0, np.zeros((K, K)), scratch[0], scratch[1], scratch[2],
                      np.empty(K), np.empty(len(h)), labels, scores)
     return q, labels[:n], scores[:n]
 
@@ -377,16 +379,10 @@ def test_label_binning_solves_the_shared_score_system(full, l1, ratio):
     soft = np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
     bins = _brute_bins(-soft / (diag + 1.0), ratio)
     q_expected, p = _shared_score_optimum(g, h, full, bins, l1=l1)
-    K_ = g.shape[0]
-    n_scratch = max(K_, 2 * int(_binned_params(ratio, K=K)[3]))
-    scratch = np.empty((3, n_scratch), np.int64)
     params = _binned_params(ratio, K=K)
-    q = variant_quality(g, h, full, HEAD_BINNED, params, 1.0, l1, np.zeros((K, K)), np.zeros(K), scratch[0],
-                        scratch[1], scratch[2], np.empty(K), np.empty(len(h)))
-    labels, scores = np.empty(K, np.int64), np.empty(K)
-    n = variant_head(g, h, full, HEAD_BINNED, params, 1.0, l1, 1.0, np.zeros((K, K)), scratch[0], scratch[1],
-                     scratch[2], np.empty(K), np.empty(len(h)), labels, scores)
-    assert n == K
+    scratch = np.empty((3, max(K, 2 * int(params[3]))), np.int64)
+    q, labels, scores = _variant(g, h, full, HEAD_BINNED, params, l1=l1, scratch=scratch)
+    assert list(labels) == list(range(K))
     np.testing.assert_array_equal(scratch[0][:K], bins)  # the bins of every label
     assert q == pytest.approx(q_expected, rel=1e-9)
     np.testing.assert_allclose(scores, p, rtol=1e-9, atol=1e-12)

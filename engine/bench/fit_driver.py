@@ -9,8 +9,8 @@ to fit 3 rules on the same data first (loading or compiling code is not part of 
 family depends on the number of examples, so a smaller warm-up could leave the fit's own to compile) and
 ``"__rules__": true`` to add the reference's rules (numeric conditions and heads; see
 :func:`reference_rules`), ``"__staged__": true`` (ours only; DATA holds ``Y_test``) to add the time
-at which each rule was learned and the test losses after it (:func:`staged_test_losses`).  Prints one JSON line: the fit time measured here, the process's peak
-resident memory (MiB, data included), the test predictions (packed bits, with their shape) and the
+at which each rule was learned and the test losses after it (:func:`staged_test_losses`).  Prints
+one JSON line: the fit time measured here, the process's peak resident memory (MiB, data included), the test predictions (packed bits, with their shape) and the
 learner's version.  ``reference`` imports
 nothing of this project: it runs in mlrl-boomer's interpreter (Python >= 3.12)."""
 import json

@@ -58,7 +58,11 @@ def time_to_reach(rule_seconds, losses, target: float) -> float:
 
 
 def _fraction(seconds: float, of: float) -> str:
-    return f"{seconds / of:6.2f}" if np.isfinite(seconds) and np.isfinite(of) else f"{'never' if of == of else '-':>6s}"
+    """``seconds`` as a fraction of ``of``; 'never' when our loss never reached the target, '-'
+    without a reference."""
+    if np.isnan(of):
+        return f"{'-':>6s}"
+    return f"{seconds / of:6.2f}" if np.isfinite(seconds) else f"{'never':>6s}"
 
 
 def exponent(sizes, seconds) -> float:

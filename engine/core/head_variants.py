@@ -9,19 +9,21 @@ the codes below ``HEAD_COMPLETE`` are this module's):
   ``q_best`` is the best label's quality (our reading of mlrl-boomer's dynamic partial heads:
   a larger exponent or threshold keeps fewer labels);
 - ``HEAD_BINNED``: a complete head with gradient-based label binning (Rapp et al., ECML-PKDD
-  2021): each label's individually optimal score ``-g_k / (h_kk + lambda)`` puts it into one of
-  ``B`` equal-width bins over the negative and ``B`` over the positive scores; labels of a bin
-  share one score, so the eq. (16) system shrinks to the bins: ``g_b = sum g_k``,
-  ``H_bc = sum h_kl`` over k in b and l in c, ``H_bb = sum h_kk`` (mlrl-boomer's reduced system: the
-  entries between labels of one bin are left out) and the L2 term ``lambda * |b|`` on the diagonal.  Labels with score 0
-  predict 0.  With an L1 weight ``alpha`` (mlrl-boomer's meaning): the labels' scores that bin them
-  are soft-thresholded by ``alpha``; a bin of a diagonal Hessian is one label with weights
-  ``alpha * |b|`` and ``lambda * |b|``; for a full Hessian a bin's gradient beyond ``+-alpha`` is
-  shifted by ``alpha * |b|`` and the objective adds ``alpha * |b| * |score|`` (:func:`binned_solve`).
+  2021) as mlrl-boomer 0.15.6 bins: each label's individually optimal score ``-g_k / (h_kk + lambda)``
+  puts it into one of ceil(ratio x n) equal-width bins spanning the range of the n negative scores,
+  or of the positive ones (:func:`assign_bins`); labels of a bin share one score, so the eq. (16)
+  system shrinks to the bins: ``g_b = sum g_k``, ``H_bc = sum h_kl`` over k in b and l in c,
+  ``H_bb = sum h_kk`` (the entries between labels of one bin are left out) and the L2 term
+  ``lambda * |b|`` on the diagonal.  Labels with score 0 predict 0.  With an L1 weight ``alpha``:
+  the scores that bin the labels are soft-thresholded by ``alpha``; a bin of a diagonal Hessian is
+  one label with weights ``alpha * |b|`` and ``lambda * |b|``; for a full Hessian a bin's gradient
+  beyond ``+-alpha`` is shifted by ``alpha * |b|`` and the objective adds ``alpha * |b| * |score|``
+  (:func:`binned_solve`).
 
 For a full Hessian (non-decomposable losses) partial heads pick their labels by eq. (17) and
 then solve eq. (16) on those labels' sub-system exactly.  Partial heads and label binning
-re-select their labels at every candidate condition.  ``params`` = [n, threshold, exponent, B].
+re-select their labels at every candidate condition.  ``params`` = [n, threshold, exponent, B,
+bin_ratio, min_bins, max_bins], B the most bins of one sign.
 """
 from __future__ import annotations
 
