@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from engine.boomer import BoomerClassifier, head_kind
+from reference_process import run_driver
 
 REFERENCE = os.environ.get("MLRL_REFERENCE_PYTHON", "/work/refvenv/bin/python")
 DRIVER = Path(__file__).with_name("mlrl_reference_driver.py")
@@ -26,9 +27,11 @@ def reference_missing(package: str, distribution: str) -> str | None:
     """Why the reference interpreter cannot run ``package`` (None if it can); shared by the parity suites."""
     if not Path(REFERENCE).exists():
         return f"no reference interpreter at {REFERENCE} (set MLRL_REFERENCE_PYTHON to a Python with {distribution})"
-    probe = subprocess.run([REFERENCE, "-c", f"import {package}"], capture_output=True, text=True)
+    # installed or not (without importing it: a broken installation is no reason to skip, its tests fail)
+    code = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({package!r}) is None)"
+    probe = subprocess.run([REFERENCE, "-c", code], capture_output=True, text=True)
     if probe.returncode != 0:
-        return f"{REFERENCE} cannot import {package} ({distribution} is not installed there)"
+        return f"{REFERENCE} has no {package} ({distribution} is not installed there)"
     return None
 
 
@@ -36,7 +39,7 @@ def ask_reference(driver: Path, request: dict, tmp_path, timeout: float = 300) -
     """Send ``request`` to a reference driver in the reference's interpreter; its JSON answer."""
     path = tmp_path / f"request-{len(list(tmp_path.iterdir()))}.json"
     path.write_text(json.dumps(request))
-    proc = subprocess.run([REFERENCE, str(driver), str(path)], capture_output=True, text=True, timeout=timeout)
+    proc = run_driver(REFERENCE, driver, path, timeout)
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

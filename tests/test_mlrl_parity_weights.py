@@ -88,11 +88,11 @@ def test_invalid_weights_are_refused_by_both(weights, tmp_path):
     np.savez(path, X_train=X, Y_train=Y, X_test=X, sample_weight=weights)
     request = tmp_path / "bad.json"
     import json
-    import subprocess
 
+    from reference_process import run_driver
     from test_mlrl_parity import DRIVER, REFERENCE
     request.write_text(json.dumps({"kind": "fit", "data": str(path), "settings": {"max_rules": 3}}))
-    proc = subprocess.run([REFERENCE, str(DRIVER), str(request)], capture_output=True, text=True, timeout=300)
+    proc = run_driver(REFERENCE, DRIVER, request, 300)
     assert proc.returncode != 0 and "ValueError" in proc.stderr
     with pytest.raises(ValueError, match="sample_weight"):
         BoomerClassifier(max_rules=3).fit(X, Y, sample_weight=weights)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import inspect
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ import pytest
 
 from engine.seco import SeCoClassifier
 
+from reference_process import run_driver  # noqa: E402
 from test_mlrl_parity import REFERENCE, ask_reference, reference_missing  # noqa: E402 - the shared reference runner
 
 DRIVER = Path(__file__).with_name("mlrl_seco_reference_driver.py")
@@ -140,7 +140,7 @@ def test_the_reference_aborts_on_samples_of_several_labels(tmp_path):
     settings = {"output_sampling": "without-replacement{sample_size=0.5,max_samples=2}"}
     path = tmp_path / "request.json"
     path.write_text(json.dumps({"kind": "check", "settings": settings}))
-    proc = subprocess.run([REFERENCE, str(DRIVER), str(path)], capture_output=True, text=True, timeout=600)
+    proc = run_driver(REFERENCE, DRIVER, path, 600)
     assert proc.returncode != 0 and "__n >= 0" in proc.stderr
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 4))

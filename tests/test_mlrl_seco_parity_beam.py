@@ -18,6 +18,7 @@ import pytest
 
 from engine.seco import SeCoClassifier
 
+from reference_process import run_driver  # noqa: E402
 from test_mlrl_parity import REFERENCE  # noqa: E402 - the shared reference runner
 from test_mlrl_seco_parity import (DRIVER, _ask, assert_same_model, check_refusal_parity, emotions,  # noqa: F401
                                    pytestmark)  # noqa: F401 - the fixture, the skip reason
@@ -105,7 +106,7 @@ def test_same_refusals_and_acceptances_as_the_reference(settings, tmp_path):
 def _reference_fails(settings, data, tmp_path) -> subprocess.CompletedProcess:
     path = tmp_path / "request.json"
     path.write_text(json.dumps({"kind": "fit", "data": str(data), "settings": settings}))
-    return subprocess.run([REFERENCE, str(DRIVER), str(path)], capture_output=True, text=True, timeout=600)
+    return run_driver(REFERENCE, DRIVER, path, 600)
 
 
 def test_the_reference_aborts_on_partial_heads_in_beam_search(emotions, tmp_path):
