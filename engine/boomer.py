@@ -691,7 +691,8 @@ class BoomerClassifier(RuleLearner):
         ops = np.empty(max_conditions, dtype=np.int64)
         thrs = np.empty(max_conditions, dtype=np.float64)
         head = np.empty(K)
-        weights = np.ones(n, dtype=np.int64)
+        # float64 like the weighted draws of sample weights: one compiled kernel serves both
+        weights = np.ones(n, dtype=np.float64)
         sampling, sampling_options = parse_option("instance_sampling", self.instance_sampling)
         n_drawn = 0 if sampling == "none" else bounded_count(
             n, sampling_options["sample_size"], sampling_options["min_samples"], sampling_options["max_samples"])

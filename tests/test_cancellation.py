@@ -114,7 +114,7 @@ def test_cancel_flag_reaches_both_seco_sweeps(heuristic):
     def sweep(flag):
         if heuristic == "subset-accuracy":
             best_conditions(5, *head, mask_bitset(cov, 5), C1, C0, T1, T0, n_T, U1, U0, label_bitsets(C1, 5),
-                            label_bitsets(C0, 5), code, 1.0, 0, 1, *outs, np.full(1, flag, np.uint8))
+                            label_bitsets(C0, 5), code, 1.0, False, 1, *outs, np.full(1, flag, np.uint8))
         else:
             best_conditions_decomposable(5, *head, C1, C0, T1, T0, n_T, U1, U0, code, 1.0, 1, *outs,
                                          np.full(1, flag, np.uint8))

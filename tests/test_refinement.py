@@ -6,7 +6,7 @@ from engine.core.features import build_feature_index
 from engine.core.head_variants import HEAD_COMPLETE, HEAD_SINGLE
 from engine.core.heads import head_quality
 from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
-from engine.core.refinement import (ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute,
+from engine.core.refinement import (ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute_variants,
                                     _sweep_attribute_fast, apply_condition, refine_rule)
 
 
@@ -27,8 +27,9 @@ def _quality(mask, w, G, H, full, single, l2):
 
 
 def _cache(index):
-    """The sweep's cache of covered entries (empty: every attribute is walked in full)."""
-    return np.empty(len(index.rows), np.int64), np.zeros((index.n_features, 3), np.int64)
+    """The sweep's cache of covered entries (empty: every attribute is walked in full), typed as a
+    fit's (int32 below 2**31 entries), so the kernels a fit compiles serve these tests too."""
+    return np.empty(len(index.rows), np.int32), np.zeros((index.n_features, 3), np.int64)
 
 
 def _scratch(G, H, params=None):
@@ -68,7 +69,7 @@ def test_sweep_matches_brute_force(loss, single, seed, fast):
     """Both sweeps, the general one and the one for diagonal Hessians, L2 and no L1."""
     if fast and loss == "logistic-non-decomposable":
         pytest.skip("full Hessians are not the fast sweep's")
-    sweep = _sweep_attribute_fast if fast else _sweep_attribute
+    sweep = _sweep_attribute_fast if fast else _sweep_attribute_variants
     rng = np.random.default_rng(seed)
     n, d, K = 40, 5, 3
     X = rng.integers(-3, 4, size=(n, d)).astype(np.float32)  # negatives, zeros, positives, ties
@@ -136,7 +137,7 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr, index.missing_rows,
-                                         index.nominal, G, H, full, True, -1, np.zeros(4), np.ones(n, np.int64), 0, 1.0, 0.0, 0, 2, 10,
+                                         index.nominal, G, H, full, True, -1, np.zeros(4), np.ones(n), 0, 1.0, 0.0, 0, 2, 10,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
                                          thrs, np.zeros(1, np.uint8))
     assert 1 <= n_cond <= 2 and quality < 0 and 0 <= label < K
@@ -146,7 +147,7 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
 
 
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "squared-error-decomposable"])
-@pytest.mark.parametrize("sweep", [_sweep_attribute, _sweep_attribute_fast], ids=["general", "fast"])
+@pytest.mark.parametrize("sweep", [_sweep_attribute_variants, _sweep_attribute_fast], ids=["general", "fast"])
 def test_sweep_with_a_fixed_label_optimises_that_label_only(loss, sweep):
     """After a rule's first condition its single label is fixed; later sweeps score only that label."""
     from engine.core.heads import label_quality
@@ -280,7 +281,7 @@ def test_refine_rule_on_many_examples_matches_greedy_brute_force():
     X = rng.normal(size=(n, d)).astype(np.float32)
     Y = ((X[:, :K] + rng.normal(scale=1.5, size=(n, K))) > 0.8).astype(np.uint8)
     G, H, full = _stats("logistic-decomposable", rng.normal(scale=0.2, size=(n, K)), Y)
-    weights = rng.integers(0, 3, size=n).astype(np.int64)
+    weights = rng.integers(0, 3, size=n).astype(np.float64)  # drawn counts, as a fit holds them
     index = build_feature_index(X, np.zeros(d, np.uint8))
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
@@ -311,7 +312,7 @@ def test_largest_score_label_choice_matches_greedy_brute_force(n, l1, seed):
     Y = ((X[:, [0, 1, 2, 3, 0]] + rng.normal(size=(n, K))) > np.array([0.5, 3.0, 1.0, 0.0, 1.2])).astype(np.uint8)
     F = rng.normal(scale=0.2, size=(n, K)) + np.array([0.0, -6.0, -1.0, 0.0, -2.0])
     G, H, full = _stats("logistic-decomposable", F, Y)
-    weights = rng.integers(0, 3, size=n).astype(np.int64)
+    weights = rng.integers(0, 3, size=n).astype(np.float64)  # drawn counts, as a fit holds them
     index = build_feature_index(X, np.zeros(d, np.uint8))
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)

@@ -71,7 +71,7 @@ def _ours(index, dense, order, covered, w, coverage, Y, majority, cand, min_cov,
             np.zeros(index.n_features, np.int64), np.full(index.n_features, -1, np.int64), 0, full, index.missing_ptr,
             index.missing_rows, dense, covered, w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, float(floor),
             np.zeros(index.n_features), best)
-    _run_chunks(args, chunks, out_f, out_i, scratch, np.zeros(1, np.int64))
+    _run_chunks(args, chunks, out_f, out_i, scratch, np.zeros(1, np.uint8))  # a fit's cancel flag
     c = _best_chunk(out_f, out_i)
     if c < 0:
         return None

@@ -166,7 +166,7 @@ def test_seco_sweep_finds_the_best_condition_of_every_attribute(seed, heuristic,
     n_T = covered_counts(cov, C1, C0, T1, T0)
     index = build_feature_index(X, nominal)
     p = X.shape[1]
-    beta2, exhaustive, min_coverage = 1.0, 0, 2
+    beta2, exhaustive, min_coverage = 1.0, False, 2  # typed as a fit passes them: its kernels serve here
     cache = np.empty(len(index.rows), dtype=np.int32)
     seg = np.zeros((p, 3), dtype=np.int64)
     out_v, out_p, out_op, out_thr, _ = _seco_sweep(kernel, p, index, cov, C1, C0, T1, T0, n_T, U1, U0, G1, G0, code,

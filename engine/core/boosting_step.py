@@ -69,7 +69,8 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows
         n_head = K
         for k in range(K):
             out_labels[k] = k
-        head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, -1, l2, l1, eta, out_head)
+        # no label, typed as the single-label call's (a literal -1 compiled head_on_rows a second time)
+        head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, np.int64(-1), l2, l1, eta, out_head)
     labels = out_labels[:n_head]
     head = out_head[:n_head]
     apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)

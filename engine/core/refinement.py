@@ -520,8 +520,8 @@ def _step_kernels(name: str, **hooks):
 # (full Hessians, L1): the same walk, with their quality function.
 _consider_variants = njit(cache=True, nogil=True, inline="always")(
     rebound(_consider.py_func, "_consider_variants", _split_quality=_split_quality_variants))
-_best_conditions_variants, _best_conditions_variants_serial, _ = _step_kernels("variants",
-                                                                               _consider=_consider_variants)
+_best_conditions_variants, _best_conditions_variants_serial, _sweep_attribute_variants = _step_kernels(
+    "variants", _consider=_consider_variants)
 # The sweeps of the heads _is_fast names (single-label and complete heads with diagonal Hessians, L2
 # and no L1): the same walk without the general quality's branch.
 _best_conditions_fast, _best_conditions_fast_serial, _sweep_attribute_fast = _step_kernels(
@@ -928,8 +928,12 @@ def rule_refinement(first: str, fixed: str, threaded: bool):
 
 def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, *rest):
-    """:func:`_refine_rule` with the kernel family its arguments call (for callers in Python)."""
+    """:func:`_refine_rule` with the kernel family a fit with these arguments calls (for callers in
+    Python): threaded only if a step can be large enough (:func:`may_thread`)."""
+    n_sampled, perm = rest[0], rest[4]
+    m = perm.shape[0] if n_sampled <= 0 or n_sampled > perm.shape[0] else n_sampled
+    threaded = may_thread(G.shape[0], m, G.shape[1], H.shape[1], full_hessian)
     kernel = rule_refinement(first_step_family(head_mode, full_hessian, l2, l1),
-                             fixed_label_family(single, G.shape[0]), True)
+                             fixed_label_family(single, G.shape[0]), threaded)
     return kernel(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                   head_mode, head_params, weights, bagging, l2, l1, *rest)

@@ -945,7 +945,7 @@ def mlrl_head_of(h, p, mode, majority, cand, n_cand, T1, T0, U1, U0, lift, max_l
         N0[SIDE0, k] = T0[k]
         N1[TOTAL, k] = U1[k]
         N0[TOTAL, k] = U0[k]
-    return mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift,
+    return mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, np.int64(SIDE0), np.bool_(False), lift, max_lift,
                      np.empty(K, np.float32), np.empty(K, np.int64), out_labels)
 
 
@@ -1048,6 +1048,8 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
     qbuf = np.empty(K, np.float32)
     order = np.empty(K, np.int64)
     labels = np.empty(K, np.int64)
+    # mlrl_head's row and side, typed as the other callers' (literals would compile it once more each)
+    side0, side1, inside, outside = np.int64(SIDE0), np.int64(SIDE1), np.bool_(False), np.bool_(True)
     best_q = np.float32(-np.inf)
     best_op, best_cnt, best_start, best_end, best_inv = -1, 0, 0, 0, False
     best_thr = np.float32(0.0)
@@ -1077,13 +1079,13 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
                 if not _same32(prev, v):
                     thr = _mean32(prev, v)
                     if n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift,
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, inside, lift, max_lift,
                                          qbuf, order, labels)
                         if best_op < 0 or q > best_q:
                             best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
                                 q, 0, thr, n_cov, 0, t, False
                     if n_nz - n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, True, lift, max_lift,
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, outside, lift, max_lift,
                                          qbuf, order, labels)
                         if best_op < 0 or q > best_q:
                             best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
@@ -1120,13 +1122,13 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
                 if not _same32(prev, v):
                     thr = _mean32(v, prev)
                     if n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift,
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, inside, lift, max_lift,
                                          qbuf, order, labels)
                         if best_op < 0 or q > best_q:
                             best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
                                 q, 1, thr, n_cov, t + 1, n, False
                     if n_nz - n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, True, lift, max_lift,
+                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, outside, lift, max_lift,
                                          qbuf, order, labels)
                         if best_op < 0 or q > best_q:
                             best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
@@ -1138,13 +1140,13 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
     if not dense:  # a sparse attribute: the non-zero values against the implicit zeros
         thr = _mean32(np.float32(0.0), prev)
         if n_cov >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, False, lift, max_lift, qbuf, order,
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, inside, lift, max_lift, qbuf, order,
                              labels)
             if best_op < 0 or q > best_q:
                 best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
                     q, 1, thr, n_cov, first_ge, n, False
         if n_nz - n_cov >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE0, True, lift, max_lift, qbuf, order,
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, outside, lift, max_lift, qbuf, order,
                              labels)
             if best_op < 0 or q > best_q:
                 best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
@@ -1152,13 +1154,13 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
     if n_neg > 0 and n_neg < n_nz:  # the negatives against the rest
         thr = _mean32(last_neg, np.float32(0.0) if not dense else prev)
         if n_neg >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE1, False, lift, max_lift, qbuf, order,
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side1, inside, lift, max_lift, qbuf, order,
                              labels)
             if best_op < 0 or q > best_q:
                 best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
                     q, 0, thr, n_neg, 0, first_ge, False
         if n_nz - n_neg >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, SIDE1, True, lift, max_lift, qbuf, order,
+            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side1, outside, lift, max_lift, qbuf, order,
                              labels)
             if best_op < 0 or q > best_q:
                 best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
