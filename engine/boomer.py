@@ -28,6 +28,7 @@ from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
 from .model import RuleModel, rule_coverage
 from .options import OPTIONS, option_help, parse_option, value_names
+from .binary_attributes import as_equalities
 from .ordinal import ordinal_conditions
 from .parameters import FROM_INIT, Parameter
 from .post_optimization import SequentialPostOptimization
@@ -787,7 +788,7 @@ class BoomerClassifier(RuleLearner):
                                zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
             if data.ordinal is not None:
                 conditions = ordinal_conditions(conditions, X, data.ordinal)
-            rule = Rule(conditions, labels, head[:n_head].copy(), data.schema)
+            rule = Rule(as_equalities(conditions, data.binary), labels, head[:n_head].copy(), data.schema)
             record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
             if post is not None:
                 post.remember(rule, attrs, ops, thrs, n_cond)
@@ -856,7 +857,7 @@ class BoomerClassifier(RuleLearner):
                            zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
         if data.ordinal is not None:
             conditions = ordinal_conditions(conditions, X, data.ordinal)
-        rule = Rule(conditions, labels, head, data.schema)
+        rule = Rule(as_equalities(conditions, data.binary), labels, head, data.schema)
         covered_now = rows[:n_rows].copy()
         record, stop = self._add(rule, covered_now, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor,
                                  data, -quality)

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
+from .binary_attributes import binary_values
 from .fileio import atomic_write_text
 from .model import RuleModel
 from .ordinal import binary_ordinal, ordinal_view
@@ -137,6 +138,8 @@ class TrainingData:
     sample_weight: np.ndarray | None = None
     # fit's ordinal_feature_indices as a mask (their values in X, X_test cut to integers), None: none
     ordinal: np.ndarray | None = None
+    # the nominal attributes with two values (engine.binary_attributes): attribute -> its two values
+    binary: dict = field(default_factory=dict)
     # Set to 1 (from another thread) to cancel: kernels check it between attributes and within
     # sweeps and return early; ``_learn`` then ends without yielding the unfinished rule.
     cancel: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint8))
@@ -210,7 +213,8 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
         self.schema_ = schema
         if sample_weight is not None and (weights is None or len(weights) != Xc.shape[0]):  # X without a length
             weights = check_sample_weight(sample_weight, Xc.shape[0])
-        return TrainingData(Xc, Yc, nominal, schema, Xv, Yv, sample_weight=weights, ordinal=ordinal)
+        return TrainingData(Xc, Yc, nominal, schema, Xv, Yv, sample_weight=weights, ordinal=ordinal,
+                            binary=binary_values(Xc, nominal))
 
     def _run(self, data: TrainingData, cancel: threading.Event | None = None) -> Iterator[RuleRecord]:
         rules: list[Rule] = []

@@ -58,9 +58,9 @@ def binary_ordinal(X, ordinal: np.ndarray) -> np.ndarray:
 def ordinal_conditions(conditions: tuple, X, ordinal: np.ndarray) -> tuple:
     """``conditions`` (in the order they were added) with the thresholds of ordinal ``<=``/``>``
     conditions moved down to the largest value at most the threshold among the training examples the
-    earlier conditions cover, and a binary ordinal attribute's ``!= a`` written ``== b`` (the same
-    examples; mlrl-boomer's form).  ``X``: the training attributes as :func:`ordinal_view` gives them."""
-    if not any(ordinal[c.attribute] and c.operator != "==" for c in conditions):
+    earlier conditions cover (a binary ordinal attribute is nominal: :mod:`engine.binary_attributes`
+    writes its conditions).  ``X``: the training attributes as :func:`ordinal_view` gives them."""
+    if not any(ordinal[c.attribute] and c.operator in ("<=", ">") for c in conditions):
         return conditions
     n = X.shape[0]
     covered = np.ones(n, dtype=bool)
@@ -71,10 +71,6 @@ def ordinal_conditions(conditions: tuple, X, ordinal: np.ndarray) -> tuple:
             below = values[covered & (values <= c.threshold)]
             if below.size:
                 c = Condition(c.attribute, c.operator, float(below.max()))
-        elif ordinal[c.attribute] and c.operator == "!=":  # a binary attribute: '== the other value'
-            other = np.unique(values[~np.isnan(values) & (values != c.threshold)])
-            if other.size == 1:
-                c = Condition(c.attribute, "==", float(other[0]))
         out.append(c)
         covered &= c.covers(values)
     return tuple(out)

@@ -27,6 +27,7 @@ from .core.refinement import apply_condition, rule_refinement
 from .learner import RuleRevision
 from .model import rule_coverage
 from .options import parse_option
+from .binary_attributes import as_equalities
 from .ordinal import ordinal_conditions
 from .rules import OPERATORS, Condition, Rule
 from .sampling import output_sample_statistics
@@ -138,7 +139,7 @@ class SequentialPostOptimization:
                            zip(s.attrs[:n_cond].tolist(), s.ops[:n_cond].tolist(), s.thrs[:n_cond].tolist()))
         if s.data.ordinal is not None:
             conditions = ordinal_conditions(conditions, s.X, s.data.ordinal)
-        rule = Rule(conditions, labels, head, s.data.schema)
+        rule = Rule(as_equalities(conditions, s.data.binary), labels, head, s.data.schema)
         return rule, n_rows, quality, (s.attrs[:n_cond].copy(), s.ops[:n_cond].copy(), s.thrs[:n_cond].copy())
 
     @staticmethod

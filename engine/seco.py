@@ -79,6 +79,7 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
+from .binary_attributes import as_equalities
 from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
 from .core.refinement import apply_condition
@@ -834,7 +835,8 @@ class SeCoClassifier(RuleLearner):
             uncovered weight)."""
             conditions, pruned = finish(conditions, masks, head, weights)
             values = (1 - majority[head]).astype(np.uint8)
-            rule = Rule(tuple(conditions), head, np.where(values > 0, 1.0, -1.0), data.schema)
+            rule = Rule(as_equalities(tuple(conditions), data.binary), head, np.where(values > 0, 1.0, -1.0),
+                        data.schema)
             train_rows = np.flatnonzero(masks[len(conditions) - 1])
             change = cover(train_rows, head, 1)
             rows = np.flatnonzero(_coverage(conditions, index, n))
@@ -1073,7 +1075,8 @@ class SeCoClassifier(RuleLearner):
             self.n_head_evaluations_ += rule_evals
             head_labels = labels[:size].copy()
             head_values = values[:size].copy()
-            rule = Rule(tuple(conditions), head_labels, np.where(head_values > 0, 1.0, -1.0), data.schema)
+            rule = Rule(as_equalities(tuple(conditions), data.binary), head_labels,
+                        np.where(head_values > 0, 1.0, -1.0), data.schema)
 
             covered_all = np.ones(n, dtype=np.uint8)
             for c in conditions:

@@ -5,8 +5,9 @@ Imports nothing of this project but ``engine/bench/fit_driver.py``'s reading of 
 JSON line.  Requests (``"kind"``):
 
 - ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword
-  arguments of ``SeCoClassifier``; ``"sparse": true`` passes the training features as a SciPy CSC matrix): answers the binary test predictions, the number of rules (the
-  default rule included) and the rules' conditions, head labels and scores;
+  arguments of ``SeCoClassifier``; ``"sparse": true`` passes the training features as a SciPy CSC
+  matrix; ``fit_kwargs``: of its ``fit``): answers the binary test predictions, the number of rules
+  (the default rule included) and the rules' conditions, head labels and scores;
 - ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
   error's type and message;
 - ``signature``: the ``__init__`` defaults of ``SeCoClassifier``.
@@ -35,7 +36,7 @@ def main() -> None:
         import scipy.sparse as sp
 
         X_train = sp.csc_matrix(X_train)
-    est = SeCoClassifier(**settings).fit(X_train, data["Y_train"])
+    est = SeCoClassifier(**settings).fit(X_train, data["Y_train"], **request.get("fit_kwargs", {}))
     predictions = est.predict(data["X_test"])
     answer = {"predictions": np.asarray(predictions.toarray() if hasattr(predictions, "toarray")
                                         else predictions).astype(int).tolist(),
