@@ -219,7 +219,7 @@ def test_seco_sweep_on_compacted_entries_equals_a_fresh_sweep(heuristic, kernel)
     code = HEURISTIC_CODES[heuristic]
     for step in range(3):  # the covered set shrinks, as when conditions are added
         n_T = covered_counts(cov, C1, C0, T1, T0)
-        args = (kernel, p, index, cov, C1, C0, T1, T0, n_T, U1, U0, G1, G0, code, 1.0, 0, 2)
+        args = (kernel, p, index, cov, C1, C0, T1, T0, n_T, U1, U0, G1, G0, code, 1.0, False, 2)  # as a fit types them
         compacted = _seco_sweep(*args, cache, seg)
         fresh = _seco_sweep(*args, np.empty_like(cache), np.zeros_like(seg))
         assert seg[~nominal, 0].all()  # every numeric attribute's covered entries are compacted
