@@ -28,14 +28,12 @@ from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
 from .model import RuleModel, rule_coverage
 from .options import OPTIONS, option_help, parse_option, value_names
-from .binary_attributes import as_equalities
-from .ordinal import ordinal_conditions
 from .parameters import FROM_INIT, Parameter
 from .post_optimization import SequentialPostOptimization
 from .predictors import Predictors, binary_mode, fit_calibration, unique_rows
 from .pruning import make_pruning
 from .sampling import OutputSampler, bounded_count, feature_sample_plan, output_sample_statistics, weighted_draws
-from .rules import OPERATORS, Condition, Rule
+from .rules import Rule
 from .tracking import LossTracker
 
 HEAD_TYPES = value_names("head_type")
@@ -784,11 +782,8 @@ class BoomerClassifier(RuleLearner):
                 break
             train.count(d_labels, d_examples)
             labels = head_labels[:n_head].copy()
-            conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
-                               zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
-            if data.ordinal is not None:
-                conditions = ordinal_conditions(conditions, X, data.ordinal)
-            rule = Rule(as_equalities(conditions, data.binary), labels, head[:n_head].copy(), data.schema)
+            rule = Rule(data.learned_conditions(attrs, ops, thrs, n_cond, X), labels, head[:n_head].copy(),
+                        data.schema)
             record, stop = self._record(rule, rows, n_rows, train, val, monitor, data, -quality)
             if post is not None:
                 post.remember(rule, attrs, ops, thrs, n_cond)
@@ -853,11 +848,7 @@ class BoomerClassifier(RuleLearner):
             head_on_rows(G_sub, H_sub, rows, n_rows, full_refine, -1, l2, l1, eta, head)
         head = head[:len(labels)].copy()
         labels = sampled[labels]
-        conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
-                           zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
-        if data.ordinal is not None:
-            conditions = ordinal_conditions(conditions, X, data.ordinal)
-        rule = Rule(as_equalities(conditions, data.binary), labels, head, data.schema)
+        rule = Rule(data.learned_conditions(attrs, ops, thrs, n_cond, X), labels, head, data.schema)
         covered_now = rows[:n_rows].copy()
         record, stop = self._add(rule, covered_now, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor,
                                  data, -quality)

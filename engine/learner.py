@@ -18,12 +18,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
 
-from .binary_attributes import binary_values
+from .binary_attributes import as_equalities, binary_values
 from .fileio import atomic_write_text
 from .model import RuleModel
-from .ordinal import binary_ordinal, ordinal_view
+from .ordinal import binary_ordinal, ordinal_conditions, ordinal_view
 from .parameters import DeclaredParameters
-from .rules import Rule, Schema
+from .rules import OPERATORS, Condition, Rule, Schema
 from .targets import MultiLabelTargets
 from .validation import check_features, check_n_features, check_nominal, check_sample_weight
 
@@ -147,6 +147,17 @@ class TrainingData:
     @property
     def cancelled(self) -> bool:
         return bool(self.cancel[0])
+
+    def learned_conditions(self, attrs: np.ndarray, ops: np.ndarray, thrs: np.ndarray, n_cond: int, X) -> tuple:
+        """The body a kernel wrote (attributes, operator codes, thresholds), as the model keeps it:
+        ordinal thresholds moved onto values of ``X`` (the rows the rule was learned on,
+        :func:`engine.ordinal.ordinal_conditions`) and binary attributes' ``!= a`` written ``== b``
+        (:func:`engine.binary_attributes.as_equalities`)."""
+        conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
+                           zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
+        if self.ordinal is not None:
+            conditions = ordinal_conditions(conditions, X, self.ordinal)
+        return as_equalities(conditions, self.binary)
 
 
 class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEstimator):

@@ -27,9 +27,7 @@ from .core.refinement import apply_condition, rule_refinement
 from .learner import RuleRevision
 from .model import rule_coverage
 from .options import parse_option
-from .binary_attributes import as_equalities
-from .ordinal import ordinal_conditions
-from .rules import OPERATORS, Condition, Rule
+from .rules import Rule
 from .sampling import output_sample_statistics
 
 
@@ -135,11 +133,7 @@ class SequentialPostOptimization:
         if found is None or s.data.cancelled:
             return None
         n_cond, n_rows, quality, labels, head = found
-        conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
-                           zip(s.attrs[:n_cond].tolist(), s.ops[:n_cond].tolist(), s.thrs[:n_cond].tolist()))
-        if s.data.ordinal is not None:
-            conditions = ordinal_conditions(conditions, s.X, s.data.ordinal)
-        rule = Rule(as_equalities(conditions, s.data.binary), labels, head, s.data.schema)
+        rule = Rule(s.data.learned_conditions(s.attrs, s.ops, s.thrs, n_cond, s.X), labels, head, s.data.schema)
         return rule, n_rows, quality, (s.attrs[:n_cond].copy(), s.ops[:n_cond].copy(), s.thrs[:n_cond].copy())
 
     @staticmethod

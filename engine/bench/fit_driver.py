@@ -10,9 +10,9 @@ family depends on the number of examples, so a smaller warm-up could leave the f
 ``"__rules__": true`` to add the reference's rules (numeric conditions and heads; see
 :func:`reference_rules`), ``"__staged__": true`` (ours only; DATA holds ``Y_test``) to add the time
 at which each rule was learned and the test losses after it (:func:`staged_test_losses`).  Prints
-one JSON line: the fit time measured here, the process's peak resident memory (MiB, data included), the test predictions (packed bits, with their shape) and the
-learner's version.  ``reference`` imports
-nothing of this project: it runs in mlrl-boomer's interpreter (Python >= 3.12)."""
+one JSON line: the fit time measured here, the process's peak resident memory (MiB, data included),
+the test predictions (packed bits, with their shape) and the learner's version.  ``reference``
+imports nothing of this project: it runs in mlrl-boomer's interpreter (Python >= 3.12)."""
 import json
 import resource
 import sys
