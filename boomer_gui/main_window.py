@@ -237,7 +237,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_TITLE} – {loaded.full.name}")
         self.statusBar().showMessage(f"Loaded {loaded.full.summary()}", 8000)
         self.update_enabled()
-        self.background_prep.start_once()
+        self.background_prep.data_changed()
 
     def remove_run(self, run) -> bool:
         """Remove a run from the session; the one training cannot be.  Its rules leave the screen."""

@@ -21,7 +21,7 @@ import numpy as np
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
-from engine.prepare import is_prepared, kernel_setting
+from engine.prepare import builtin_data, default_settings, is_prepared, kernel_setting
 from engine.registry import LearnerSpec
 from engine.registry import get as get_learner
 from engine.trajectory import LOSSES
@@ -248,6 +248,25 @@ class Controller:
             return not is_prepared(kernel_setting(estimator, self.data.train.X, self.data.train.Y))
         except Exception:  # noqa: BLE001 - no such learner or no kernel key: nothing to prepare
             return False
+
+    def prepares_on_own_data(self, learner: str) -> bool:
+        """Whether ``learner``'s defaults and presets compile other kernels on the loaded data than on
+        the built-in data (``python -m engine prepare`` then needs the loaded data): e.g. threaded
+        sweeps for a file with many attributes and labels, interleaved rows from 8,192 examples."""
+        if self.data is None:
+            return False
+
+        def keys(X, Y) -> set:
+            out = set()
+            for setting in default_settings([learner]):
+                try:
+                    out.add(kernel_setting(get_learner(setting.learner).make(**setting.params), X, Y))
+                except Exception:  # noqa: BLE001 - an invalid preset: preparing it reports the error
+                    continue
+            return out
+
+        builtin = builtin_data()
+        return not keys(self.data.train.X, self.data.train.Y) <= keys(builtin["X"], builtin["Y"])
 
     def close_prompt(self, training: bool) -> str:
         """The question asked before unsaved runs (of every learner) are lost."""

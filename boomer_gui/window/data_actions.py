@@ -2,7 +2,9 @@
 whose labels cannot be found asks for them) and preparing BOOMER's kernels in the background."""
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,6 +12,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication
 
 from engine.datasets.errors import LabelsNotFoundError
+from engine.api import save_data
 
 from boomer_gui.adapters.data_loading import DataLoadJob, load_with_notes
 from boomer_gui.adapters.preparation import KernelPreparation
@@ -100,9 +103,12 @@ class DataActions(QObject):
 
 
 class BackgroundPreparation(QObject):
-    """BOOMER's usual kernels (defaults and presets) compiled in a low-priority child process when
-    the window first shows data and they are not in the cache (``BOOMER_NO_BACKGROUND_PREPARE``
-    turns it off); Start stops it, the kernels compiled so far stay in the cache."""
+    """BOOMER's usual kernels (defaults and presets) for the data on screen, compiled in a
+    low-priority child process whenever the window shows data whose kernels are not in the cache
+    (``BOOMER_NO_BACKGROUND_PREPARE`` turns it off).  The install prepares them on the built-in data;
+    a file may need other kernel families (threaded sweeps, interleaved rows), which the child then
+    compiles on a copy of the loaded data.  Start stops it; the kernels compiled so far stay in the
+    cache, and new data start it again."""
 
     LEARNER = "boomer"
 
@@ -110,27 +116,49 @@ class BackgroundPreparation(QObject):
         super().__init__(window)
         self.w = window
         self.process: KernelPreparation | None = None
-        self.checked = False
+        self.data_key: str | None = None  # the data the running child prepares for
+        self.data_file: str | None = None  # the copy of them it reads (None: the built-in data)
 
-    def start_once(self) -> bool:
-        if self.checked:
-            return False
-        self.checked = True
-        return self.start()
-
-    def start(self) -> bool:
+    def data_changed(self) -> bool:
+        """The window shows new data: prepare for them unless they need nothing or a child already
+        prepares for them (a child preparing for other data is replaced).  Returns whether one started."""
         w = self.w
-        if os.environ.get("BOOMER_NO_BACKGROUND_PREPARE") or self.process is not None or \
+        if os.environ.get("BOOMER_NO_BACKGROUND_PREPARE") or w.app.data is None or \
                 not w.app.needs_preparation(self.LEARNER):
             return False
-        self.process = KernelPreparation(["--learners", self.LEARNER], w, low_priority=True)
+        key = w.app.data.key
+        if self.process is not None and self.data_key == key:
+            return False
+        self.stop()
+        args = ["--learners", self.LEARNER]
+        if w.app.prepares_on_own_data(self.LEARNER):
+            self.data_file = self._save(w.app.data)
+            if self.data_file is None:  # no room for the copy: each run prepares itself
+                return False
+            args += ["--data", self.data_file]
+        self.data_key = key
+        self.process = KernelPreparation(args, w, low_priority=True)
         self.process.progress.connect(self._on_progress)
         self.process.finished.connect(self._on_finished)
         self.process.start()
         return True
 
+    @staticmethod
+    def _save(loaded) -> str | None:
+        """A temporary copy of the loaded data for the child (engine.prepare.save_data), or None."""
+        train, test = loaded.train, loaded.test
+        try:
+            fd, path = tempfile.mkstemp(prefix="boomer-background-", suffix=".npz")
+            os.close(fd)
+            save_data(path, train.X, train.Y, None if test is None else test.X, None if test is None else test.Y,
+                      train.nominal_mask)
+        except (OSError, ValueError, MemoryError):
+            return None
+        return path
+
     def _on_progress(self, progress: dict) -> None:
-        self.w.background_label.setText(f"preparing BOOMER's kernels in the background: "
+        what = "for these data " if self.data_file is not None else ""
+        self.w.background_label.setText(f"preparing BOOMER's kernels {what}in the background: "
                                         f"{progress.get('compiled', 0)} compiled, "
                                         f"{format_eta(progress.get('elapsed', 0))}")
 
@@ -145,4 +173,9 @@ class BackgroundPreparation(QObject):
             self.process.kill()
             self.process.deleteLater()
             self.process = None
+        if self.data_file is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.data_file)
+            self.data_file = None
+        self.data_key = None
         self.w.background_label.setText("")

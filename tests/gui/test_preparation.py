@@ -266,3 +266,43 @@ def test_no_background_preparation_when_boomer_is_prepared(make_window, monkeypa
     monkeypatch.setattr(controller, "is_prepared", lambda key: keys.append(key) or True)
     window = make_window()
     assert window.background is None and keys and keys[0].startswith("boomer|")
+
+
+def test_data_that_need_other_kernels_are_prepared_in_the_background_on_a_copy(qtbot, make_window, unprepared,
+                                                                               monkeypatch):
+    """10,000 examples need other kernel families than the built-in data (interleaved rows from 8,192):
+    the background child prepares on a copy of the loaded data; going back to small data replaces it
+    (the copy is deleted), and Start stops it."""
+    from engine.prepare import load_data
+
+    from boomer_gui.components.state import DataSpec
+
+    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
+    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
+    unprepared(fake_child())
+    window = make_window()
+    first = window.background
+    assert first is not None and first.args == ["--learners", "boomer"]
+    first_pid = first.pid
+    assert window.load_data(DataSpec(kind="synthetic", synthetic="conditional-dependence", n_examples=10000,
+                                     n_test=300, seed=0))
+    copy = window.background
+    assert copy is not first and not alive(first_pid)
+    assert copy.args[:2] == ["--learners", "boomer"] and copy.args[2] == "--data"
+    data_file = copy.args[3]
+    saved = load_data(data_file)
+    assert saved["X"].shape == window.app.data.train.X.shape == (10000, 2)
+    assert (saved["Y"] == window.app.data.train.Y).all()
+    qtbot.waitUntil(lambda: "2 compiled" in window.background_label.text(), timeout=10000)
+    assert "preparing BOOMER's kernels for these data in the background" in window.background_label.text()
+    assert not window.background_prep.data_changed()  # the same data: the child goes on
+    assert window.background is copy
+    copy_pid = copy.pid
+    assert window.load_data(DataSpec(kind="synthetic", synthetic="conditional-dependence", n_examples=300,
+                                     n_test=300, seed=1))
+    assert not alive(copy_pid) and not os.path.exists(data_file)
+    assert window.background.args == ["--learners", "boomer"]  # the built-in data have these kernels
+    background_pid = window.background.pid
+    assert window.start_training()
+    assert not alive(background_pid) and window.background is None
+    window.stop_training()
