@@ -88,8 +88,8 @@ from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE
 from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
                                HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
                                MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, _EPS32, best_conditions,
-                               best_conditions_decomposable, covered_counts, head_search, label_bitsets,
-                               mask_bitset, mlrl_apply_range, mlrl_best_conditions)
+                               best_conditions_decomposable, covered_counts, gnu_sort, head_search,
+                               label_bitsets, mask_bitset, mlrl_apply_range, mlrl_best_conditions)
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, RuleRevision, TrainingData
 from .model import RuleModel, rule_coverage
@@ -528,6 +528,40 @@ class SeCoClassifier(RuleLearner):
             x, y = np.float32(vals[a + lo]), np.float32(vals[a + hi - lo - 1])
             return bool(np.abs(x - y) <= _EPS32 * max(np.float32(1.0), max(np.abs(x), np.abs(y))))
 
+        def block_row(j, full, where, weights):
+            """The example the reference's search of a sparse attribute's non-zero block against its zeros
+            evaluates apart from the condition's coverage, or -1: the descending pass never adds the entry
+            first among the values >= 0 (the block's position ``start``), yet the block covers it (``>``) or
+            leaves it out (``<=``, the rest); the head is the evaluated examples' (the reference's
+            refinement keeps the head of its evaluation).  None if that entry has no weight or is the only
+            weighted one of the block (then the pass added it first)."""
+            if where is None or dense[j]:
+                return -1
+            start, end, _ = where
+            a = bptr[j]
+            m = (bptr[j + 1] - a) if full else wlen[j]
+            if end != m or start >= m:
+                return -1
+            rows, vals = (brows, bvals) if full else (wrows, wvals)
+            if start != int(np.searchsorted(vals[a:a + m], np.float32(0.0), side="left")):
+                return -1  # not the block: a search's other ranges ending at m start above the values < 0
+            r0 = int(rows[a + start])
+            if not weights[r0] > 0 or not (weights[rows[a + start + 1:a + m]] > 0).any():
+                return -1
+            return r0
+
+        def evaluated_head(j, full, where, weights, covered, counts, mode, size):
+            """The head's size in ``positions`` of the examples the reference evaluated for the condition just
+            applied (``covered``, its head's ``size``): those of the sparse block's quirk (block_row)."""
+            r0 = block_row(j, full, where, weights)
+            if r0 < 0:
+                return size
+            evaluated = covered.copy()
+            evaluated[r0] = 1 if where[2] else 0
+            Wm, U, maj_c = counts
+            return mlrl_apply(-1, False, _NO_INT, _NO_ROWS, _NO_ROWS, _NO_INT, _NO_ROWS, evaluated, 0, 0, 0, Wm, U,
+                              maj_c, h, hp, mode, lift, max_lift, qbuf, positions)[1]
+
         def grow_greedy(weights, cand, fixed, rule_id, features_of, ordered=False):
             """mlrl-seco's top-down greedy search of one rule: (conditions, masks, head, quality).  ``ordered``:
             the attributes ``features_of`` gives are in the reference's order (ties to the earlier one), not
@@ -622,6 +656,7 @@ class SeCoClassifier(RuleLearner):
                 _, size = mlrl_apply(-1 if where is None else best, full, bptr, brows, wrows, index.missing_ptr,
                                      index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, h, hp, mode,
                                      lift, max_lift, qbuf, positions)
+                size = evaluated_head(best, full, where, weights, covered, (Wm, U, maj_c), mode, size)
                 full = False
                 masks.append(covered.copy())
                 if walks:
@@ -738,9 +773,11 @@ class SeCoClassifier(RuleLearner):
                     apply_condition(j, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
                                     index.missing_rows, covered)
                 Wm, U, maj_c = counts_of(entry.cand)
+                mode = _mode(partial, entry.fixed)
                 _, size = mlrl_apply(-1 if where is None else j, entry.full, bptr, brows, wrows, index.missing_ptr,
-                                     index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, h, hp,
-                                     _mode(partial, entry.fixed), lift, max_lift, qbuf, positions)
+                                     index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, h, hp, mode,
+                                     lift, max_lift, qbuf, positions)
+                size = evaluated_head(j, entry.full, where, weights, covered, (Wm, U, maj_c), mode, size)
                 head = np.sort(entry.cand[positions[:size]])
                 labels, is_fixed = (head, True) if keep else (entry.cand, entry.fixed)
                 equal = entry.equal | {j} if where is not None and found_equal(j, entry.full, where) else entry.equal
@@ -1238,15 +1275,25 @@ def _label_counts(Y, coverage, weights, cand, majority):
 def _base_vectors(index, dense, exact, n):
     """Every attribute's vector with all examples covered, in the reference's order
     (engine.core.seco_search.covered_order): the index's own arrays unless a numeric attribute of dense
-    input has zeros the index leaves implicit, which then stand between its negative and other values."""
+    input has zeros the index leaves implicit, which then stand between its negative and other values, or
+    a numeric attribute is sparse (``dense[j]`` 0: sparse input with implicit zeros), whose equal values
+    then stand as GCC's ``std::sort`` of its entries in row order leaves them (the reference's vector:
+    its search of the non-zero block against the zeros leaves out the entry first among the smallest
+    values >= 0, :func:`engine.core.seco_search.gnu_sort`)."""
     stored = np.diff(index.ptr)
     implicit = exact & (dense > 0) & (stored + np.diff(index.missing_ptr) < n)
-    if not implicit.any():
+    reorder = exact & (dense == 0)
+    if not implicit.any() and not reorder.any():
         return index.ptr, index.rows, index.values
     rows, vals = [], []
     for j in range(index.n_features):
         r = index.rows[index.ptr[j]:index.ptr[j + 1]]
         v = index.values[index.ptr[j]:index.ptr[j + 1]]
+        if reorder[j]:
+            by_row = np.argsort(r, kind="stable")
+            r = np.ascontiguousarray(r[by_row], dtype=np.int32)
+            v = np.ascontiguousarray(v[by_row], dtype=np.float32)
+            gnu_sort(v, r)
         if implicit[j]:
             listed = np.zeros(n, dtype=bool)
             listed[r] = True

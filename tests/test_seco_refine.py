@@ -37,7 +37,11 @@ def _data(rng, sparse_input):
 
 def _reference(index, sparse, features, covered, w, coverage, Y, majority, cand, min_cov, h, p, mode, lift, max_lift,
                floor):
-    """The exhaustive search's choice: the best quality, ties to the earlier attribute, above ``floor``."""
+    """The exhaustive search's choice: the best quality, ties to the earlier attribute, above ``floor``; over
+    the attributes' vectors in the reference's order (equal values of a sparse attribute as std::sort leaves
+    them, engine.seco._base_vectors), as ours searches them."""
+    bptr, brows, bvals = _base_vectors(index, (1 - sparse).astype(np.uint8), np.ones(index.n_features, bool),
+                                       len(covered))
     free = coverage == 0
     C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
     C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
@@ -45,7 +49,7 @@ def _reference(index, sparse, features, covered, w, coverage, Y, majority, cand,
     m = len(features)
     out = (np.empty(m, np.float32), np.empty(m, np.int64), np.empty(m), np.empty(m, np.int64),
            np.empty((m, 3), np.int64))
-    mlrl_numeric_conditions(features, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows,
+    mlrl_numeric_conditions(features, bptr, brows, bvals, index.missing_ptr, index.missing_rows,
                             covered, wf, sparse, C1, C0, wf @ C1, wf @ C0, min_cov, h, p, mode, majority, cand,
                             len(cand), lift, max_lift, *out, np.zeros(1, np.int64))
     q, op, thr, cnt, where = out

@@ -541,6 +541,9 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
             wlen[j] = n
             rows = wrows[a:a + n]
             vals = wvals[a:a + n]
+        if n == 0:  # no value (a sparse attribute's zeros only): the reference's vector of equal values, not searched
+            score[j] = -np.inf
+            continue
         # the valid examples: the covered weighted ones with a value of attribute j
         for k in range(K2):
             V[k] = T[k]
