@@ -305,17 +305,23 @@ def _prepare_in_worker(learner: str, params: dict, label: str, data_path: str | 
     return {**event, "compiled": watch.count}
 
 
+def setting_key(setting: Setting, X, Y) -> str | None:
+    """:func:`kernel_setting` of ``setting``'s learner on data like ``X``, ``Y``; None for an invalid
+    setting (preparing it reports the error)."""
+    from . import registry
+
+    try:
+        return kernel_setting(registry.get(setting.learner).make(**setting.params), X, Y)
+    except Exception:  # noqa: BLE001 - any invalid parameter
+        return None
+
+
 def distinct_settings(settings: list[Setting], data: Mapping) -> list[Setting]:
     """``settings`` without those whose kernels another one already compiles (same kernel key on
     ``data``); settings whose key cannot be told are kept."""
-    from . import registry
-
     seen, out = set(), []
     for setting in settings:
-        try:
-            key = kernel_setting(registry.get(setting.learner).make(**setting.params), data["X"], data["Y"])
-        except Exception:  # invalid settings are kept: preparing them reports the error
-            key = None
+        key = setting_key(setting, data["X"], data["Y"])
         if key is not None and key in seen:
             continue
         seen.add(key)

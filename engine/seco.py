@@ -533,7 +533,7 @@ class SeCoClassifier(RuleLearner):
             evaluates apart from the condition's coverage, or -1: the descending pass never adds the entry
             first among the values >= 0 (the block's position ``start``), yet the block covers it (``>``) or
             leaves it out (``<=``, the rest); the head is the evaluated examples' (the reference's
-            refinement keeps the head of its evaluation).  None if that entry has no weight or is the only
+            refinement keeps the head of its evaluation).  -1 also if that entry has no weight or is the only
             weighted one of the block (then the pass added it first)."""
             if where is None or dense[j]:
                 return -1

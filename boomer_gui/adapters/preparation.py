@@ -8,20 +8,41 @@ itself when this process dies, so no compile outlives the application.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 import weakref
 
 from PySide6.QtCore import QObject, QProcess, QTimer, Signal
+
+from engine.api import save_data
 
 TICK_MS = 1000  # progress is re-emitted this often, so the elapsed time runs on during a long compile
 KILL_WAIT_MS = 400
 STDERR_KEPT = 4000  # characters of the child's stderr kept for an error message
 
 _LIVE: "weakref.WeakSet[KernelPreparation]" = weakref.WeakSet()
+
+
+def data_copy(train, test, prefix: str) -> str | None:
+    """A temporary ``.npz`` copy of the training (and test) data for a child's ``--data``
+    (:func:`engine.api.save_data`), or None when it cannot be written (no file is left then)."""
+    path = None
+    try:
+        fd, path = tempfile.mkstemp(prefix=prefix, suffix=".npz")
+        os.close(fd)
+        save_data(path, train.X, train.Y, None if test is None else test.X, None if test is None else test.Y,
+                  train.nominal_mask)
+    except (OSError, ValueError, MemoryError):
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.remove(path)
+        return None
+    return path
 
 
 def running_preparations() -> list["KernelPreparation"]:

@@ -21,7 +21,6 @@ import gc
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -30,9 +29,9 @@ from collections import deque
 from PySide6.QtCore import QEventLoop, QObject, Qt, QTimer, Signal
 from superqt.utils import GeneratorWorker
 
-from engine.api import is_prepared, kernel_setting, save_data
+from engine.api import is_prepared, kernel_setting
 
-from boomer_gui.adapters.preparation import KernelPreparation
+from boomer_gui.adapters.preparation import KernelPreparation, data_copy
 
 BATCH_INTERVAL_MS = 100
 # While a run streams, threads hand the GIL over after at most 1 ms (Python's default: 5 ms), so
@@ -315,13 +314,8 @@ class TrainingRun(QObject):
 
     def _prepare(self, gen) -> None:
         """Save the data for the child, start it; the worker follows when it is done."""
-        test = self.test
-        try:
-            fd, self._data_file = tempfile.mkstemp(prefix="boomer-prepare-", suffix=".npz")
-            os.close(fd)
-            save_data(self._data_file, self.train.X, self.train.Y, None if test is None else test.X,
-                      None if test is None else test.Y, self.train.nominal_mask)
-        except (OSError, ValueError, MemoryError):  # no room for the copy: compile in the run
+        self._data_file = data_copy(self.train, self.test, "boomer-prepare-")
+        if self._data_file is None:  # no room for the copy: compile in the run
             self._end_preparation()
             self._start_worker(gen)
             return

@@ -21,7 +21,7 @@ import numpy as np
 from engine.inspection import WhatIf
 from engine.learner import RuleRecord
 from engine.model import rule_coverage
-from engine.prepare import builtin_data, default_settings, is_prepared, kernel_setting
+from engine.prepare import builtin_data, default_settings, is_prepared, kernel_setting, setting_key
 from engine.registry import LearnerSpec
 from engine.registry import get as get_learner
 from engine.trajectory import LOSSES
@@ -257,13 +257,7 @@ class Controller:
             return False
 
         def keys(X, Y) -> set:
-            out = set()
-            for setting in default_settings([learner]):
-                try:
-                    out.add(kernel_setting(get_learner(setting.learner).make(**setting.params), X, Y))
-                except Exception:  # noqa: BLE001 - an invalid preset: preparing it reports the error
-                    continue
-            return out
+            return {setting_key(setting, X, Y) for setting in default_settings([learner])} - {None}
 
         builtin = builtin_data()
         return not keys(self.data.train.X, self.data.train.Y) <= keys(builtin["X"], builtin["Y"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,10 +11,9 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QApplication
 
 from engine.datasets.errors import LabelsNotFoundError
-from engine.api import save_data
 
 from boomer_gui.adapters.data_loading import DataLoadJob, load_with_notes
-from boomer_gui.adapters.preparation import KernelPreparation
+from boomer_gui.adapters.preparation import KernelPreparation, data_copy
 from boomer_gui.components.state import DataSpec, LoadedData
 from boomer_gui.panels.run_controls import format_eta
 
@@ -132,7 +130,7 @@ class BackgroundPreparation(QObject):
         self.stop()
         args = ["--learners", self.LEARNER]
         if w.app.prepares_on_own_data(self.LEARNER):
-            self.data_file = self._save(w.app.data)
+            self.data_file = data_copy(w.app.data.train, w.app.data.test, "boomer-background-")
             if self.data_file is None:  # no room for the copy: each run prepares itself
                 return False
             args += ["--data", self.data_file]
@@ -142,19 +140,6 @@ class BackgroundPreparation(QObject):
         self.process.finished.connect(self._on_finished)
         self.process.start()
         return True
-
-    @staticmethod
-    def _save(loaded) -> str | None:
-        """A temporary copy of the loaded data for the child (engine.prepare.save_data), or None."""
-        train, test = loaded.train, loaded.test
-        try:
-            fd, path = tempfile.mkstemp(prefix="boomer-background-", suffix=".npz")
-            os.close(fd)
-            save_data(path, train.X, train.Y, None if test is None else test.X, None if test is None else test.Y,
-                      train.nominal_mask)
-        except (OSError, ValueError, MemoryError):
-            return None
-        return path
 
     def _on_progress(self, progress: dict) -> None:
         what = "for these data " if self.data_file is not None else ""

@@ -91,6 +91,14 @@ def unprepared(monkeypatch):
     return use
 
 
+@pytest.fixture
+def background_on(monkeypatch, unprepared):
+    """The background preparation is on, nothing is prepared, and every child is the slow fake one."""
+    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
+    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
+    unprepared(fake_child())
+
+
 def start_preparing(window, qtbot):
     """Start a run on the slow fake child; returns (training run, child pid, data file) once the
     child reported its first kernel."""
@@ -225,11 +233,7 @@ def test_a_child_that_cannot_start_reports_failure(qtbot):
     assert finished.args[0] is False and "could not start" in finished.args[1]
 
 
-def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot, make_window, unprepared,
-                                                                           monkeypatch):
-    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
-    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
-    unprepared(fake_child())
+def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot, make_window, background_on):
     window = make_window()
     background = window.background
     assert background is not None and background.args == ["--learners", "boomer"]
@@ -248,10 +252,7 @@ def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot
     assert not alive(run_pid)
 
 
-def test_closing_the_window_kills_the_background_preparation(qtbot, make_window, unprepared, monkeypatch):
-    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
-    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
-    unprepared(fake_child())
+def test_closing_the_window_kills_the_background_preparation(qtbot, make_window, background_on):
     window = make_window()
     qtbot.waitUntil(lambda: window.background is not None and window.background.pid > 0, timeout=5000)
     pid = window.background.pid
@@ -268,8 +269,7 @@ def test_no_background_preparation_when_boomer_is_prepared(make_window, monkeypa
     assert window.background is None and keys and keys[0].startswith("boomer|")
 
 
-def test_data_that_need_other_kernels_are_prepared_in_the_background_on_a_copy(qtbot, make_window, unprepared,
-                                                                               monkeypatch):
+def test_data_that_need_other_kernels_are_prepared_in_the_background_on_a_copy(qtbot, make_window, background_on):
     """10,000 examples need other kernel families than the built-in data (interleaved rows from 8,192):
     the background child prepares on a copy of the loaded data; going back to small data replaces it
     (the copy is deleted), and Start stops it."""
@@ -277,9 +277,6 @@ def test_data_that_need_other_kernels_are_prepared_in_the_background_on_a_copy(q
 
     from boomer_gui.components.state import DataSpec
 
-    monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
-    monkeypatch.setattr(controller, "is_prepared", lambda key: False)
-    unprepared(fake_child())
     window = make_window()
     first = window.background
     assert first is not None and first.args == ["--learners", "boomer"]
