@@ -18,8 +18,8 @@ from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_update_statistics, compact_variant_on_rows, compact_width)
 from .core.features import build_feature_index
-from .core.refinement import (first_step_family, fixed_label_family, may_thread, reference_sparse_format,
-                              rule_refinement, search_segments)
+from .core.refinement import (first_step_family, fixed_label_family, may_thread, order_as_reference,
+                              reference_sparse_format, rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE, side_bins)
@@ -712,6 +712,7 @@ class BoomerClassifier(RuleLearner):
         cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
         seg = search_segments(index, reference_sparse_format(X, self.feature_format), binning != "none",
                               data.ordinal)
+        order_as_reference(index, seg)
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.array([0, retained], dtype=np.uint64)

@@ -82,13 +82,14 @@ import scipy.sparse as sp
 from .binary_attributes import as_equalities
 from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
+from .core.gnu_sort import gnu_sort
 from .core.refinement import apply_condition
 from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, N_TOP_I, OP,
                                PARALLEL_MIN_WORK, SEQ, START, TOP_K, WINDOWS, mlrl_apply, mlrl_refine)
 from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
                                HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
                                MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, _EPS32, best_conditions,
-                               best_conditions_decomposable, covered_counts, gnu_sort, head_search,
+                               best_conditions_decomposable, covered_counts, head_search,
                                label_bitsets, mask_bitset, mlrl_apply_range, mlrl_best_conditions)
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, RuleRevision, TrainingData
@@ -1279,7 +1280,7 @@ def _base_vectors(index, dense, exact, n):
     a numeric attribute is sparse (``dense[j]`` 0: sparse input with implicit zeros), whose equal values
     then stand as GCC's ``std::sort`` of its entries in row order leaves them (the reference's vector:
     its search of the non-zero block against the zeros leaves out the entry first among the smallest
-    values >= 0, :func:`engine.core.seco_search.gnu_sort`)."""
+    values >= 0, :func:`engine.core.gnu_sort.gnu_sort`)."""
     stored = np.diff(index.ptr)
     implicit = exact & (dense > 0) & (stored + np.diff(index.missing_ptr) < n)
     reorder = exact & (dense == 0)

@@ -127,6 +127,29 @@ def test_sparse_input_is_searched_as_the_references_sparse_vectors(seed, tmp_pat
     assert identical + len(exchanged) == 40 and identical >= 38
 
 
+def _binary_sparse_data(seed: int, n=400, d=40, k=5):
+    """Binary attributes (a sixth of the values 1, the rest zeros), as in enron or medical: every stored
+    value of an attribute is equal."""
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, d)) < 0.17).astype(np.float32)
+    Y = ((X @ rng.normal(size=(d, k)) + 0.5 * rng.normal(size=(n, k))) > 0.2).astype(np.uint8)
+    return sp.csr_matrix(X), Y
+
+
+@pytest.mark.parametrize("settings", [
+    {"loss": "logistic-decomposable", "head_type": "complete"},
+    {"loss": "logistic-non-decomposable", "head_type": "complete", "label_binning": "none"},
+], ids=["label-wise complete", "example-wise complete"])
+def test_equal_values_of_sparse_input_stand_in_the_references_order(settings, tmp_path):
+    """Sparse binary input: which example the boundary with the zeros leaves out is the first of the
+    attribute's equal values in the reference's vector, as GCC's std::sort leaves them
+    (engine.core.gnu_sort); in row order instead, the first rule after the default rule already differs."""
+    X, Y = _binary_sparse_data(4)
+    ref, ours = _fit_both({**SEARCH, **settings, "max_rules": 40}, X, Y, tmp_path)
+    identical, exchanged = _compare(ref, ours, X)
+    assert identical + len(exchanged) == 40 and identical >= 38
+
+
 def test_emotions_rules_are_the_references(tmp_path):
     """emotions (2/3 split, the dense format there): 30 rules with the reference's heads and training
     coverage; their conditions are the reference's except where an exactly-as-good condition on another

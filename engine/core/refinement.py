@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
                             variant_quality)
+from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 
 from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO,  # noqa: F401 - the codes
@@ -438,6 +439,17 @@ def search_segments(index, sparse_format: bool, binned: bool = False, ordinal=No
     if ordinal is not None:
         seg[np.asarray(ordinal, dtype=bool), 3] = SEARCH_OURS
     return seg
+
+
+def order_as_reference(index, seg) -> None:
+    """Equal values of the numeric attributes searched as mlrl-boomer's sparse vectors (``seg[j, 3]``,
+    :func:`search_segments`) put in the order its vectors hold them (GCC's ``std::sort`` of the entries
+    in row order, :func:`engine.core.gnu_sort.gnu_order`): the first covered one is the entry its
+    search leaves out of the block against the zeros (:mod:`.sweep`), so which example that is
+    decides the rule (on binary attributes, every time)."""
+    numeric_sparse = (seg[:, 3] == SEARCH_SPARSE) & (index.nominal == 0)
+    if numeric_sparse.any():
+        gnu_order(index.ptr, index.rows, index.values, np.flatnonzero(numeric_sparse))
 
 
 @njit(cache=True, nogil=True)
