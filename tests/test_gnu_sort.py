@@ -69,7 +69,7 @@ def test_gnu_order_reorders_only_the_equal_values_of_the_attributes_asked_for():
     rows = np.concatenate([np.arange(20), [4, 1, 7], np.arange(20)]).astype(np.int32)
     ptr = np.array([0, 20, 23, 43])
     ordered = rows.copy()
-    gnu_order(ptr, ordered, values, [0, 1])
+    gnu_order(ptr, ordered, values, np.array([0, 1]))
     expected = np.arange(20, dtype=np.int32)
     gnu_sort(np.ones(20, dtype=np.float32), expected)
     assert not np.array_equal(expected, np.arange(20))  # the introsort moves equal values

@@ -141,18 +141,29 @@ def gnu_sort(vals, rows):
         _gnu_insertion_sort(vals, rows, 0, n)
 
 
-def gnu_order(ptr, rows, values, attributes) -> None:
+@njit(cache=True, nogil=True)
+def gnu_order(ptr, rows, values, attributes):
     """Reorder, in place, the entries of each of ``attributes`` in a column-wise index (``rows``,
     ``values`` sorted by value within ``ptr[j]:ptr[j + 1]``) as :func:`gnu_sort` leaves them when
     it sorts them in the order of their rows: equal values then stand as in the mlrl packages'
     vectors.  Attributes without equal values keep their order (there is only one)."""
-    for j in attributes:
-        a, b = int(ptr[j]), int(ptr[j + 1])
-        v = values[a:b]
-        if b - a < 2 or not (v[1:] == v[:-1]).any():
+    for a in range(attributes.shape[0]):
+        j = attributes[a]
+        start = ptr[j]
+        end = ptr[j + 1]
+        ties = False
+        for t in range(start + 1, end):
+            if values[t] == values[t - 1]:
+                ties = True
+                break
+        if not ties:
             continue
-        r = rows[a:b]
-        by_row = np.argsort(r, kind="stable")
-        in_rows = np.ascontiguousarray(r[by_row], dtype=np.int32)
-        gnu_sort(np.ascontiguousarray(v[by_row], dtype=np.float32), in_rows)
-        rows[a:b] = in_rows
+        by_row = np.argsort(rows[start:end])
+        in_rows = np.empty(end - start, dtype=np.int32)
+        in_values = np.empty(end - start, dtype=np.float32)
+        for t in range(end - start):
+            in_rows[t] = rows[start + by_row[t]]
+            in_values[t] = values[start + by_row[t]]
+        gnu_sort(in_values, in_rows)
+        for t in range(end - start):
+            rows[start + t] = in_rows[t]

@@ -449,7 +449,7 @@ def order_as_reference(index, seg) -> None:
     decides the rule (on binary attributes, every time)."""
     numeric_sparse = (seg[:, 3] == SEARCH_SPARSE) & (index.nominal == 0)
     if numeric_sparse.any():
-        gnu_order(index.ptr, index.rows, index.values, np.flatnonzero(numeric_sparse))
+        gnu_order(index.ptr, index.rows, index.values, np.flatnonzero(numeric_sparse).astype(np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -821,6 +821,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         out_op[n_conditions] = model_operator(op)
         out_thr[n_conditions] = sc.thr[best]
         toggled = smallest_positive(j, ptr, rows, values, cw) if op >= OP_LEQ_ZERO else -1
+        w_toggled = cw[toggled] if toggled >= 0 else 0.0
         apply_condition(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
         n_conditions += 1
         for k in range(sc.T_g.shape[0]):  # loops, not slice assignments (their shape checks cost seconds of compile)
@@ -831,32 +832,20 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         for i in range(N):
             if not covered[i]:
                 cw[i] = 0.0
-        if op >= OP_LEQ_ZERO:
+        if toggled >= 0:
             # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
-            # positive it covers (or leaves): the rule goes on from the sums of what it covers
-            T_cnt = 0
+            # positive, which the condition covers (or with it, and it leaves it): the rule goes on from
+            # the sums of what it covers, that example's statistics added (or taken out)
+            w = w_toggled if covered[toggled] else -w_toggled
+            T_cnt += 1 if covered[toggled] else -1
             if fixed:
                 d = diagonal_position(label, K, full_hessian)
-                sc.T_g[0] = 0.0
-                sc.T_h[0] = 0.0
-                for i in range(N):
-                    w = cw[i]
-                    if w > 0.0:
-                        sc.T_g[0] += w * G[i, label]
-                        sc.T_h[0] += w * H[i, d]
-                        T_cnt += 1
+                sc.T_g[0] += w * G[toggled, label]
+                sc.T_h[0] += w * H[toggled, d]
             else:
                 for k in range(K):
-                    sc.T_g[k] = 0.0
-                for k in range(sc.T_h.shape[0]):
-                    sc.T_h[k] = 0.0
-                for i in range(N):
-                    w = cw[i]
-                    if w > 0.0:
-                        for k in range(K):
-                            sc.T_g[k] += w * G[i, k]
-                        _add_hessian(sc.T_h, G, H, i, w)
-                        T_cnt += 1
+                    sc.T_g[k] += w * G[toggled, k]
+                _add_hessian(sc.T_h, G, H, toggled, w)
         if single and not fixed:
             # later conditions refine the rule for the label its first condition chose
             d = diagonal_position(label, K, full_hessian)
