@@ -150,6 +150,17 @@ def test_equal_values_of_sparse_input_stand_in_the_references_order(settings, tm
     assert identical + len(exchanged) == 40 and identical >= 38
 
 
+def test_after_a_sparse_boundary_the_rule_counts_the_examples_it_rated(tmp_path):
+    """The reference goes on from the count its boundary with the zeros rated (one less than a `>`
+    covers, one more than a `<=` keeps): its next search and its minimum coverage count that many.
+    With min_coverage=20, counting the covered examples instead parts the rules at rule 56 (0: the default rule)."""
+    X, Y = _binary_sparse_data(4)
+    ref, ours = _fit_both({**SEARCH, "loss": "logistic-decomposable", "head_type": "complete", "max_rules": 60,
+                           "rule_induction": "top-down-greedy{min_coverage=20}"}, X, Y, tmp_path)
+    identical, exchanged = _compare(ref, ours, X)
+    assert identical + len(exchanged) == 60 and identical >= 58
+
+
 def test_emotions_rules_are_the_references(tmp_path):
     """emotions (2/3 split, the dense format there): 30 rules with the reference's heads and training
     coverage; their conditions are the reference's except where an exactly-as-good condition on another

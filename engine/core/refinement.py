@@ -835,9 +835,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         if toggled >= 0:
             # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
             # positive, which the condition covers (or with it, and it leaves it): the rule goes on from
-            # the sums of what it covers, that example's statistics added (or taken out)
+            # the sums of what it covers, that example's statistics added (or taken out), but from the
+            # count it rated, as there (its next search and its minimum coverage count that many)
             w = w_toggled if covered[toggled] else -w_toggled
-            T_cnt += 1 if covered[toggled] else -1
             if fixed:
                 d = diagonal_position(label, K, full_hessian)
                 sc.T_g[0] += w * G[toggled, label]
