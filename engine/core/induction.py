@@ -283,10 +283,11 @@ class RuleInducer:
         apply_condition(j, op, thr, self.ptr, self.idx_rows, self.values, self.miss_ptr, self.miss_rows, covered)
         if op >= OP_LEQ_ZERO:
             # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
-            # positive it covers (or leaves): the rule goes on from the sums of what it covers
+            # positive it covers (or leaves): the rule goes on from the sums of what it covers, but from
+            # the count it rated, as there (engine.core.refinement)
             G, H = self._statistics(entry)[:2]
             g, h = np.zeros(G.shape[1]), np.zeros(H.shape[1])
-            cnt = _weighted_sums(G, H, self.weights_f * covered, g, h)
+            _weighted_sums(G, H, self.weights_f * covered, g, h)
         child = _Entry(entry.conditions + [(j, op, thr)], covered, g, h, cnt, q, entry.cols,
                        label if entry.cols is None else entry.label)
         child.toggled = toggled
