@@ -82,7 +82,7 @@ import scipy.sparse as sp
 from .binary_attributes import as_equalities
 from .core.binning import METHOD_CODES, bin_keys
 from .core.features import build_feature_index
-from .core.gnu_sort import gnu_sort
+from .core.gnu_sort import gnu_order
 from .core.refinement import apply_condition
 from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, N_TOP_I, OP,
                                PARALLEL_MIN_WORK, SEQ, START, TOP_K, WINDOWS, mlrl_apply, mlrl_refine)
@@ -1280,21 +1280,20 @@ def _base_vectors(index, dense, exact, n):
     a numeric attribute is sparse (``dense[j]`` 0: sparse input with implicit zeros), whose equal values
     then stand as GCC's ``std::sort`` of its entries in row order leaves them (the reference's vector:
     its search of the non-zero block against the zeros leaves out the entry first among the smallest
-    values >= 0, :func:`engine.core.gnu_sort.gnu_sort`)."""
+    values >= 0, :func:`engine.core.gnu_sort.gnu_order`)."""
     stored = np.diff(index.ptr)
     implicit = exact & (dense > 0) & (stored + np.diff(index.missing_ptr) < n)
     reorder = exact & (dense == 0)
-    if not implicit.any() and not reorder.any():
-        return index.ptr, index.rows, index.values
+    ordered = index.rows
+    if reorder.any():
+        ordered = index.rows.copy()
+        gnu_order(index.ptr, ordered, index.values, np.flatnonzero(reorder).astype(np.int64))
+    if not implicit.any():
+        return index.ptr, ordered, index.values
     rows, vals = [], []
     for j in range(index.n_features):
-        r = index.rows[index.ptr[j]:index.ptr[j + 1]]
+        r = ordered[index.ptr[j]:index.ptr[j + 1]]
         v = index.values[index.ptr[j]:index.ptr[j + 1]]
-        if reorder[j]:
-            by_row = np.argsort(r, kind="stable")
-            r = np.ascontiguousarray(r[by_row], dtype=np.int32)
-            v = np.ascontiguousarray(v[by_row], dtype=np.float32)
-            gnu_sort(v, r)
         if implicit[j]:
             listed = np.zeros(n, dtype=bool)
             listed[r] = True

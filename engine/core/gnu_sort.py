@@ -96,9 +96,9 @@ def _gnu_insertion_sort(vals, rows, first, last):
 def gnu_sort(vals, rows):
     """Sort ``vals`` ascending in place, ``rows`` along, leaving equal values in the order GCC's
     ``std::sort`` (libstdc++: introsort - median-of-three pivots, ranges of at most 16 left to a final
-    insertion sort, heapsort below a depth of 2 log2 n) leaves them.  mlrl-seco sorts each attribute's
-    vector so (its entries in the order of the input's rows), and which example is where among equal
-    values decides a sparse attribute's search (:func:`engine.seco._base_vectors`)."""
+    insertion sort, heapsort below a depth of 2 log2 n) leaves them.  Both mlrl packages sort each
+    attribute's vector so (its entries in the order of the input's rows), and which example is where
+    among equal values decides a sparse attribute's search (:func:`gnu_order`)."""
     n = vals.shape[0]
     if n < 2:
         return
