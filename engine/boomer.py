@@ -17,6 +17,7 @@ from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_ro
 from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_update_statistics, compact_variant_on_rows, compact_width)
+from .core.covered_entries import rank_entries
 from .core.features import build_feature_index
 from .core.refinement import (first_step_family, fixed_label_family, may_thread, order_as_reference,
                               reference_sparse_format, rule_refinement, search_segments)
@@ -713,6 +714,7 @@ class BoomerClassifier(RuleLearner):
         seg = search_segments(index, reference_sparse_format(X, self.feature_format), binning != "none",
                               data.ordinal)
         order_as_reference(index, seg)
+        ranks = rank_entries(index, seg)  # each example's entry of the dense attributes (.core.covered_entries)
         head_mode, head_params = self._head_mode(Y)
         seeds = _RuleSeeds(rng)
         rng_state = np.array([0, retained], dtype=np.uint64)
@@ -747,10 +749,10 @@ class BoomerClassifier(RuleLearner):
             sampled = outputs.next(rng_state[0])
             if sampled is not None:
                 record, stop, n_cond = self._output_sampled_rule(
-                    sampled, index, keys, cache, seg, loss, Ysign, F, G, H, H_refine, diagonal, single, full_refine,
-                    family, head_mode, head_params, weights if drawn_weights is None else drawn_weights, bagging,
-                    l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops,
-                    thrs, train, val, monitor, data, X)
+                    sampled, index, keys, cache, seg, ranks, loss, Ysign, F, G, H, H_refine, diagonal, single,
+                    full_refine, family, head_mode, head_params, weights if drawn_weights is None else drawn_weights,
+                    bagging, l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs,
+                    ops, thrs, train, val, monitor, data, X)
                 if data.cancelled:
                     self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
                     break
@@ -765,8 +767,8 @@ class BoomerClassifier(RuleLearner):
                 yield record
                 continue
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
-                index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr, index.missing_rows,
-                index.nominal,
+                index.ptr, index.rows, index.values, keys, cache, seg, ranks, index.missing_ptr,
+                index.missing_rows, index.nominal,
                 loss, Ysign, F, G, H, H_refine, diagonal_columns,
                 single, full_refine, head_mode, head_params, weights if drawn_weights is None else drawn_weights,
                 bagging, l2, l1, eta, n_sample,
@@ -813,7 +815,7 @@ class BoomerClassifier(RuleLearner):
         if s.data.cancelled:
             self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
 
-    def _output_sampled_rule(self, sampled, index, keys, cache, seg, loss, Ysign, F, G, H, H_refine, diagonal,
+    def _output_sampled_rule(self, sampled, index, keys, cache, seg, ranks, loss, Ysign, F, G, H, H_refine, diagonal,
                              single, full_refine, family, head_mode, head_params, weights, bagging, l2, l1, eta,
                              n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs,
                              train, val, monitor, data, X):
@@ -829,7 +831,7 @@ class BoomerClassifier(RuleLearner):
             params[3] = min(params[3], s)
         covered[:] = 1
         refine = rule_refinement(family[0], family[1], family[2])
-        n_cond, quality, label = refine(index.ptr, index.rows, index.values, keys, cache, seg, index.missing_ptr,
+        n_cond, quality, label = refine(index.ptr, index.rows, index.values, keys, cache, seg, ranks, index.missing_ptr,
                                         index.missing_rows, index.nominal, G_sub, H_sub, full_refine, single,
                                         head_mode, params, weights, bagging, l2, l1, n_sample, max_conditions,
                                         min_coverage, rng_state, perm, covered, attrs, ops, thrs, data.cancel)
@@ -889,11 +891,11 @@ class BoomerClassifier(RuleLearner):
 
 # what engine.post_optimization reads of BoomerClassifier._learn's state
 _POST_OPTIMIZATION_STATE = (
-    "index", "keys", "cache", "seg", "loss", "Ysign", "F", "G", "H", "H_refine", "diagonal", "diagonal_columns", "single",
-    "full_refine", "family", "head_mode", "head_params", "bagging", "l2", "l1", "eta", "n_sample", "max_conditions",
-    "min_coverage", "rng_state", "perm", "covered", "rows", "attrs", "ops", "thrs", "head_labels", "head", "train",
-    "val", "data", "X", "Y", "K", "boost_one_rule", "inducer", "vector_index", "outputs", "seeds", "weights",
-    "drawn_weights", "subset", "sampling", "n_drawn", "sample_weight")
+    "index", "keys", "cache", "seg", "ranks", "loss", "Ysign", "F", "G", "H", "H_refine", "diagonal",
+    "diagonal_columns", "single", "full_refine", "family", "head_mode", "head_params", "bagging", "l2", "l1", "eta",
+    "n_sample", "max_conditions", "min_coverage", "rng_state", "perm", "covered", "rows", "attrs", "ops", "thrs",
+    "head_labels", "head", "train", "val", "data", "X", "Y", "K", "boost_one_rule", "inducer", "vector_index",
+    "outputs", "seeds", "weights", "drawn_weights", "subset", "sampling", "n_drawn", "sample_weight")
 
 
 class _WatchedLoss:

@@ -141,11 +141,11 @@ class SequentialPostOptimization:
         """The fit's own rule learner (the fused kernel or :mod:`engine.core.induction`), as in training."""
         index = s.index
         n_cond, quality, _, n_rows, d_labels, d_examples, n_head = s.boost_one_rule(
-            index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, index.missing_ptr, index.missing_rows,
-            index.nominal, s.loss, s.Ysign, s.F, s.G, s.H, s.H_refine, s.diagonal_columns, s.single, s.full_refine,
-            s.head_mode, s.head_params, weights, s.bagging, s.l2, s.l1, s.eta, n_sample, s.max_conditions,
-            s.min_coverage, s.rng_state, perm, s.covered, s.rows, s.attrs, s.ops, s.thrs, s.head_labels, s.head,
-            s.train.Y, s.train.errors, s.train.example_wise, *s.vector_index, s.data.cancel)
+            index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, s.ranks, index.missing_ptr,
+            index.missing_rows, index.nominal, s.loss, s.Ysign, s.F, s.G, s.H, s.H_refine, s.diagonal_columns, s.single,
+            s.full_refine, s.head_mode, s.head_params, weights, s.bagging, s.l2, s.l1, s.eta, n_sample,
+            s.max_conditions, s.min_coverage, s.rng_state, perm, s.covered, s.rows, s.attrs, s.ops, s.thrs, s.head_labels,
+            s.head, s.train.Y, s.train.errors, s.train.example_wise, *s.vector_index, s.data.cancel)
         if n_cond == 0:
             return None
         s.train.count(d_labels, d_examples)
@@ -155,7 +155,7 @@ class SequentialPostOptimization:
     def _sampled_outputs(est, s, perm, n_sample, weights):
         """A new output sample (``refine_heads`` with output sampling), as in training."""
         record, _, n_cond = est._output_sampled_rule(
-            s.outputs.next(s.rng_state[0]), s.index, s.keys, s.cache, s.seg, s.loss, s.Ysign, s.F, s.G, s.H,
+            s.outputs.next(s.rng_state[0]), s.index, s.keys, s.cache, s.seg, s.ranks, s.loss, s.Ysign, s.F, s.G, s.H,
             s.H_refine, s.diagonal, s.single, s.full_refine, s.family, s.head_mode, s.head_params, weights,
             s.bagging, s.l2, s.l1, s.eta, n_sample, s.max_conditions, s.min_coverage, s.rng_state, perm, s.covered,
             s.rows, s.attrs, s.ops, s.thrs, s.train, None, (None, None), s.data, s.X)
@@ -175,7 +175,7 @@ class SequentialPostOptimization:
         if s.inducer is None:  # the greedy kernel of the fit's family, on a complete head of these outputs
             s.covered[:] = 1
             refine = rule_refinement(*s.family[:3])
-            n_cond, quality, _ = refine(index.ptr, index.rows, index.values, s.keys, s.cache, s.seg,
+            n_cond, quality, _ = refine(index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, s.ranks,
                                         index.missing_ptr, index.missing_rows, index.nominal, G_sub, H_sub,
                                         s.full_refine, False, HEAD_COMPLETE, s.head_params, weights, s.bagging, s.l2,
                                         s.l1, n_sample, s.max_conditions, s.min_coverage, s.rng_state, perm,
@@ -190,12 +190,12 @@ class SequentialPostOptimization:
             vectors = (np.zeros((0, k), dtype=np.uint8), np.zeros(1, dtype=np.int64), empty,
                        np.zeros(k, dtype=np.uint64), np.zeros(0, dtype=np.uint64), np.full(16, -1, dtype=np.int64))
             n_cond, quality, _, n_rows, _, _, n_head = s.inducer(
-                index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, index.missing_ptr, index.missing_rows,
-                index.nominal, s.loss, np.ascontiguousarray(s.Ysign[:, labels]), np.ascontiguousarray(s.F[:, labels]),
-                G_sub, H_sub, H_sub, empty, False, s.full_refine, HEAD_COMPLETE, s.head_params, weights, s.bagging,
-                s.l2, s.l1, s.eta, n_sample, s.max_conditions, s.min_coverage, s.rng_state, perm, s.covered, s.rows,
-                s.attrs, s.ops, s.thrs, np.empty(k, dtype=np.int64), head, np.zeros((N, k), dtype=np.uint8),
-                np.zeros(N, dtype=np.int64), False, *vectors, s.data.cancel)
+                index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, s.ranks, index.missing_ptr,
+                index.missing_rows, index.nominal, s.loss, np.ascontiguousarray(s.Ysign[:, labels]),
+                np.ascontiguousarray(s.F[:, labels]), G_sub, H_sub, H_sub, empty, False, s.full_refine, HEAD_COMPLETE,
+                s.head_params, weights, s.bagging, s.l2, s.l1, s.eta, n_sample, s.max_conditions, s.min_coverage,
+                s.rng_state, perm, s.covered, s.rows, s.attrs, s.ops, s.thrs, np.empty(k, dtype=np.int64), head,
+                np.zeros((N, k), dtype=np.uint8), np.zeros(N, dtype=np.int64), False, *vectors, s.data.cancel)
             if n_cond == 0 or s.data.cancelled:
                 return None
             head = head[:n_head]

@@ -75,7 +75,9 @@ def test_finer_bins_give_the_references_heads_up_to_an_exact_tie(ratio, tmp_path
                                           _reference_covers(theirs["conditions"], X[:200]))
             assert i >= 2, "the first rules are identical"
             return
-    pytest.fail("expected the tie documented here; the models are now identical (update the test)")
+    # no tie reached: the models are identical (the reference in a Python with scikit-learn 1.8 and
+    # NumPy 2.3 learns our rules at bin_ratio=0.3; with the versions before, it parted at a tie)
+    assert len(ref["rules"]) == len(ours.rules_)
 
 
 def test_the_references_decomposable_l1_moves_scores_away_from_zero_ours_shrinks_them(tmp_path):

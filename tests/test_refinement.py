@@ -32,6 +32,11 @@ def _cache(index):
     return np.empty(len(index.rows), np.int32), np.zeros((index.n_features, 3), np.int64)
 
 
+def _no_ranks(index):
+    """No example's entry positions (engine.core.covered_entries): every attribute is walked."""
+    return np.empty((0, index.n_examples), np.int32)
+
+
 def _scratch(G, H, params=None):
     K, S = G.shape[1], H.shape[1]
     params = np.zeros(4) if params is None else params
@@ -136,7 +141,8 @@ def test_refine_rule_improves_monotonically_and_respects_limits():
     index = build_feature_index(X, np.zeros(d, np.uint8))
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(2, np.int64), np.empty(2, np.int64), np.empty(2)
-    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index), index.missing_ptr, index.missing_rows,
+    n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
+                                         _no_ranks(index), index.missing_ptr, index.missing_rows,
                                          index.nominal, G, H, full, True, -1, np.zeros(4), np.ones(n), 0, 1.0, 0.0, 0, 2, 10,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
                                          thrs, np.zeros(1, np.uint8))
@@ -286,6 +292,7 @@ def test_refine_rule_on_many_examples_matches_greedy_brute_force():
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
+                                         _no_ranks(index),
                                          index.missing_ptr, index.missing_rows, index.nominal, G, H, full, True, -1,
                                          np.zeros(4), weights.copy(), 0, 1.0, 0.0, 0, 6, 1,
                                          np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs, ops,
@@ -317,6 +324,7 @@ def test_largest_score_label_choice_matches_greedy_brute_force(n, l1, seed):
     covered = np.ones(n, np.uint8)
     attrs, ops, thrs = np.empty(6, np.int64), np.empty(6, np.int64), np.empty(6)
     n_cond, quality, label = refine_rule(index.ptr, index.rows, index.values, index.values, *_cache(index),
+                                         _no_ranks(index),
                                          index.missing_ptr, index.missing_rows, index.nominal, G, H, full, True,
                                          HEAD_SINGLE_LARGEST_SCORE, np.zeros(4), weights.copy(), 0, 1.0, l1, 0, 6,
                                          1, np.array([5], np.uint64), np.arange(d, dtype=np.int64), covered, attrs,

@@ -133,7 +133,7 @@ def our_numeric_search(monkeypatch):
     over their bins, so that is the exact search they must equal."""
     import engine.boomer as boomer
 
-    monkeypatch.setattr(boomer, "search_segments", lambda index, *args: np.zeros((index.n_features, 4), np.int64))
+    monkeypatch.setattr(boomer, "search_segments", lambda index, *args: np.zeros((index.n_features, 5), np.int64))
     monkeypatch.setattr(boomer, "search_keys", lambda ptr, values: values)
 
 

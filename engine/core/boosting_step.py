@@ -25,7 +25,7 @@ def _refine_rule(*args):  # pragma: no cover - rebound by boosting_kernel()
     raise NotImplementedError
 
 
-def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal,
+def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal,
                    loss, Ysign, F, G, H, H_refine, diagonal,
                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features,
                    max_conditions, min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr,
@@ -49,9 +49,9 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows
     # the OS preempts (e.g. for a GUI thread) then holds up no share.  Set here, not by the caller:
     # from Python the two calls cost about 20 us a rule.
     previous_chunksize = swap_parallel_chunksize(PARALLEL_CHUNKSIZE)
-    n_cond, quality, label = _refine_rule(ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G,
-                                         H_refine, full_refine, single, head_mode, head_params, weights, bagging, l2,
-                                         l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
+    n_cond, quality, label = _refine_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal,
+                                         G, H_refine, full_refine, single, head_mode, head_params, weights, bagging,
+                                         l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
                                          covered, out_attr, out_op, out_thr, cancel)
     swap_parallel_chunksize(previous_chunksize)
     if n_cond == 0:

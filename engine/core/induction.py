@@ -453,8 +453,8 @@ class RuleInducer:
                 best_q, best_covered, pruned = q, covered.copy(), n - (i + 1)
         return conditions[:n - pruned], best_covered
 
-    def __call__(self, ptr, idx_rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, loss, Ysign, F, G, H,
-                 H_refine, diagonal, single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta,
+    def __call__(self, ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, loss, Ysign, F, G,
+                 H, H_refine, diagonal, single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta,
                  n_sampled_features, max_conditions, min_coverage, rng_state, perm, covered, rows, out_attr, out_op,
                  out_thr, out_labels, out_head, track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys,
                  vec_hashes, vec_table, cancel):

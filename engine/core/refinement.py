@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
                             variant_quality)
+from .covered_entries import COMPACT_MAX_SHARE, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 
@@ -77,12 +78,13 @@ def _fixed_label_quality(g, h, l2, bound):
     return math.inf
 
 
-# Rows of the accumulators ``A_g`` (5 x K) and ``A_h`` (5 x S): the walk's two sides (0: the prefix
+# Rows of the accumulators ``A_g`` (7 x K) and ``A_h`` (7 x S): the walk's two sides (0: the prefix
 # "x <= t" or a nominal group, 1: the suffix "x > t" or all nominal groups), the valid covered examples,
-# scratch for their difference, and the statistics of the best condition so far.  Indexed in place: a
-# row taken as a view costs reference counting.
-_VALID, _REST, _BEST = 2, 3, 4
-ACCUMULATOR_ROWS = 5
+# scratch for their difference, the statistics of the best condition so far, and (``A_g`` only) scratch
+# for the labels' terms of a complete head's quality.  Indexed in place: a row taken as a view costs
+# reference counting.
+_VALID, _REST, _BEST, _TERMS_X, _TERMS_REST = 2, 3, 4, 5, 6
+ACCUMULATOR_ROWS = 7
 
 
 @njit(cache=True, nogil=True)
@@ -100,6 +102,29 @@ def _is_fast(cfg):
     condition, or single-label and complete heads with diagonal Hessians, L2 and no L1 (eq. 17)."""
     head = cfg[2]
     return head >= 0 or (head >= HEAD_COMPLETE and not cfg[1] and cfg[4] == 0.0 and cfg[3] > 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _best_label(A_g, A_h, x, complement, l2, by_score):
+    """The label with the largest fraction (|g| by score, else g^2) / (h + lambda) in row ``x`` or
+    its complement among the valid examples, the first on a tie: (numerator, denominator, label;
+    -1 if no label's numerator is positive)."""
+    best_n = 0.0
+    best_d = 1.0
+    best_k = -1
+    for k in range(A_g.shape[1]):
+        g = A_g[x, k]
+        h = A_h[x, k]
+        if complement:
+            g = A_g[_VALID, k] - g
+            h = A_h[_VALID, k] - h
+        n = abs(g) if by_score else g * g
+        d = h + l2
+        if n * best_d > best_n * d:
+            best_n = n
+            best_d = d
+            best_k = k
+    return best_n, best_d, best_k
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -140,42 +165,46 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
     if head == HEAD_SINGLE or head == HEAD_SINGLE_LARGEST_SCORE:
         # the best label by g^2 / (h + lambda) (eq. 17), or with the largest |score| = |g| / (h + lambda)
         # (mlrl-boomer's choice, ranked by its quality), compared as fractions (a / b > c / d iff
-        # a d > c b, denominators positive): no division per label
+        # a d > c b, denominators positive): no division per label.  A side's best label is searched
+        # only if some label's quality is below the bound (g^2 > limit (h + lambda), as tested at the
+        # end): that test has no running best to wait for, and most thresholds fail it
         by_score = head == HEAD_SINGLE_LARGEST_SCORE
-        bxn = 0.0
-        bxd = 1.0
-        brn = 0.0
-        brd = 1.0
+        search_x = ok_x
+        search_r = ok_r
+        if bound < math.inf:
+            hits_x = 0
+            hits_r = 0
+            for k in range(K):
+                gx = A_g[x, k]
+                gr = A_g[_VALID, k] - gx
+                hits_x += 1 if gx * gx > limit * (A_h[x, k] + l2) else 0
+                hits_r += 1 if gr * gr > limit * (A_h[_VALID, k] - A_h[x, k] + l2) else 0
+            search_x = search_x and hits_x > 0
+            search_r = search_r and hits_r > 0
+        if search_x:
+            bxn, bxd, lx = _best_label(A_g, A_h, x, False, l2, by_score)
+            if by_score:  # the numerator is |g|: the quality's is g^2
+                bxn *= bxn
+            if lx >= 0 and bxn > limit * bxd:
+                qx = -0.5 * bxn / bxd
+        if search_r:
+            brn, brd, lr = _best_label(A_g, A_h, x, True, l2, by_score)
+            if by_score:
+                brn *= brn
+            if lr >= 0 and brn > limit * brd:
+                qr = -0.5 * brn / brd
+    else:
+        # every label's term first (independent divisions, which vectorise), then the sums in label order
         for k in range(K):
             gx = A_g[x, k]
             gr = A_g[_VALID, k] - gx
-            nx = abs(gx) if by_score else gx * gx
-            dx = A_h[x, k] + l2
-            nr = abs(gr) if by_score else gr * gr
-            dr = A_h[_VALID, k] - A_h[x, k] + l2
-            if nx * bxd > bxn * dx:
-                bxn = nx
-                bxd = dx
-                lx = k
-            if nr * brd > brn * dr:
-                brn = nr
-                brd = dr
-                lr = k
-        if by_score:  # the numerators are |g|: the quality's is g^2
-            bxn *= bxn
-            brn *= brn
-        if ok_x and lx >= 0 and bxn > limit * bxd:
-            qx = -0.5 * bxn / bxd
-        if ok_r and lr >= 0 and brn > limit * brd:
-            qr = -0.5 * brn / brd
-    else:
+            A_g[_TERMS_X, k] = gx * gx / (A_h[x, k] + l2)
+            A_g[_TERMS_REST, k] = gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
         sx = 0.0
         sr = 0.0
         for k in range(K):
-            gx = A_g[x, k]
-            gr = A_g[_VALID, k] - gx
-            sx += gx * gx / (A_h[x, k] + l2)
-            sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
+            sx += A_g[_TERMS_X, k]
+            sr += A_g[_TERMS_REST, k]
         if ok_x:
             qx = -0.5 * sx
         if ok_r:
@@ -258,7 +287,7 @@ def _keep(A_g, A_h, x, complement):
             A_h[_BEST, k] = A_h[x, k]
 
 
-# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (5 x K), A2 = A_h (5 x S);
+# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (7 x K), A2 = A_h (7 x S);
 #    ctx = (cfg, chol, z, params, vi, vg, vh) with cfg = (T_cnt, full_hessian, head, l2, l1, min_coverage),
 #    its arrays taken out only where a rare branch needs them; best = (quality, operator, threshold, label,
 #    covered).  The statistics of the best condition are kept in the accumulators (row _BEST), not in
@@ -348,7 +377,7 @@ def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows
                      work_g, work_h, chol, z, params, vi, vg, vh, cancel):
     """Best condition on attribute ``j`` (Alg. 2, one attribute): returns (quality, operator,
     threshold, head label, covered count); its statistics are written to ``best_g``, ``best_h``.
-    ``work_g`` (5 x K), ``work_h`` (5 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
+    ``work_g`` (7 x K), ``work_h`` (7 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
     scratch space.  When ``cancel[0]`` is set (polled every few examples) it returns at once with
     no condition.  The covered entries are compacted into ``cache`` as the walk passes, so later
     steps of the rule visit only those (:mod:`.sweep`)."""
@@ -422,13 +451,15 @@ def reference_sparse_format(X, feature_format=None) -> bool:
 
 
 def search_segments(index, sparse_format: bool, binned: bool = False, ordinal=None) -> np.ndarray:
-    """``seg`` of BOOMER's walks (:mod:`.sweep`): the compaction state of each attribute and, in the
+    """``seg`` of BOOMER's walks (:mod:`.sweep`): the compaction state of each attribute, in the
+    fifth column its row of ranks (-1: none yet, :func:`.covered_entries.rank_entries`) and, in the
     fourth column, how its numeric thresholds are searched: as mlrl-boomer 0.15.6 does on its dense
     vectors, or on its sparse ones (``sparse_format``, :func:`reference_sparse_format`) where an
     attribute has implicit zeros or missing values (mlrl-boomer's 'sparse' vectors hold fewer entries
     than examples); our own search for binned attributes and ``ordinal`` ones (a mask; mlrl-boomer
     searches both differently, :mod:`engine.ordinal`)."""
-    seg = np.zeros((index.n_features, 4), dtype=np.int64)
+    seg = np.zeros((index.n_features, 5), dtype=np.int64)
+    seg[:, 4] = -1  # no ranks (.covered_entries.rank_entries)
     if binned:
         return seg
     if sparse_format:
@@ -578,6 +609,22 @@ def bagging_weights(weights, n_draws, state):
         weights[rng_below(state, n)] += 1
 
 
+@njit(cache=True, nogil=True)
+def _still_covered(covered, cw, cov_rows, n_cov):
+    """After a condition: the weights ``cw`` of the examples it leaves out set to 0 and the list
+    ``cov_rows[:n_cov]`` of covered examples in the sample shortened to those it keeps (O(covered),
+    not O(N)).  Returns the new count."""
+    n = 0
+    for r in range(n_cov):
+        i = cov_rows[r]
+        if covered[i]:
+            cov_rows[n] = i
+            n += 1
+        else:
+            cw[i] = 0.0
+    return n
+
+
 TIE_TOLERANCE = 1e-12  # relative difference of two qualities below which the earlier candidate wins
 
 
@@ -657,7 +704,7 @@ def _add_hessian(T_h, G, H, i, w):
         T_h[k] += w * H[i, k]
 
 
-def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage,
                 rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
     """Alg. 2: grow one rule greedily (compiled per kernel family, see :func:`rule_refinement`).
@@ -665,7 +712,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
     head label for single heads).  With ``bagging`` > 0 the ``weights`` are drawn first (that many draws).
 
     The covered statistics are summed once; after each refinement they are the chosen
-    condition's statistics from the sweep, so later steps never re-scan the examples."""
+    condition's statistics from the sweep, so later steps never re-scan the examples.  A sampled
+    attribute with ``ranks`` (``seg[j, 4]`` >= 0, :mod:`.covered_entries`) whose entries far outnumber
+    the covered examples gets its covered entries from them before its first sweep in the rule."""
     N = G.shape[0]
     K = G.shape[1]
     S = _hessian_width(K, H)
@@ -683,6 +732,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
     T_g = sc_all.T_g
     T_h = sc_all.T_h
     cw = np.zeros(N)
+    cov_rows = np.empty(N, dtype=np.int64)  # the covered examples in the sample (cw > 0), ascending
+    n_cov = 0
     T_cnt = np.int64(0)  # never a literal: a literal 0 would compile every sweep a second time
     for i in range(N):
         wi = weights[i]
@@ -693,6 +744,11 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                 T_g[k] += w * G[i, k]
             _add_hessian(T_h, G, H, i, w)
             T_cnt += 1
+            cov_rows[n_cov] = i
+            n_cov += 1
+    ranked = ranks.shape[0] > 0 and seg.shape[1] > 4
+    bits = np.empty((N + 63) >> 6 if ranked else 0, dtype=np.uint64)
+    found = np.empty(N if ranked else 0, dtype=np.int64)
     # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
     # single-label rule's first condition has fixed its label, over that label alone: its
     # statistics are then copied once, so later sweeps do not read two strided rows per example.
@@ -728,6 +784,11 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         if m < D:
             sample_features(perm, m, rng_state)
         fixed = head >= 0
+        if ranked:
+            for c in range(m):
+                j = perm[c]
+                if seg[j, 4] >= 0 and seg[j, 0] == 0 and n_cov < COMPACT_MAX_SHARE * (ptr[j + 1] - ptr[j]):
+                    compact_covered(j, ptr, values, ranks, cache, seg, cov_rows, n_cov, bits, found)
         work = 0
         for c in range(m):
             n_c = ptr[perm[c] + 1] - ptr[perm[c]]
@@ -789,9 +850,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
                     out_thr[0] = 0.0
                     apply_condition(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, covered)
                     n_conditions = 1
-                    for i in range(N):
-                        if not covered[i]:
-                            cw[i] = 0.0
+                    n_cov = _still_covered(covered, cw, cov_rows, n_cov)
                     if single:
                         d = diagonal_position(label, K, full_hessian)
                         for i in range(N):
@@ -829,9 +888,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         for k in range(sc.T_h.shape[0]):
             sc.T_h[k] = sc.h[best, k]
         T_cnt = sc.cnt[best]
-        for i in range(N):
-            if not covered[i]:
-                cw[i] = 0.0
+        n_cov = _still_covered(covered, cw, cov_rows, n_cov)
         if toggled >= 0:
             # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
             # positive, which the condition covers (or with it, and it leaves it): the rule goes on from
@@ -849,7 +906,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomin
         if single and not fixed:
             # later conditions refine the rule for the label its first condition chose
             d = diagonal_position(label, K, full_hessian)
-            for i in range(N):
+            for r in range(n_cov):
+                i = cov_rows[r]
                 w = cw[i]
                 if w > 0.0:
                     if interleave:
@@ -927,7 +985,7 @@ def rule_refinement(first: str, fixed: str, threaded: bool):
     return _FAMILIES[key]
 
 
-def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+def refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, *rest):
     """:func:`_refine_rule` with the kernel family a fit with these arguments calls (for callers in
     Python): threaded only if a step can be large enough (:func:`may_thread`)."""
@@ -936,5 +994,5 @@ def refine_rule(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nomina
     threaded = may_thread(G.shape[0], m, G.shape[1], H.shape[1], full_hessian)
     kernel = rule_refinement(first_step_family(head_mode, full_hessian, l2, l1),
                              fixed_label_family(single, G.shape[0]), threaded)
-    return kernel(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
+    return kernel(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                   head_mode, head_params, weights, bagging, l2, l1, *rest)
