@@ -78,13 +78,16 @@ def _fixed_label_quality(g, h, l2, bound):
     return math.inf
 
 
-# Rows of the accumulators ``A_g`` (7 x K) and ``A_h`` (7 x S): the walk's two sides (0: the prefix
+# Rows of the accumulators ``A_g`` (5 x K) and ``A_h`` (5 x S): the walk's two sides (0: the prefix
 # "x <= t" or a nominal group, 1: the suffix "x > t" or all nominal groups), the valid covered examples,
-# scratch for their difference, the statistics of the best condition so far, and (``A_g`` only) scratch
-# for the labels' terms of a complete head's quality.  Indexed in place: a row taken as a view costs
-# reference counting.
-_VALID, _REST, _BEST, _TERMS_X, _TERMS_REST = 2, 3, 4, 5, 6
-ACCUMULATOR_ROWS = 7
+# scratch for their difference, and the statistics of the best condition so far.  Indexed in place: a
+# row taken as a view costs reference counting.
+_VALID, _REST, _BEST = 2, 3, 4
+ACCUMULATOR_ROWS = 5
+TIE_TOLERANCE = 1e-12  # relative difference of two qualities below which the earlier candidate wins
+# A bound of a complete head's quality rules a side out only by this margin (far above the rounding of
+# a sum of K terms): what it rules out is not within rounding of the bound.
+_BOUND_MARGIN = 1.0 + 1e-9
 
 
 @njit(cache=True, nogil=True)
@@ -194,21 +197,41 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
             if lr >= 0 and brn > limit * brd:
                 qr = -0.5 * brn / brd
     else:
-        # every label's term first (independent divisions, which vectorise), then the sums in label order
-        for k in range(K):
-            gx = A_g[x, k]
-            gr = A_g[_VALID, k] - gx
-            A_g[_TERMS_X, k] = gx * gx / (A_h[x, k] + l2)
-            A_g[_TERMS_REST, k] = gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
-        sx = 0.0
-        sr = 0.0
-        for k in range(K):
-            sx += A_g[_TERMS_X, k]
-            sr += A_g[_TERMS_REST, k]
-        if ok_x:
-            qx = -0.5 * sx
-        if ok_r:
-            qr = -0.5 * sr
+        # complete heads: a side is below the bound only if its sum of g^2 / (h + lambda) exceeds the
+        # limit; sum g^2 / (min h + lambda) is at least that sum (Hessians of decomposable losses are not
+        # negative), without a division per label, and rules out most thresholds.  Its margin covers
+        # the rounding of either sum, so a side it rules out could not have been kept.
+        need_x = ok_x
+        need_r = ok_r
+        if bound < math.inf:
+            ggx = 0.0
+            ggr = 0.0
+            hx_min = math.inf
+            hr_min = math.inf
+            for k in range(K):
+                gx = A_g[x, k]
+                gr = A_g[_VALID, k] - gx
+                hx = A_h[x, k]
+                ggx += gx * gx
+                ggr += gr * gr
+                hx_min = min(hx_min, hx)
+                hr_min = min(hr_min, A_h[_VALID, k] - hx)
+            if hx_min + l2 > 0.0 and ggx * _BOUND_MARGIN <= limit * (hx_min + l2):
+                need_x = False
+            if hr_min + l2 > 0.0 and ggr * _BOUND_MARGIN <= limit * (hr_min + l2):
+                need_r = False
+        if need_x or need_r:
+            sx = 0.0
+            sr = 0.0
+            for k in range(K):
+                gx = A_g[x, k]
+                gr = A_g[_VALID, k] - gx
+                sx += gx * gx / (A_h[x, k] + l2)
+                sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
+            if need_x:
+                qx = -0.5 * sx
+            if need_r:
+                qr = -0.5 * sr
     return qx, lx, qr, lr
 
 
@@ -287,7 +310,7 @@ def _keep(A_g, A_h, x, complement):
             A_h[_BEST, k] = A_h[x, k]
 
 
-# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (7 x K), A2 = A_h (7 x S);
+# -- the walk's hooks (engine.core.sweep): S1 = G (N x K), S2 = H (N x S), A1 = A_g (5 x K), A2 = A_h (5 x S);
 #    ctx = (cfg, chol, z, params, vi, vg, vh) with cfg = (T_cnt, full_hessian, head, l2, l1, min_coverage),
 #    its arrays taken out only where a rare branch needs them; best = (quality, operator, threshold, label,
 #    covered).  The statistics of the best condition are kept in the accumulators (row _BEST), not in
@@ -374,10 +397,11 @@ _walk = specialise("_walk_boomer", compact=True, reference=True, _drop=_drop, _r
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
-                     work_g, work_h, chol, z, params, vi, vg, vh, cancel):
-    """Best condition on attribute ``j`` (Alg. 2, one attribute): returns (quality, operator,
-    threshold, head label, covered count); its statistics are written to ``best_g``, ``best_h``.
-    ``work_g`` (7 x K), ``work_h`` (7 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
+                     work_g, work_h, chol, z, params, vi, vg, vh, cancel, bound=math.inf):
+    """Best condition on attribute ``j`` (Alg. 2, one attribute) of quality below ``bound``: returns
+    (quality, operator, threshold, head label, covered count), operator -1 if none; its statistics
+    are written to ``best_g``, ``best_h``.
+    ``work_g`` (5 x K), ``work_h`` (5 x S), ``chol`` (K x K for full Hessians) and ``z`` (K) are
     scratch space.  When ``cancel[0]`` is set (polled every few examples) it returns at once with
     no condition.  The covered entries are compacted into ``cache`` as the walk passes, so later
     steps of the rule visit only those (:mod:`.sweep`)."""
@@ -387,8 +411,8 @@ def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows
         work_h[_VALID, k] = T_h[k]
     ctx = ((T_cnt, full_hessian, head, l2, l1, min_coverage), chol, z, params, vi, vg, vh)
     ok, best = _walk(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, T_cnt, G, H, work_g,
-                     work_h, ctx, (math.inf, -1, 0.0, -1, 0), cancel)
-    if not ok:
+                     work_h, ctx, (bound, -1, 0.0, -1, 0), cancel)
+    if not ok or best[1] < 0:
         return math.inf, -1, 0.0, -1, 0
     for k in range(work_g.shape[1]):
         best_g[k] = work_g[_BEST, k]
@@ -543,6 +567,29 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
         out_cnt[c] = cnt
 
 
+def _best_conditions_in_turn(candidates, n_candidates, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows,
+                             nominal, cw, G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
+                             out_q, out_op, out_thr, out_label, out_cnt, out_g, out_h, work_g, work_h, chol, z,
+                             params, vi, vg, vh, cancel):
+    """:func:`_best_conditions` one attribute after the other (a step too small for threads): each
+    attribute's sweep keeps only conditions better than the best of the attributes before it by the
+    tie tolerance, as :func:`_refine_rule` chooses among them, so most thresholds are ruled out by
+    the bound.  Candidates with nothing better report no condition; the choice is the same."""
+    bound = math.inf
+    for c in range(n_candidates):
+        q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, cache, seg, miss_ptr,
+                                                miss_rows, nominal, cw, G, H, T_g, T_h, T_cnt, full_hessian, head,
+                                                l2, l1, min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
+                                                z[c], params, vi[c], vg[c], vh[c], cancel, bound)
+        out_q[c] = q
+        out_op[c] = op
+        out_thr[c] = thr
+        out_label[c] = lab
+        out_cnt[c] = cnt
+        if op >= 0:
+            bound = q - TIE_TOLERANCE * abs(q)
+
+
 def _step_kernels(name: str, **hooks):
     """The refinement step on the walk with BOOMER's hooks, some replaced by ``hooks``: (threaded,
     serial, the sweep of one attribute), compiled and cached under names ending in ``name``.  The
@@ -555,7 +602,7 @@ def _step_kernels(name: str, **hooks):
     threaded = njit(cache=True, nogil=True, parallel=True)(
         rebound(_best_conditions.py_func, "_best_conditions_" + name, _sweep_attribute=sweep))
     serial = njit(cache=True, nogil=True)(
-        rebound(_best_conditions.py_func, "_best_conditions_" + name + "_serial", _sweep_attribute=sweep))
+        rebound(_best_conditions_in_turn, "_best_conditions_" + name + "_serial", _sweep_attribute=sweep))
     return threaded, serial, sweep
 
 
@@ -623,9 +670,6 @@ def _still_covered(covered, cw, cov_rows, n_cov):
         else:
             cw[i] = 0.0
     return n
-
-
-TIE_TOLERANCE = 1e-12  # relative difference of two qualities below which the earlier candidate wins
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,69 @@
+"""A refinement step swept attribute after attribute, each sweep bounded by the best of the attributes
+before it (engine.core.refinement._best_conditions_in_turn), chooses the condition the unbounded
+sweeps choose, with the same quality, threshold, head label, coverage and statistics."""
+import numpy as np
+import pytest
+
+from engine.core.features import build_feature_index
+from engine.core.head_variants import HEAD_COMPLETE, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE
+from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
+from engine.core.refinement import (ACCUMULATOR_ROWS, TIE_TOLERANCE, _best_conditions_fast,
+                                    _best_conditions_fast_serial)
+
+
+def _choice(q, op):
+    """The candidate engine.core.refinement._refine_rule chooses."""
+    best = -1
+    for c in range(len(q)):
+        if op[c] >= 0 and (best < 0 or q[c] < q[best] - TIE_TOLERANCE * abs(q[best])):
+            best = c
+    return best
+
+
+def _step(kernel, index, cw, G, H, head, min_coverage):
+    m, K, S = index.n_features, G.shape[1], H.shape[1]
+    T_g, T_h = (cw[:, None] * G).sum(0), (cw[:, None] * H).sum(0)
+    out = dict(q=np.empty(m), op=np.empty(m, np.int64), thr=np.empty(m), label=np.empty(m, np.int64),
+               cnt=np.empty(m, np.int64), g=np.empty((m, K)), h=np.empty((m, S)))
+    kernel(np.arange(m, dtype=np.int64), m, index.ptr, index.rows, index.values, index.values,
+           np.empty(len(index.rows), np.int32), np.zeros((m, 5), np.int64), index.missing_ptr, index.missing_rows,
+           index.nominal, cw, G, H, T_g, T_h, int((cw > 0).sum()), False, np.int64(head), 1.0, 0.0,
+           np.int64(min_coverage), out["q"], out["op"], out["thr"], out["label"], out["cnt"], out["g"], out["h"],
+           np.empty((m, ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)), np.zeros((m, 1, 1)),
+           np.zeros((m, K)), np.zeros(4), np.empty((0, 3, K), np.int64), np.empty((0, K)), np.empty((0, S)),
+           np.zeros(1, np.uint8))
+    return out
+
+
+@pytest.mark.parametrize("head", [HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, HEAD_COMPLETE, 1],
+                         ids=["single", "largest-score", "complete", "fixed-label"])
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "squared-error-decomposable"])
+def test_bounded_sweeps_choose_what_unbounded_sweeps_choose(head, loss):
+    skipped = 0
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        n, d, K = 120, 14, 5
+        X = rng.normal(size=(n, d)).astype(np.float32)
+        X[:, :4] = np.round(X[:, :4])  # ties
+        X[:, 4] = np.abs(X[:, 4]) * (rng.random(n) < 0.3)  # sparse, only positives
+        X[rng.random((n, d)) < 0.05] = np.nan
+        index = build_feature_index(X, np.zeros(d, np.uint8))
+        Y = (rng.random((n, K)) < 0.3).astype(np.uint8)
+        F = rng.normal(scale=0.7, size=(n, K))
+        G = np.empty((n, K))
+        H = np.empty((n, n_hessian_entries(K, True)))
+        update_statistics(LOSS_CODES[loss], np.where(Y > 0, 1, -1).astype(np.int8), F, np.arange(n), n, G, H)
+        cw = np.where(rng.random(n) < 0.7, rng.integers(1, 3, n), 0).astype(np.float64)
+        min_coverage = int(rng.integers(1, 6))
+        free = _step(_best_conditions_fast, index, cw, G, H, head, min_coverage)
+        bounded = _step(_best_conditions_fast_serial, index, cw, G, H, head, min_coverage)
+        c = _choice(free["q"], free["op"])
+        assert _choice(bounded["q"], bounded["op"]) == c
+        if c >= 0:
+            for key in ("q", "op", "thr", "label", "cnt", "g", "h"):
+                assert np.array_equal(bounded[key][c], free[key][c]), key
+        reported = bounded["op"] >= 0
+        for key in ("q", "op", "thr", "label", "cnt"):  # what a bounded sweep reports is its attribute's best
+            assert np.array_equal(bounded[key][reported], free[key][reported]), key
+        skipped += int(((free["op"] >= 0) & ~reported).sum())
+    assert skipped > 0  # the bounds ruled attributes out
