@@ -71,7 +71,7 @@ def test_covered_entries_are_those_the_walk_compacts(seed):
             continue
         walked, seg = np.full(len(index.rows), -1, np.int32), _segments(index)
         scratch = (np.empty((ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, K)), np.zeros((1, 1)), np.zeros(K),
-                   np.zeros(4), np.empty((3, K), np.int64), np.empty(K), np.empty(K), np.zeros(1, np.uint8))
+                   np.zeros(4), np.empty((3, K), np.int64), np.empty(K), np.empty(K), np.zeros(1, np.uint8), np.inf)
         _sweep_attribute_fast(j, index.ptr, index.rows, index.values, index.values, walked, seg, index.missing_ptr,
                               index.missing_rows, index.nominal, cw, G, H, T_g, T_h, len(rows), False, HEAD_SINGLE,
                               1.0, 0.0, 1, np.zeros(K), np.zeros(K), *scratch)

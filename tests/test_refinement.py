@@ -42,7 +42,7 @@ def _scratch(G, H, params=None):
     params = np.zeros(4) if params is None else params
     n_variant = max(K, 2 * int(params[3]))
     return (np.empty((ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, S)), np.zeros((K, K)), np.zeros(K), params,
-            np.empty((3, n_variant), np.int64), np.empty(K), np.empty(S), np.zeros(1, np.uint8))
+            np.empty((3, n_variant), np.int64), np.empty(K), np.empty(S), np.zeros(1, np.uint8), np.inf)
 
 
 def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):

@@ -107,11 +107,12 @@ def _is_fast(cfg):
     return head >= 0 or (head >= HEAD_COMPLETE and not cfg[1] and cfg[4] == 0.0 and cfg[3] > 0.0)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _best_label(A_g, A_h, x, complement, l2, by_score):
     """The label with the largest fraction (|g| by score, else g^2) / (h + lambda) in row ``x`` or
     its complement among the valid examples, the first on a tie: (numerator, denominator, label;
-    -1 if no label's numerator is positive)."""
+    -1 if no label's numerator is positive).  Not inlined (a copy in every sweep cost seconds of
+    compile time): the sweep calls it only for the sides its bound keeps."""
     best_n = 0.0
     best_d = 1.0
     best_k = -1
@@ -128,6 +129,20 @@ def _best_label(A_g, A_h, x, complement, l2, by_score):
             best_d = d
             best_k = k
     return best_n, best_d, best_k
+
+
+@njit(cache=True, nogil=True)
+def _complete_sums(A_g, A_h, x, l2):
+    """Both sides' sums of g^2 / (h + lambda) over the labels (eq. 17): a complete head's quality is
+    -1/2 times its side's sum.  Not inlined: the sweep calls it only for the sides its bound keeps."""
+    sx = 0.0
+    sr = 0.0
+    for k in range(A_g.shape[1]):
+        gx = A_g[x, k]
+        gr = A_g[_VALID, k] - gx
+        sx += gx * gx / (A_h[x, k] + l2)
+        sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
+    return sx, sr
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -221,13 +236,7 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound):
             if hr_min + l2 > 0.0 and ggr * _BOUND_MARGIN <= limit * (hr_min + l2):
                 need_r = False
         if need_x or need_r:
-            sx = 0.0
-            sr = 0.0
-            for k in range(K):
-                gx = A_g[x, k]
-                gr = A_g[_VALID, k] - gx
-                sx += gx * gx / (A_h[x, k] + l2)
-                sr += gr * gr / (A_h[_VALID, k] - A_h[x, k] + l2)
+            sx, sr = _complete_sums(A_g, A_h, x, l2)
             if need_x:
                 qx = -0.5 * sx
             if need_r:
@@ -397,7 +406,7 @@ _walk = specialise("_walk_boomer", compact=True, reference=True, _drop=_drop, _r
 @njit(cache=True, nogil=True)
 def _sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H,
                      T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage, best_g, best_h,
-                     work_g, work_h, chol, z, params, vi, vg, vh, cancel, bound=math.inf):
+                     work_g, work_h, chol, z, params, vi, vg, vh, cancel, bound):
     """Best condition on attribute ``j`` (Alg. 2, one attribute) of quality below ``bound``: returns
     (quality, operator, threshold, head label, covered count), operator -1 if none; its statistics
     are written to ``best_g``, ``best_h``.
@@ -559,7 +568,7 @@ def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, s
         q, op, thr, lab, cnt = _sweep_attribute(candidates[c], ptr, rows, values, keys, cache, seg, miss_ptr,
                                                 miss_rows, nominal, cw, G, H, T_g, T_h, T_cnt, full_hessian, head,
                                                 l2, l1, min_coverage, out_g[c], out_h[c], work_g[c], work_h[c], chol[c],
-                                                z[c], params, vi[c], vg[c], vh[c], cancel)
+                                                z[c], params, vi[c], vg[c], vh[c], cancel, math.inf)
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
