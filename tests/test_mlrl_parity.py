@@ -178,6 +178,7 @@ def test_auto_is_only_the_references_default_not_a_value(parameter, tmp_path):
 
 # -- the prediction side: binary predictors, probabilities, isotonic calibration ---------------------
 
+from engine.core.losses import LOSS_CODES, example_loss  # noqa: E402
 from engine.model import RuleModel  # noqa: E402
 from engine.predictors import Predictors, fit_calibration  # noqa: E402
 
@@ -244,7 +245,21 @@ def test_predictions_and_probabilities_from_the_references_scores_on_emotions(se
     ref = _reference_answer(settings, X_train, Y_train, X_test, tmp_path)
     pred, model = _predictors_on_reference_scores(settings, ref, Y_train)
     F = np.asarray(ref["scores"])
-    np.testing.assert_array_equal(model.predict_from_scores(F), np.asarray(ref["predictions"]))
+    ours, theirs = model.predict_from_scores(F), np.asarray(ref["predictions"])
+    differ = np.flatnonzero((ours != theirs).any(axis=1))
+    if settings.get("loss") == "logistic-non-decomposable" and "binary_predictor" not in settings:
+        # the example-wise predictor: where two known label vectors have the same loss (to rounding),
+        # the reference takes the one its label-vector hash set visits first, which is not emulated
+        # (seen with scikit-learn 1.8 / NumPy 2.3 in the reference's interpreter, whose model then has
+        # equal scores on several labels of 3 of the 297 test examples)
+        loss = LOSS_CODES[settings["loss"]]
+        for i in differ:
+            ours_loss, their_loss = (example_loss(loss, np.where(v > 0, 1, -1).astype(np.int8), F[i])
+                                     for v in (ours[i], theirs[i]))
+            assert ours_loss == pytest.approx(their_loss, rel=1e-12, abs=0), i
+        assert len(differ) <= 0.02 * len(F)
+    else:
+        np.testing.assert_array_equal(ours, theirs)
     np.testing.assert_allclose(pred.probabilities(F), np.asarray(ref["probabilities"]), rtol=0, atol=1e-12)
 
 
