@@ -666,6 +666,21 @@ def bagging_weights(weights, n_draws, state):
 
 
 @njit(cache=True, nogil=True)
+def _fix_label(label, d, G, H, cw, cov_rows, n_cov, interleave, WGH, G_one, H_one):
+    """Once a single-label rule's first condition has chosen ``label`` (Hessian column ``d``): its
+    covered examples' statistics copied for the later sweeps, weighted into rows of ``WGH`` with
+    ``interleave``, else into the columns ``G_one``, ``H_one``."""
+    for r in range(n_cov):
+        i = cov_rows[r]
+        if interleave:
+            WGH[i, 0] = cw[i] * G[i, label]
+            WGH[i, 1] = cw[i] * H[i, d]
+        else:
+            G_one[i, 0] = G[i, label]
+            H_one[i, 0] = H[i, d]
+
+
+@njit(cache=True, nogil=True)
 def _still_covered(covered, cw, cov_rows, n_cov):
     """After a condition: the weights ``cw`` of the examples it leaves out set to 0 and the list
     ``cov_rows[:n_cov]`` of covered examples in the sample shortened to those it keeps (O(covered),
@@ -799,7 +814,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             T_cnt += 1
             cov_rows[n_cov] = i
             n_cov += 1
-    ranked = ranks.shape[0] > 0 and seg.shape[1] > 4
+    ranked = ranks.shape[0] > 0  # then seg has their fifth column (.covered_entries.rank_entries)
     bits = np.empty((N + 63) >> 6 if ranked else 0, dtype=np.uint64)
     found = np.empty(N if ranked else 0, dtype=np.int64)
     # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
@@ -906,15 +921,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                     n_cov = _still_covered(covered, cw, cov_rows, n_cov)
                     if single:
                         d = diagonal_position(label, K, full_hessian)
-                        for i in range(N):
-                            w = cw[i]
-                            if w > 0.0:
-                                if interleave:
-                                    WGH[i, 0] = w * G[i, label]
-                                    WGH[i, 1] = w * H[i, d]
-                                else:
-                                    G_one[i, 0] = G[i, label]
-                                    H_one[i, 0] = H[i, d]
+                        _fix_label(label, d, G, H, cw, cov_rows, n_cov, interleave, WGH, G_one, H_one)
                         sc_one.T_g[0] = T_g[label]
                         sc_one.T_h[0] = T_h[d]
                         head = label
@@ -959,16 +966,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         if single and not fixed:
             # later conditions refine the rule for the label its first condition chose
             d = diagonal_position(label, K, full_hessian)
-            for r in range(n_cov):
-                i = cov_rows[r]
-                w = cw[i]
-                if w > 0.0:
-                    if interleave:
-                        WGH[i, 0] = w * G[i, label]
-                        WGH[i, 1] = w * H[i, d]
-                    else:
-                        G_one[i, 0] = G[i, label]
-                        H_one[i, 0] = H[i, d]
+            _fix_label(label, d, G, H, cw, cov_rows, n_cov, interleave, WGH, G_one, H_one)
             sc_one.T_g[0] = sc.T_g[label]
             sc_one.T_h[0] = sc.T_h[d]
             head = label
