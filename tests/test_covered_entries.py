@@ -5,10 +5,11 @@ import pytest
 
 import engine.boomer as boomer
 from engine.boomer import BoomerClassifier
-from engine.core.covered_entries import compact_covered, rank_entries
+from engine.core.covered_entries import MISSING, compact_covered, rank_entries
 from engine.core.features import build_feature_index
 from engine.core.head_variants import HEAD_SINGLE
-from engine.core.refinement import ACCUMULATOR_ROWS, _sweep_attribute_fast
+from engine.core.refinement import ACCUMULATOR_ROWS, _sweep_attribute_fast, apply_condition, restrict_covered
+from engine.core.sweep import OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO
 
 
 def _data(seed, n=60, d=5):
@@ -33,14 +34,18 @@ def test_ranks_are_each_examples_position_in_the_sorted_entries():
     seg = _segments(index)
     ranks = rank_entries(index, seg)
     stored = np.diff(index.ptr)
+    kinds = set()
     for j in range(X.shape[1]):
         r = seg[j, 4]
         if stored[j] < 0.25 * X.shape[0]:
             assert r == -1
             continue
-        expected = np.full(X.shape[0], -1)
+        expected = np.full(X.shape[0], -1)  # the value 0
+        expected[np.isnan(X[:, j])] = MISSING
         expected[index.rows[index.ptr[j]:index.ptr[j + 1]]] = np.arange(index.ptr[j], index.ptr[j + 1])
         assert np.array_equal(ranks[r], expected)
+        kinds.update(np.unique(expected[expected < 0]).tolist())
+    assert kinds == {-1, MISSING}  # zeros and missing values were both ranked
     assert (seg[:, 4] == -1).sum() == 1  # the sparse attribute 4
 
 
@@ -86,6 +91,32 @@ def test_covered_entries_are_those_the_walk_compacts(seed):
         assert np.array_equal(found[others], walked[others])
         covered_entries = np.flatnonzero(cw[index.rows[start:end]] > 0) + start
         assert np.array_equal(np.sort(np.concatenate([found[negatives], found[others]])), covered_entries)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_condition_restricts_the_covered_list_as_the_mask(seed):
+    """restrict_covered (the covered examples' values looked up by rank, or the attribute's entries
+    applied where it has no ranks) leaves the coverage apply_condition leaves, and lists it."""
+    rng = np.random.default_rng(seed)
+    X = _data(seed)
+    n, d = X.shape
+    index = build_feature_index(X, np.zeros(d, np.uint8))
+    seg = _segments(index)
+    ranks = rank_entries(index, seg)
+    ops = (OP_LEQ, OP_GT, OP_LEQ_NEG, OP_GT_NEG, OP_LEQ_ZERO, OP_GT_ZERO)
+    for j in range(d):
+        for op in ops:
+            for threshold in (-1.5, -0.25, 0.0, 0.5, 2.5):
+                covered = (rng.random(n) < 0.7).astype(np.uint8)
+                expected = covered.copy()
+                apply_condition(j, op, threshold, index.ptr, index.rows, index.values, index.missing_ptr,
+                                index.missing_rows, expected)
+                all_rows = np.flatnonzero(covered).astype(np.int64)
+                n_all = restrict_covered(j, op, threshold, index.ptr, index.rows, index.values, index.missing_ptr,
+                                         index.missing_rows, ranks, seg, covered, all_rows, len(all_rows))
+                assert np.array_equal(covered, expected), (j, op, threshold)
+                assert np.array_equal(all_rows[:n_all], np.flatnonzero(expected))
+    assert (seg[:, 4] >= 0).sum() == d - 1  # both paths: the sparse attribute has no ranks
 
 
 @pytest.mark.parametrize("settings", [

@@ -27,12 +27,13 @@ RANKS_BUDGET = 256 * 2**20
 # An attribute's covered entries are found from the covered examples when there are fewer than this
 # share of its stored entries (each costs a gathered position and a bit more than a walked entry).
 COMPACT_MAX_SHARE = 0.75
+MISSING = -2  # the rank of an example whose value is missing (-1: its value is 0, not stored)
 
 
 def rank_entries(index, seg: np.ndarray, budget: int = RANKS_BUDGET) -> np.ndarray:
     """Each example's position in the sorted entries of every dense numeric attribute: ``ranks[r, i]``
-    is the index entry of example ``i`` for the attribute whose ``seg[j, 4]`` is ``r`` (-1: no stored
-    value).  Sets ``seg[:, 4]`` (-1: no ranks for the attribute; all of them when the ranks would take
+    is the index entry of example ``i`` for the attribute whose ``seg[j, 4]`` is ``r`` (-1: the value
+    0, not stored; -2: missing).  Sets ``seg[:, 4]`` (-1: no ranks for the attribute; all of them when the ranks would take
     more than ``budget`` bytes).  ``seg`` needs a fifth column (:func:`.refinement.search_segments`)."""
     n = index.n_examples
     stored = np.diff(index.ptr)
@@ -47,6 +48,9 @@ def rank_entries(index, seg: np.ndarray, budget: int = RANKS_BUDGET) -> np.ndarr
     ranks = np.full((n_ranked, n), -1, dtype=dtype)
     entries = np.repeat(ranked, stored)
     ranks[np.repeat(row_of, stored)[entries], index.rows[entries]] = np.flatnonzero(entries).astype(dtype)
+    n_missing = np.diff(index.missing_ptr)
+    missing = np.repeat(ranked, n_missing)
+    ranks[np.repeat(row_of, n_missing)[missing], index.missing_rows[missing]] = MISSING
     return ranks
 
 

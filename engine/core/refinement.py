@@ -26,7 +26,7 @@ from numba import njit, prange
 
 from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
                             variant_quality)
-from .covered_entries import COMPACT_MAX_SHARE, compact_covered
+from .covered_entries import COMPACT_MAX_SHARE, MISSING, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 
@@ -559,6 +559,37 @@ def apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, co
             covered[miss_rows[r]] = 0
 
 
+@njit(cache=True, nogil=True)
+def restrict_covered(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered, all_rows, n_all):
+    """:func:`apply_condition` for a rule that covers the examples ``all_rows[:n_all]`` (in the sample
+    or not): the list is shortened to those the condition keeps.  On an attribute with ``ranks``
+    (:mod:`.covered_entries`) each covered example's value is looked up, O(covered) instead of O(N);
+    otherwise the attribute's entries are applied and the list filtered.  Returns the new count."""
+    r = seg[j, 4] if ranks.shape[0] > 0 else -1
+    n = 0
+    if r < 0:
+        apply_condition(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, covered)
+        for q in range(n_all):
+            i = all_rows[q]
+            if covered[i]:
+                all_rows[n] = i
+                n += 1
+        return n
+    for q in range(n_all):
+        i = all_rows[q]
+        t = ranks[r, i]
+        if t >= 0:
+            keep = satisfies(op, threshold, values[t])
+        else:
+            keep = t != MISSING and satisfies(op, threshold, 0.0)
+        if keep:
+            all_rows[n] = i
+            n += 1
+        else:
+            covered[i] = 0
+    return n
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def _best_conditions(candidates, n_candidates, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw,
                      G, H, T_g, T_h, T_cnt, full_hessian, head, l2, l1, min_coverage,
@@ -815,6 +846,12 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             cov_rows[n_cov] = i
             n_cov += 1
     ranked = ranks.shape[0] > 0  # then seg has their fifth column (.covered_entries.rank_entries)
+    all_rows = np.empty(N, dtype=np.int64)  # every covered example, in the sample or not, ascending
+    n_all = 0
+    for i in range(N):
+        if covered[i]:
+            all_rows[n_all] = i
+            n_all += 1
     bits = np.empty((N + 63) >> 6 if ranked else 0, dtype=np.uint64)
     found = np.empty(N if ranked else 0, dtype=np.int64)
     # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
@@ -916,7 +953,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                     out_attr[0] = j
                     out_op[0] = op
                     out_thr[0] = 0.0
-                    apply_condition(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, covered)
+                    n_all = restrict_covered(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, ranks, seg,
+                                             covered, all_rows, n_all)
                     n_conditions = 1
                     n_cov = _still_covered(covered, cw, cov_rows, n_cov)
                     if single:
@@ -941,7 +979,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         out_thr[n_conditions] = sc.thr[best]
         toggled = smallest_positive(j, ptr, rows, values, cw) if op >= OP_LEQ_ZERO else -1
         w_toggled = cw[toggled] if toggled >= 0 else 0.0
-        apply_condition(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
+        n_all = restrict_covered(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered,
+                                 all_rows, n_all)
         n_conditions += 1
         for k in range(sc.T_g.shape[0]):  # loops, not slice assignments (their shape checks cost seconds of compile)
             sc.T_g[k] = sc.g[best, k]
