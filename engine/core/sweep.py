@@ -137,12 +137,21 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         idx = cache[t] if use_cache else t
         if step > 0 and not use_cache and values[idx] >= 0.0:
             break
-        ahead = t + step * PREFETCH_AHEAD
-        if far and ((ahead < t_stop) if step > 0 else (ahead >= t_stop)):
-            i_ahead = rows[cache[ahead] if use_cache else ahead]
-            prefetch_row(weight, i_ahead)
-            prefetch_row(S1, i_ahead)
-            prefetch_row(S2, i_ahead)
+        if far:
+            # two stages on compacted entries: their index entries (gathered from the attribute's) twice as
+            # far ahead, then the example's rows
+            ahead = t + 2 * step * PREFETCH_AHEAD
+            if use_cache and ((ahead < t_stop) if step > 0 else (ahead >= t_stop)):
+                idx_ahead = cache[ahead]
+                prefetch_row(rows, idx_ahead)
+                prefetch_row(values, idx_ahead)
+                prefetch_row(keys, idx_ahead)
+            ahead = t + step * PREFETCH_AHEAD
+            if (ahead < t_stop) if step > 0 else (ahead >= t_stop):
+                i_ahead = rows[cache[ahead] if use_cache else ahead]
+                prefetch_row(weight, i_ahead)
+                prefetch_row(S1, i_ahead)
+                prefetch_row(S2, i_ahead)
         if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
             return False, count, prev, before, w, t, best
         at = t
