@@ -846,12 +846,15 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             cov_rows[n_cov] = i
             n_cov += 1
     ranked = ranks.shape[0] > 0  # then seg has their fifth column (.covered_entries.rank_entries)
-    all_rows = np.empty(N, dtype=np.int64)  # every covered example, in the sample or not, ascending
+    # with ranks, every covered example (in the sample or not), ascending: a condition restricts the
+    # coverage in O(covered) (restrict_covered); without, the attribute's entries are applied
+    all_rows = np.empty(N if ranked else 0, dtype=np.int64)
     n_all = 0
-    for i in range(N):
-        if covered[i]:
-            all_rows[n_all] = i
-            n_all += 1
+    if ranked:
+        for i in range(N):
+            if covered[i]:
+                all_rows[n_all] = i
+                n_all += 1
     bits = np.empty((N + 63) >> 6 if ranked else 0, dtype=np.uint64)
     found = np.empty(N if ranked else 0, dtype=np.int64)
     # Scratch for sweeps over all labels (K gradient, S Hessian entries per example) and, once a
@@ -953,8 +956,11 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                     out_attr[0] = j
                     out_op[0] = op
                     out_thr[0] = 0.0
-                    n_all = restrict_covered(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, ranks, seg,
-                                             covered, all_rows, n_all)
+                    if ranked:
+                        n_all = restrict_covered(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, ranks, seg,
+                                                 covered, all_rows, n_all)
+                    else:
+                        apply_condition(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, covered)
                     n_conditions = 1
                     n_cov = _still_covered(covered, cw, cov_rows, n_cov)
                     if single:
@@ -979,8 +985,11 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         out_thr[n_conditions] = sc.thr[best]
         toggled = smallest_positive(j, ptr, rows, values, cw) if op >= OP_LEQ_ZERO else -1
         w_toggled = cw[toggled] if toggled >= 0 else 0.0
-        n_all = restrict_covered(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered,
-                                 all_rows, n_all)
+        if ranked:
+            n_all = restrict_covered(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered,
+                                     all_rows, n_all)
+        else:
+            apply_condition(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
         n_conditions += 1
         for k in range(sc.T_g.shape[0]):  # loops, not slice assignments (their shape checks cost seconds of compile)
             sc.T_g[k] = sc.g[best, k]
