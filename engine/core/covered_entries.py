@@ -33,8 +33,8 @@ MISSING = -2  # the rank of an example whose value is missing (-1: its value is 
 def rank_entries(index, seg: np.ndarray, budget: int = RANKS_BUDGET) -> np.ndarray:
     """Each example's position in the sorted entries of every dense numeric attribute: ``ranks[r, i]``
     is the index entry of example ``i`` for the attribute whose ``seg[j, 4]`` is ``r`` (-1: the value
-    0, not stored; -2: missing).  Sets ``seg[:, 4]`` (-1: no ranks for the attribute; all of them when the ranks would take
-    more than ``budget`` bytes).  ``seg`` needs a fifth column (:func:`.refinement.search_segments`)."""
+    0, not stored; -2: missing).  Sets ``seg[:, 4]`` (-1: no ranks for the attribute; all of them when
+    the ranks would take more than ``budget`` bytes).  ``seg`` needs a fifth column (:func:`.refinement.search_segments`)."""
     n = index.n_examples
     stored = np.diff(index.ptr)
     dtype = np.int32 if len(index.rows) < 2**31 else np.int64
@@ -46,11 +46,10 @@ def rank_entries(index, seg: np.ndarray, budget: int = RANKS_BUDGET) -> np.ndarr
     row_of = np.cumsum(ranked) - 1
     seg[ranked, 4] = row_of[ranked]
     ranks = np.full((n_ranked, n), -1, dtype=dtype)
-    entries = np.repeat(ranked, stored)
-    ranks[np.repeat(row_of, stored)[entries], index.rows[entries]] = np.flatnonzero(entries).astype(dtype)
-    n_missing = np.diff(index.missing_ptr)
-    missing = np.repeat(ranked, n_missing)
-    ranks[np.repeat(row_of, n_missing)[missing], index.missing_rows[missing]] = MISSING
+    for j in np.flatnonzero(ranked):  # one attribute at a time: no temporary of all entries
+        start, end = index.ptr[j], index.ptr[j + 1]
+        ranks[row_of[j], index.rows[start:end]] = np.arange(start, end, dtype=dtype)
+        ranks[row_of[j], index.missing_rows[index.missing_ptr[j]:index.missing_ptr[j + 1]]] = MISSING
     return ranks
 
 

@@ -188,22 +188,32 @@ def _sort_columns(n, ptr, rows, values, missing_ptr):
 
 
 def _index_by_column_sort(X: np.ndarray, nominal: np.ndarray) -> FeatureIndex:
-    """Dense build for mostly non-zero data: one column-wise argsort (NaN sorts last)."""
+    """Dense build for mostly non-zero data: a stable argsort per column (NaN sorts last).  Column by
+    column, so that beside the index only one column's order and values are held: a two-dimensional
+    argsort held N x D int64 positions, their sorted values and masks, and a gathered int64 copy, about
+    26 bytes a value beside the index's 8 (at N = 10^5 with 50 attributes, 130 MB)."""
     n, d = X.shape
-    order = np.argsort(X, axis=0, kind="stable")
-    vals = np.take_along_axis(X, order, axis=0)
-    missing = np.isnan(vals)
-    keep = (vals != 0) & ~missing
+    n_missing = np.isnan(X).sum(axis=0)
+    n_stored = np.count_nonzero(X, axis=0) - n_missing  # NaN is not zero
     ptr = np.zeros(d + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum(keep.sum(axis=0))
+    ptr[1:] = np.cumsum(n_stored)
     missing_ptr = np.zeros(d + 1, dtype=np.int64)
-    missing_ptr[1:] = np.cumsum(missing.sum(axis=0))
-    # column-major flattening keeps each attribute's entries together, in sorted order
-    rows = np.ascontiguousarray(order.T[keep.T], dtype=np.int32)
-    values = np.ascontiguousarray(vals.T[keep.T], dtype=np.float32)
-    missing_rows = np.ascontiguousarray(order.T[missing.T], dtype=np.int32)
-    valid = ~missing
-    changes = ((vals[1:] != vals[:-1]) & valid[1:]).sum(axis=0) if n > 1 else np.zeros(d, dtype=np.int64)
-    distinct = np.where(valid.any(axis=0), 1 + changes, 0)
+    missing_ptr[1:] = np.cumsum(n_missing)
+    rows = np.empty(ptr[-1], dtype=np.int32)
+    values = np.empty(ptr[-1], dtype=np.float32)
+    missing_rows = np.empty(missing_ptr[-1], dtype=np.int32)
+    distinct = np.zeros(d, dtype=np.int64)
+    for j in range(d):
+        column = np.ascontiguousarray(X[:, j])
+        order = np.argsort(column, kind="stable")
+        vals = column[order]
+        missing = np.isnan(vals)
+        keep = (vals != 0) & ~missing
+        rows[ptr[j]:ptr[j + 1]] = order[keep]
+        values[ptr[j]:ptr[j + 1]] = vals[keep]
+        missing_rows[missing_ptr[j]:missing_ptr[j + 1]] = order[missing]
+        n_valid = n - n_missing[j]
+        if n_valid > 0:  # NaNs sort last: the valid values are the first n_valid
+            distinct[j] = 1 + np.count_nonzero(vals[1:n_valid] != vals[:n_valid - 1])
     return FeatureIndex(ptr, rows, values, missing_ptr, missing_rows,
                         np.ascontiguousarray(nominal, dtype=np.uint8), n, distinct <= 1)
