@@ -34,7 +34,8 @@ def rank_entries(index, seg: np.ndarray, budget: int = RANKS_BUDGET) -> np.ndarr
     """Each example's position in the sorted entries of every dense numeric attribute: ``ranks[r, i]``
     is the index entry of example ``i`` for the attribute whose ``seg[j, 4]`` is ``r`` (-1: the value
     0, not stored; -2: missing).  Sets ``seg[:, 4]`` (-1: no ranks for the attribute; all of them when
-    the ranks would take more than ``budget`` bytes).  ``seg`` needs a fifth column (:func:`.refinement.search_segments`)."""
+    the ranks would take more than ``budget`` bytes).  ``seg`` needs a fifth column
+    (:func:`.refinement.search_segments`)."""
     n = index.n_examples
     stored = np.diff(index.ptr)
     dtype = np.int32 if len(index.rows) < 2**31 else np.int64
