@@ -564,7 +564,8 @@ def restrict_covered(j, op, threshold, ptr, rows, values, miss_ptr, miss_rows, r
     """:func:`apply_condition` for a rule that covers the examples ``all_rows[:n_all]`` (in the sample
     or not): the list is shortened to those the condition keeps.  On an attribute with ``ranks``
     (:mod:`.covered_entries`) each covered example's value is looked up, O(covered) instead of O(N);
-    otherwise the attribute's entries are applied and the list filtered.  Returns the new count."""
+    otherwise the attribute's entries are applied and the list filtered (a fit without ranks keeps no
+    list: ``n_all`` 0).  Returns the new count."""
     r = seg[j, 4] if ranks.shape[0] > 0 else -1
     n = 0
     if r < 0:
@@ -847,7 +848,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             n_cov += 1
     ranked = ranks.shape[0] > 0  # then seg has their fifth column (.covered_entries.rank_entries)
     # with ranks, every covered example (in the sample or not), ascending: a condition restricts the
-    # coverage in O(covered) (restrict_covered); without, the attribute's entries are applied
+    # coverage in O(covered) (restrict_covered); without, none (the attribute's entries are applied)
     all_rows = np.empty(N if ranked else 0, dtype=np.int64)
     n_all = 0
     if ranked:
@@ -956,11 +957,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                     out_attr[0] = j
                     out_op[0] = op
                     out_thr[0] = 0.0
-                    if ranked:
-                        n_all = restrict_covered(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, ranks, seg,
-                                                 covered, all_rows, n_all)
-                    else:
-                        apply_condition(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, covered)
+                    n_all = restrict_covered(j, op, 0.0, ptr, rows, values, miss_ptr, miss_rows, ranks, seg,
+                                             covered, all_rows, n_all)
                     n_conditions = 1
                     n_cov = _still_covered(covered, cw, cov_rows, n_cov)
                     if single:
@@ -985,11 +983,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         out_thr[n_conditions] = sc.thr[best]
         toggled = smallest_positive(j, ptr, rows, values, cw) if op >= OP_LEQ_ZERO else -1
         w_toggled = cw[toggled] if toggled >= 0 else 0.0
-        if ranked:
-            n_all = restrict_covered(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered,
-                                     all_rows, n_all)
-        else:
-            apply_condition(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, covered)
+        n_all = restrict_covered(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered,
+                                 all_rows, n_all)
         n_conditions += 1
         for k in range(sc.T_g.shape[0]):  # loops, not slice assignments (their shape checks cost seconds of compile)
             sc.T_g[k] = sc.g[best, k]
