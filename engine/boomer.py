@@ -216,7 +216,9 @@ class BoomerClassifier(RuleLearner):
             Parameter("shrinkage", "float", FROM_INIT, "Shrinkage η", "learning rate in (0, 1]", minimum=0.0, maximum=1.0,
                       low_open=True),
             Parameter("l2_regularization_weight", "float", FROM_INIT, "L2 weight λ", "eq. 15", minimum=0.0),
-            Parameter("l1_regularization_weight", "float", FROM_INIT, "L1 weight", "", minimum=0.0),
+            Parameter("l1_regularization_weight", "float", FROM_INIT, "L1 weight α", "mlrl-boomer's L1 term: "
+                      "a label's score -(g + α sign g) / (h + λ) where |g| > α, else -g / (h + λ); full "
+                      "systems are solved for g - α sign g where |g| > α", minimum=0.0),
             Parameter("instance_sampling", "option", FROM_INIT, "Instance sampling", "examples each rule is "
                       "learned on: ceil(sample_size x N) drawn with replacement (bagging; the paper: N), a subset "
                       "without replacement, or one stratified by labels" + option_help("instance_sampling"),

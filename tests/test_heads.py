@@ -1,4 +1,5 @@
-"""Heads (eqs. 14-17) against a numerical minimiser of the regularised objective."""
+"""Heads (eqs. 14-17) against a numerical minimiser of the regularised objective; with an L1 weight,
+against mlrl-boomer 0.15.6's formulas written out (its L1 term is not the objective's minimiser)."""
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -25,6 +26,7 @@ def test_complete_head_minimises_objective_full_hessian(seed, l1):
     rng = np.random.default_rng(seed)
     K = 5
     g, Hfull, packed = _random_problem(rng, K)
+    g[0] = 0.1  # below the L1 weight
     l2 = 0.7
     p = np.zeros(K)
     complete_scores(g, packed, True, l2, l1, np.zeros((K, K)), p)
@@ -35,9 +37,11 @@ def test_complete_head_minimises_objective_full_hessian(seed, l1):
         np.testing.assert_allclose(p, best.x, atol=1e-5)
         assert q == pytest.approx(best.fun, abs=1e-8)
     else:
-        # eq. 16 with soft-thresholded gradients: (H + lambda I) p = -g'
-        gs = np.sign(g) * np.maximum(np.abs(g) - l1, 0)
-        np.testing.assert_allclose((Hfull + l2 * np.eye(K)) @ p, -gs, atol=1e-10)
+        # mlrl-boomer's system: (H + lambda I) p = -g' with g' = g - alpha sign g where |g| > alpha,
+        # else g (a small gradient is kept, not zeroed)
+        g_shifted = np.where(np.abs(g) > l1, g - l1 * np.sign(g), g)
+        assert (np.abs(g) <= l1).any() and (np.abs(g) > l1).any()  # both cases occur
+        np.testing.assert_allclose((Hfull + l2 * np.eye(K)) @ p, -g_shifted, atol=1e-10)
 
 
 @pytest.mark.parametrize("l1", [0.0, 0.4])
@@ -50,13 +54,28 @@ def test_decomposable_heads_minimise_per_label(l1):
     p = np.zeros(K)
     complete_scores(g, h, False, l2, l1, np.zeros((K, K)), p)
     for k in range(K):
-        res = minimize(lambda x: g[k] * x[0] + 0.5 * (h[k] + l2) * x[0] ** 2 + l1 * abs(x[0]), [0.0],
-                       method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14})
-        assert p[k] == pytest.approx(res.x[0], abs=1e-5)
+        if l1 == 0.0:
+            res = minimize(lambda x: g[k] * x[0] + 0.5 * (h[k] + l2) * x[0] ** 2, [0.0],
+                           method="Nelder-Mead", options={"xatol": 1e-10, "fatol": 1e-14})
+            assert p[k] == pytest.approx(res.x[0], abs=1e-5)
         assert label_score(g[k], h[k], l2, l1) == pytest.approx(p[k])
     q, k = single_quality(g, h, False, l2, l1)
     per_label = [label_quality(g[j], h[j], l2, l1) for j in range(K)]
     assert k == int(np.argmin(per_label)) and q == pytest.approx(min(per_label))
+
+
+@pytest.mark.parametrize("g, expected_numerator", [(2.0, -2.5), (-2.0, 2.5), (0.3, -0.3), (-0.5, 0.5), (0.0, 0.0)])
+def test_l1_has_mlrl_boomers_label_wise_meaning(g, expected_numerator):
+    """mlrl-boomer 0.15.6 (calculateOutputWiseScore, calculateOutputWiseQuality): with alpha = 0.5 the
+    score is (-g - alpha sign g) / (h + lambda) where |g| > alpha, else -g / (h + lambda), and the
+    quality g p + h p^2 / 2 + alpha |p| + lambda p^2 / 2 at that score (by hand: h = 1.5, lambda = 1)."""
+    h, l2, l1 = 1.5, 1.0, 0.5
+    p = expected_numerator / 2.5
+    assert label_score(g, h, l2, l1) == pytest.approx(p, rel=1e-15)
+    assert label_quality(g, h, l2, l1) == pytest.approx(g * p + 0.75 * p * p + 0.5 * abs(p) + 0.5 * p * p,
+                                                        rel=1e-15, abs=1e-300)
+    if abs(g) <= l1 and g != 0.0:
+        assert label_quality(g, h, l2, l1) > 0.0  # a small gradient's score is worse than none there
 
 
 def test_single_head_uses_diagonal_for_full_hessian():

@@ -5,9 +5,8 @@ without it every test here is skipped, saying why).
 Its meaning, which ours follows: per sign, ceil(bin_ratio x n) equal-width bins (single precision,
 bounded by min/max_bins) spanning that sign's scores; a bin's diagonal Hessian entry sums its labels'
 diagonal entries only; L2 (and L1) weighted by the bin's size; with a decomposable loss only the
-default rule's head is binned, the rules' complete heads are exact.  Its L1 term is not followed: for
-decomposable losses mlrl-boomer 0.15.6 moves scores away from zero (-g - alpha sign g) where ours
-shrinks them (-soft(g, alpha)), pinned below.
+default rule's head is binned, the rules' complete heads are exact.  With an L1 weight:
+``tests/test_mlrl_parity_l1.py``.
 """
 from __future__ import annotations
 
@@ -78,19 +77,3 @@ def test_finer_bins_give_the_references_heads_up_to_an_exact_tie(ratio, tmp_path
     # no tie reached: the models are identical (the reference in a Python with scikit-learn 1.8 and
     # NumPy 2.3 learns our rules at bin_ratio=0.3; with the versions before, it parted at a tie)
     assert len(ref["rules"]) == len(ours.rules_)
-
-
-def test_the_references_decomposable_l1_moves_scores_away_from_zero_ours_shrinks_them(tmp_path):
-    """The default rule (score 0 for every example, logistic loss: g = -y/2 summed, h = 1/4 summed)
-    with L1 weight 0.5 and no binning: mlrl-boomer 0.15.6 predicts (-g - 0.5 sign g) / (h + 1) where
-    |g| > 0.5, ours the minimiser of g s + (h + 1) s^2 / 2 + 0.5 |s|, -soft(g, 0.5) / (h + 1)."""
-    settings = {**DETERMINISTIC, "max_rules": 1, "l1_regularization_weight": 0.5}
-    ref, ours, X = _fit_both(settings, tmp_path)
-    _, Y = _negative_data(n=300, d=6, k=8)
-    g = -np.where(Y[:200] > 0, 1.0, -1.0).sum(axis=0) / 2
-    h = np.full(8, 200 / 4)
-    active = np.abs(g) > 0.5
-    theirs = np.where(active, (-g - 0.5 * np.sign(g)) / (h + 1), 0.0)
-    mine = np.where(active, -(g - 0.5 * np.sign(g)) / (h + 1), 0.0)
-    np.testing.assert_allclose(ref["rules"][0]["scores"], theirs, atol=1e-6)
-    np.testing.assert_allclose(ours.rules_[0].head_scores, mine, atol=1e-12)

@@ -232,8 +232,15 @@ def test_both_dense_index_builds_agree(density):
         np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
 
 
-def _soft(g, l1):
-    return np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
+def _score(g, h, l2, l1):
+    """mlrl-boomer 0.15.6's label-wise score: (-g - l1 sign g) / (h + l2) where |g| > l1, else -g / (h + l2)."""
+    return -np.where(np.abs(g) > l1, g + l1 * np.sign(g), g) / (h + l2)
+
+
+def _score_quality(g, h, l2, l1):
+    """The objective at that score (mlrl-boomer's calculateOutputWiseQuality); -g^2 / (2 (h + l2)) without L1."""
+    p = _score(g, h, l2, l1)
+    return g * p + 0.5 * (h + l2) * p * p + l1 * np.abs(p)
 
 
 def _greedy_brute_force(X, w, G, H, l2, max_conditions, choice="objective", l1=0.0):
@@ -255,15 +262,15 @@ def _greedy_brute_force(X, w, G, H, l2, max_conditions, choice="objective", l1=0
             cut = np.flatnonzero(xs[:-1] != xs[1:])
             for g, h, count, op in ((cg[cut], ch[cut], cut + 1, OP_LEQ),
                                     (cg[-1] - cg[cut], ch[-1] - ch[cut], T_cnt - cut - 1, OP_GT)):
-                q = -0.5 * _soft(g, l1) ** 2 / (h + l2)
+                q = _score_quality(g, h, l2, l1)
                 if label >= 0:
                     q = q[:, label:label + 1]
                     r, k = np.unravel_index(np.argmin(q), q.shape)
                 elif choice == "objective":
                     r, k = np.unravel_index(np.argmin(q), q.shape)
                 else:
-                    top = np.argmax(np.abs(_soft(g, l1)) / (h + l2), axis=1)  # first label of largest |score|
-                    q_top = np.where(np.abs(_soft(g, l1))[np.arange(len(top)), top] > 0,
+                    top = np.argmax(np.abs(_score(g, h, l2, l1)), axis=1)  # first label of largest |score|
+                    q_top = np.where(np.abs(g)[np.arange(len(top)), top] > 0,
                                      q[np.arange(len(top)), top], np.inf)
                     r = int(np.argmin(q_top))
                     k = int(top[r])

@@ -62,16 +62,18 @@ def test_bad_option_strings_name_the_problem(param, value, message):
 
 
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
-def test_label_binning_takes_l1_weights_and_an_l1_above_every_gradient_leaves_no_bin(loss):
-    """As in mlrl-boomer: L1 soft-thresholds the scores that bin the labels, so a weight above every
-    label's summed gradient bins none: the default rule predicts 0 and no condition is worth adding."""
+def test_label_binning_takes_l1_weights_and_an_l1_above_every_gradient_changes_no_score(loss):
+    """As in mlrl-boomer 0.15.6: its L1 term leaves a gradient below the weight as it is, so a weight
+    above every label's summed gradient gives the default rule the head it has without L1, and makes
+    every candidate's quality worse than none: no rule follows."""
     X, Y = _problem(30)
-    est = BoomerClassifier(loss=loss, head_type="complete", label_binning="equal-width", max_rules=5,
-                           l1_regularization_weight=1000.0).fit(X, Y)
+    settings = dict(loss=loss, head_type="complete", label_binning="equal-width", max_rules=5)
+    est = BoomerClassifier(**settings, l1_regularization_weight=1000.0).fit(X, Y)
     assert est.label_binning_used
-    assert len(est.rules_) == 1 and not est.rules_[0].head_scores.any()
-    moderate = BoomerClassifier(loss=loss, head_type="complete", label_binning="equal-width", max_rules=5,
-                                l1_regularization_weight=0.5).fit(X, Y)
+    plain = BoomerClassifier(**settings).fit(X, Y)
+    assert len(est.rules_) == 1 and est.rules_[0].head_scores.any()
+    np.testing.assert_allclose(est.rules_[0].head_scores, plain.rules_[0].head_scores, rtol=1e-12)
+    moderate = BoomerClassifier(**settings, l1_regularization_weight=0.5).fit(X, Y)
     assert len(moderate.rules_) == 5 and all(len(r.head_labels) == Y.shape[1] for r in moderate.rules_)
 
 
@@ -349,8 +351,10 @@ def test_label_binning_with_one_label_per_bin_is_the_complete_head(full, seed):
 def _shared_score_optimum(g, h, full, bins, l2=1.0, l1=0.0):
     """Brute force of mlrl-boomer's binned head: scores shared within each bin (zero for bin -1) from
     the reduced system built with an assignment matrix A: A'g, A'HA with each bin's diagonal entry
-    replaced by the sum of its labels' diagonal entries, L2 and L1 weighted by the bin sizes (L1: the
-    gradient shifted where it exceeds the threshold, see binned_solve).  Returns (objective, scores)."""
+    replaced by the sum of its labels' diagonal entries, L2 and L1 weighted by the bin sizes (L1 as
+    mlrl-boomer 0.15.6 has it: a diagonal bin's gradient moved away from zero by its weight where it
+    exceeds that weight, a full system's moved towards zero where it exceeds alpha; below, unchanged).
+    Returns (objective, scores)."""
     K = len(g)
     used = np.unique(bins[bins >= 0])
     A = (bins[:, None] == used[None, :]).astype(float)  # K x bins
@@ -360,9 +364,11 @@ def _shared_score_optimum(g, h, full, bins, l2=1.0, l1=0.0):
     Hb[np.diag_indices(len(used))] = A.T @ np.diag(Hm)
     sizes = A.sum(axis=0)
     gb = A.T @ g
-    threshold = l1 if full else l1 * sizes
-    shift = np.where(gb > threshold, -l1 * sizes, np.where(gb < -threshold, l1 * sizes, 0.0))
-    pb = np.linalg.solve(Hb + l2 * np.diag(sizes), -(gb + shift))
+    if full:
+        g_eff = np.where(np.abs(gb) > l1, gb - l1 * sizes * np.sign(gb), gb)
+    else:
+        g_eff = np.where(np.abs(gb) > l1 * sizes, gb + l1 * sizes * np.sign(gb), gb)
+    pb = np.linalg.solve(Hb + l2 * np.diag(sizes), -g_eff)
     objective = gb @ pb + 0.5 * pb @ (Hb + l2 * np.diag(sizes)) @ pb + l1 * sizes @ np.abs(pb)
     return objective, A @ pb
 
@@ -372,12 +378,13 @@ def _shared_score_optimum(g, h, full, bins, l2=1.0, l1=0.0):
 @pytest.mark.parametrize("ratio", [0.3, 0.5])
 def test_label_binning_solves_the_shared_score_system(full, l1, ratio):
     """Labels of a bin share one score, the optimum of eq. (14) under that constraint; with L1 the
-    bins come from soft-thresholded scores and a bin of n labels carries n times the L1 weight."""
+    bins come from mlrl-boomer's label-wise scores (moved away from zero where |g| > alpha) and a bin
+    of n labels carries n times the L1 weight."""
     K = 9
     g, h = _statistics(K, full, 5)
     diag = np.array([h[packed_index(k, k, K)] if full else h[k] for k in range(K)])
-    soft = np.sign(g) * np.maximum(np.abs(g) - l1, 0.0)
-    bins = _brute_bins(-soft / (diag + 1.0), ratio)
+    scores_l1 = -np.where(np.abs(g) > l1, g + l1 * np.sign(g), g) / (diag + 1.0)
+    bins = _brute_bins(scores_l1, ratio)
     q_expected, p = _shared_score_optimum(g, h, full, bins, l1=l1)
     params = _binned_params(ratio, K=K)
     scratch = np.empty((3, max(K, 2 * int(params[3]))), np.int64)

@@ -14,11 +14,11 @@ the codes below ``HEAD_COMPLETE`` are this module's):
   or of the positive ones (:func:`assign_bins`); labels of a bin share one score, so the eq. (16)
   system shrinks to the bins: ``g_b = sum g_k``, ``H_bc = sum h_kl`` over k in b and l in c,
   ``H_bb = sum h_kk`` (the entries between labels of one bin are left out) and the L2 term
-  ``lambda * |b|`` on the diagonal.  Labels with score 0 predict 0.  With an L1 weight ``alpha``:
-  the scores that bin the labels are soft-thresholded by ``alpha``; a bin of a diagonal Hessian is
-  one label with weights ``alpha * |b|`` and ``lambda * |b|``; for a full Hessian a bin's gradient
-  beyond ``+-alpha`` is shifted by ``alpha * |b|`` and the objective adds ``alpha * |b| * |score|``
-  (:func:`binned_solve`).
+  ``lambda * |b|`` on the diagonal.  Labels with score 0 predict 0.  With an L1 weight ``alpha``
+  (mlrl-boomer 0.15.6's term, :mod:`.heads`): the scores that bin the labels are
+  :func:`.heads.label_score`'s; a bin of a diagonal Hessian is one label with weights ``alpha * |b|``
+  and ``lambda * |b|``; for a full Hessian a bin's gradient beyond ``+-alpha`` is shifted towards zero
+  by ``alpha * |b|`` and the objective adds ``alpha * |b| * |score|`` (:func:`binned_solve`).
 
 For a full Hessian (non-decomposable losses) partial heads pick their labels by eq. (17) and
 then solve eq. (16) on those labels' sub-system exactly.  Partial heads and label binning
@@ -98,7 +98,7 @@ def _gather(g, h, full_hessian, labels, n, sub_g, sub_h):
 
 @njit(cache=True, nogil=True)
 def _bin_criterion(g, h, full_hessian, k, l2, l1):
-    """The score that bins label k: eq. (17)'s optimum, soft-thresholded by the L1 weight."""
+    """The score that bins label k: eq. (17)'s, with mlrl-boomer's L1 term (:func:`.heads.label_score`)."""
     if l1 > 0.0:
         return label_score(g[k], h[diagonal_position(k, g.shape[0], full_hessian)], l2, l1)
     d = h[diagonal_position(k, g.shape[0], full_hessian)] + l2

@@ -4,11 +4,19 @@ For summed gradients ``g`` and Hessians ``H`` of the covered examples, a head ``
 scores ``g.p + 1/2 p'Hp + lambda/2 |p|^2 + alpha |p|_1`` (eq. 14 with the L2 term of
 eq. 15 and an optional L1 term).  Lower is better; an empty head scores 0.
 
-- diagonal ``H`` (decomposable losses, eq. 17): p_k = -sign(g_k) max(|g_k| - alpha, 0) / (h_kk + lambda),
-  quality -1/2 max(|g_k| - alpha, 0)^2 / (h_kk + lambda) per label;
-- full ``H`` (non-decomposable losses, complete heads, eq. 16): (H + lambda I) p = -g', with
-  g' the soft-thresholded gradient, solved by a Cholesky factorisation; if the matrix is not
-  positive definite the diagonal solution (eq. 17) is used instead.
+- diagonal ``H`` (decomposable losses, eq. 17): p_k = -g_k / (h_kk + lambda), quality
+  -1/2 g_k^2 / (h_kk + lambda) per label;
+- full ``H`` (non-decomposable losses, complete heads, eq. 16): (H + lambda I) p = -g, solved by a
+  Cholesky factorisation; if the matrix is not positive definite the diagonal solution (eq. 17) is
+  used instead.
+
+The L1 weight ``alpha`` (not in the paper) has mlrl-boomer 0.15.6's meaning, which is not the
+minimiser of the objective: a label-wise score is p_k = -(g_k + alpha sign g_k) / (h_kk + lambda)
+where |g_k| > alpha, else -g_k / (h_kk + lambda) (its ``calculateOutputWiseScore``: the weight moves
+the score away from zero), with quality g_k p_k + (h_kk + lambda) p_k^2 / 2 + alpha |p_k| (its
+``calculateOutputWiseQuality``); a full system solves (H + lambda I) p = -g' with g'_k = g_k - alpha
+sign g_k where |g_k| > alpha, else g_k (its ``addL1RegularizationWeight``: towards zero, but never
+to zero), and its quality is g.p + p'Hp / 2 + lambda |p|^2 / 2 + alpha |p|_1.
 - single-label heads take the label with the lowest eq. (17) quality, for every loss (Alg. 2
   line 5: the best single-label prediction w.r.t. eq. 13), or, as mlrl-boomer 0.15 does, the label
   with the largest absolute eq. (17) score, ranked by that label's quality.
@@ -23,31 +31,48 @@ from .losses import packed_index
 
 
 @njit(cache=True, nogil=True)
-def _soft(g, alpha):
+def _label_wise_numerator(g, alpha):
+    """Minus the numerator of a label-wise score under L1 weight ``alpha``, mlrl-boomer 0.15.6's:
+    g + alpha sign g where |g| > alpha, else g."""
+    if g > alpha:
+        return g + alpha
+    if g < -alpha:
+        return g - alpha
+    return g
+
+
+@njit(cache=True, nogil=True)
+def system_gradient(g, alpha):
+    """The gradient a full system is solved for under L1 weight ``alpha``, mlrl-boomer 0.15.6's:
+    g - alpha sign g where |g| > alpha, else g."""
     if g > alpha:
         return g - alpha
     if g < -alpha:
         return g + alpha
-    return 0.0
+    return g
 
 
 @njit(cache=True, nogil=True)
 def label_quality(g, h, l2, l1):
-    """Eq. (17) objective of the best score for one label (<= 0)."""
-    gs = _soft(g, l1)
+    """Eq. (17) objective of one label's score (:func:`label_score`): -1/2 g^2 / (h + lambda) without
+    L1 (the optimum, <= 0); with L1 g p + (h + lambda) p^2 / 2 + alpha |p| at mlrl-boomer's score."""
     d = h + l2
     if d <= 0.0:
         return 0.0
-    return -0.5 * gs * gs / d
+    if l1 == 0.0:
+        return -0.5 * g * g / d
+    p = label_score(g, h, l2, l1)
+    return g * p + 0.5 * h * p * p + l1 * abs(p) + 0.5 * l2 * p * p
 
 
 @njit(cache=True, nogil=True)
 def label_score(g, h, l2, l1):
-    """Eq. (17) optimal score for one label (0 where it is not finite: no curvature, lambda = 0)."""
+    """Eq. (17) score for one label, -g / (h + lambda), with mlrl-boomer 0.15.6's L1 term (module
+    docstring); 0 where it is not finite (no curvature, lambda = 0)."""
     d = h + l2
     if d <= 0.0:
         return 0.0
-    p = -_soft(g, l1) / d
+    p = -_label_wise_numerator(g, l1) / d
     return p if math.isfinite(p) else 0.0
 
 
@@ -98,8 +123,8 @@ def diagonal_complete_quality(g, h, full_hessian, l2, l1):
 
 @njit(cache=True, nogil=True)
 def cholesky_quality(g, h, l2, l1, chol, z):
-    """Eq. (16) quality for a full Hessian: with L L' = H + lambda I and L z = g', the
-    optimum is -1/2 |z|^2 (no L1).  Returns +inf when H + lambda I is not positive definite.
+    """Eq. (16) quality for a full Hessian: with L L' = H + lambda I and L z = g' (g' = g without
+    L1, else :func:`system_gradient`), the optimum is -1/2 |z|^2 (no L1).  Returns +inf when H + lambda I is not positive definite.
     ``chol`` is K x K scratch, ``z`` is K scratch."""
     K = g.shape[0]
     for j in range(K):
@@ -117,7 +142,7 @@ def cholesky_quality(g, h, l2, l1, chol, z):
             chol[i, j] = t / d
     q = 0.0
     for i in range(K):
-        t = _soft(g[i], l1)
+        t = system_gradient(g[i], l1)
         for m in range(i):
             t -= chol[i, m] * z[m]
         z[i] = t / chol[i, i]
