@@ -8,7 +8,8 @@ from engine.boomer import BoomerClassifier
 from engine.core.covered_entries import MISSING, compact_covered, rank_entries
 from engine.core.features import build_feature_index
 from engine.core.head_variants import HEAD_SINGLE
-from engine.core.refinement import ACCUMULATOR_ROWS, _sweep_attribute_fast, apply_condition, restrict_covered
+from engine.core.refinement import (ACCUMULATOR_ROWS, GRADIENT_ACCUMULATOR_ROWS, _sweep_attribute_fast, apply_condition,
+                                    restrict_covered)
 from engine.core.sweep import OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO
 
 
@@ -75,8 +76,9 @@ def test_covered_entries_are_those_the_walk_compacts(seed):
         if seg_ranks[j, 4] < 0:
             continue
         walked, seg = np.full(len(index.rows), -1, np.int32), _segments(index)
-        scratch = (np.empty((ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, K)), np.zeros((1, 1)), np.zeros(K),
-                   np.zeros(4), np.empty((3, K), np.int64), np.empty(K), np.empty(K), np.zeros(1, np.uint8), np.inf)
+        scratch = (np.empty((GRADIENT_ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, K)), np.zeros((1, 1)),
+                   np.zeros(K), np.zeros(4), np.empty((3, K), np.int64), np.empty(K), np.empty(K),
+                   np.zeros(1, np.uint8), np.inf)
         _sweep_attribute_fast(j, index.ptr, index.rows, index.values, index.values, walked, seg, index.missing_ptr,
                               index.missing_rows, index.nominal, cw, G, H, T_g, T_h, len(rows), False, HEAD_SINGLE,
                               1.0, 0.0, 1, np.zeros(K), np.zeros(K), *scratch)

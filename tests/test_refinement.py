@@ -6,8 +6,8 @@ from engine.core.features import build_feature_index
 from engine.core.head_variants import HEAD_COMPLETE, HEAD_SINGLE
 from engine.core.heads import head_quality
 from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
-from engine.core.refinement import (ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ, _sweep_attribute_variants,
-                                    _sweep_attribute_fast, apply_condition, refine_rule)
+from engine.core.refinement import (ACCUMULATOR_ROWS, GRADIENT_ACCUMULATOR_ROWS, OP_EQ, OP_GT, OP_LEQ, OP_NEQ,
+                                    _sweep_attribute_fast, _sweep_attribute_variants, apply_condition, refine_rule)
 
 
 def _stats(loss, F, Y):
@@ -41,8 +41,8 @@ def _scratch(G, H, params=None):
     K, S = G.shape[1], H.shape[1]
     params = np.zeros(4) if params is None else params
     n_variant = max(K, 2 * int(params[3]))
-    return (np.empty((ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, S)), np.zeros((K, K)), np.zeros(K), params,
-            np.empty((3, n_variant), np.int64), np.empty(K), np.empty(S), np.zeros(1, np.uint8), np.inf)
+    return (np.empty((GRADIENT_ACCUMULATOR_ROWS, K)), np.empty((ACCUMULATOR_ROWS, S)), np.zeros((K, K)), np.zeros(K),
+            params, np.empty((3, n_variant), np.int64), np.empty(K), np.empty(S), np.zeros(1, np.uint8), np.inf)
 
 
 def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):

@@ -7,7 +7,7 @@ import pytest
 from engine.core.features import build_feature_index
 from engine.core.head_variants import HEAD_COMPLETE, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE
 from engine.core.losses import LOSS_CODES, n_hessian_entries, update_statistics
-from engine.core.refinement import (ACCUMULATOR_ROWS, TIE_TOLERANCE, _best_conditions_fast,
+from engine.core.refinement import (ACCUMULATOR_ROWS, GRADIENT_ACCUMULATOR_ROWS, TIE_TOLERANCE, _best_conditions_fast,
                                     _best_conditions_fast_serial)
 
 
@@ -29,7 +29,7 @@ def _step(kernel, index, cw, G, H, head, min_coverage):
            np.empty(len(index.rows), np.int32), np.zeros((m, 5), np.int64), index.missing_ptr, index.missing_rows,
            index.nominal, cw, G, H, T_g, T_h, int((cw > 0).sum()), False, np.int64(head), 1.0, 0.0,
            np.int64(min_coverage), out["q"], out["op"], out["thr"], out["label"], out["cnt"], out["g"], out["h"],
-           np.empty((m, ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)), np.zeros((m, 1, 1)),
+           np.empty((m, GRADIENT_ACCUMULATOR_ROWS, K)), np.empty((m, ACCUMULATOR_ROWS, S)), np.zeros((m, 1, 1)),
            np.zeros((m, K)), np.zeros(4), np.empty((0, 3, K), np.int64), np.empty((0, K)), np.empty((0, S)),
            np.zeros(1, np.uint8))
     return out
@@ -67,3 +67,36 @@ def test_bounded_sweeps_choose_what_unbounded_sweeps_choose(head, loss):
             assert np.array_equal(bounded[key][reported], free[key][reported]), key
         skipped += int(((free["op"] >= 0) & ~reported).sum())
     assert skipped > 0  # the bounds ruled attributes out
+
+
+def test_the_snapshot_bounds_of_complete_heads_hold_along_a_walk():
+    """engine.core.refinement._complete_bound: along a walk (a side growing by examples of non-negative
+    Hessians, snapshots taken at random thresholds as the sweep takes them at its exact sums) the side's
+    bound is at least its sum of g^2 / (h + lambda), and so is the complement's whenever the growth
+    since the snapshot is at most half its denominator then; at a snapshot both are the sums."""
+    from engine.core.refinement import _SNAP_H, _SNAP_REST, _SNAP_SIDE, _VALID, _complete_bound, _snapshot
+    rng = np.random.default_rng(3)
+    checked_rest = 0
+    for trial in range(20):
+        n, K, l2 = 60, 7, float(rng.choice([0.1, 1.0]))
+        G = rng.normal(size=(n, K)) * rng.random(K)
+        H = rng.random((n, K)) ** 3 * rng.random(K)
+        A_g, A_h = np.zeros((GRADIENT_ACCUMULATOR_ROWS, K)), np.zeros((ACCUMULATOR_ROWS, K))
+        A_g[_VALID], A_h[_VALID] = G.sum(0), H.sum(0)
+        x = trial % 2
+        A_g[_SNAP_SIDE + x], A_g[_SNAP_REST + x], A_g[_SNAP_H + x] = 1 / l2, 1 / (A_h[_VALID] + l2), 0.0
+        for i in rng.permutation(n):
+            A_g[x] += G[i]
+            A_h[x] += H[i]
+            bx, br, u_max = _complete_bound(A_g, A_h, x)
+            gr, hr = A_g[_VALID] - A_g[x], A_h[_VALID] - A_h[x]
+            sx, sr = (A_g[x] ** 2 / (A_h[x] + l2)).sum(), (gr ** 2 / (hr + l2)).sum()
+            assert bx >= sx * (1 - 1e-12)
+            if u_max <= 0.5:
+                assert br >= sr * (1 - 1e-12)
+                checked_rest += 1
+            if rng.random() < 0.2:
+                _snapshot(A_g, A_h, x, l2)
+                bx, br, u_max = _complete_bound(A_g, A_h, x)
+                assert u_max == 0.0 and bx == pytest.approx(sx, rel=1e-12) and br == pytest.approx(sr, rel=1e-12)
+    assert checked_rest > 300
