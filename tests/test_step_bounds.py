@@ -88,15 +88,17 @@ def test_the_snapshot_bounds_of_complete_heads_hold_along_a_walk():
         for i in rng.permutation(n):
             A_g[x] += G[i]
             A_h[x] += H[i]
-            bx, br, u_max = _complete_bound(A_g, A_h, x)
+            bx, br, n_far = _complete_bound(A_g, A_h, x)
+            u = (A_h[x] - A_g[_SNAP_H + x]) * A_g[_SNAP_REST + x]
+            assert n_far == (u > 0.5).sum()
             gr, hr = A_g[_VALID] - A_g[x], A_h[_VALID] - A_h[x]
             sx, sr = (A_g[x] ** 2 / (A_h[x] + l2)).sum(), (gr ** 2 / (hr + l2)).sum()
             assert bx >= sx * (1 - 1e-12)
-            if u_max <= 0.5:
+            if n_far == 0:
                 assert br >= sr * (1 - 1e-12)
                 checked_rest += 1
             if rng.random() < 0.2:
                 _snapshot(A_g, A_h, x, l2)
-                bx, br, u_max = _complete_bound(A_g, A_h, x)
-                assert u_max == 0.0 and bx == pytest.approx(sx, rel=1e-12) and br == pytest.approx(sr, rel=1e-12)
+                bx, br, n_far = _complete_bound(A_g, A_h, x)
+                assert n_far == 0 and bx == pytest.approx(sx, rel=1e-12) and br == pytest.approx(sr, rel=1e-12)
     assert checked_rest > 300
