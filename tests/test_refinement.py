@@ -70,13 +70,15 @@ def _brute_force(x, nominal, active, w, G, H, full, single, l2, min_cov):
 @pytest.mark.parametrize("single", [True, False])
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("fast", [False, True], ids=["general", "fast"])
-def test_sweep_matches_brute_force(loss, single, seed, fast):
-    """Both sweeps, the general one and the one for diagonal Hessians, L2 and no L1."""
+@pytest.mark.parametrize("K", [3, 9])
+def test_sweep_matches_brute_force(loss, single, seed, fast, K):
+    """Both sweeps, the general one and the one for diagonal Hessians, L2 and no L1 (from
+    SNAPSHOT_MIN_LABELS labels on, its complete heads bounded by snapshots)."""
     if fast and loss == "logistic-non-decomposable":
         pytest.skip("full Hessians are not the fast sweep's")
     sweep = _sweep_attribute_fast if fast else _sweep_attribute_variants
     rng = np.random.default_rng(seed)
-    n, d, K = 40, 5, 3
+    n, d = 40, 5
     X = rng.integers(-3, 4, size=(n, d)).astype(np.float32)  # negatives, zeros, positives, ties
     X[:, 1] = rng.normal(size=n)
     X[rng.random((n, d)) < 0.1] = np.nan  # missing values

@@ -38,11 +38,12 @@ def _step(kernel, index, cw, G, H, head, min_coverage):
 @pytest.mark.parametrize("head", [HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, HEAD_COMPLETE, 1],
                          ids=["single", "largest-score", "complete", "fixed-label"])
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "squared-error-decomposable"])
-def test_bounded_sweeps_choose_what_unbounded_sweeps_choose(head, loss):
+@pytest.mark.parametrize("K", [5, 9], ids=["5 labels", "9 labels (snapshot bounds)"])
+def test_bounded_sweeps_choose_what_unbounded_sweeps_choose(head, loss, K):
     skipped = 0
     for seed in range(12):
         rng = np.random.default_rng(seed)
-        n, d, K = 120, 14, 5
+        n, d = 120, 14
         X = rng.normal(size=(n, d)).astype(np.float32)
         X[:, :4] = np.round(X[:, :4])  # ties
         X[:, 4] = np.abs(X[:, 4]) * (rng.random(n) < 0.3)  # sparse, only positives
@@ -74,7 +75,7 @@ def test_the_snapshot_bounds_of_complete_heads_hold_along_a_walk():
     Hessians, snapshots taken at random thresholds as the sweep takes them at its exact sums) the side's
     bound is at least its sum of g^2 / (h + lambda), and so is the complement's whenever the growth
     since the snapshot is at most half its denominator then; at a snapshot both are the sums."""
-    from engine.core.refinement import _SNAP_H, _SNAP_REST, _SNAP_SIDE, _VALID, _complete_bound, _snapshot
+    from engine.core.refinement import _SNAP_H, _SNAP_REST, _VALID, _complete_bound, _snapshot
     rng = np.random.default_rng(3)
     checked_rest = 0
     for trial in range(20):
@@ -84,7 +85,7 @@ def test_the_snapshot_bounds_of_complete_heads_hold_along_a_walk():
         A_g, A_h = np.zeros((GRADIENT_ACCUMULATOR_ROWS, K)), np.zeros((ACCUMULATOR_ROWS, K))
         A_g[_VALID], A_h[_VALID] = G.sum(0), H.sum(0)
         x = trial % 2
-        A_g[_SNAP_SIDE + x], A_g[_SNAP_REST + x], A_g[_SNAP_H + x] = 1 / l2, 1 / (A_h[_VALID] + l2), 0.0
+        _snapshot(A_g, A_h, x, l2)  # of the empty side
         for i in rng.permutation(n):
             A_g[x] += G[i]
             A_h[x] += H[i]
