@@ -23,7 +23,7 @@ from .core.refinement import (first_step_family, fixed_label_family, may_thread,
                               reference_sparse_format, rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                                 HEAD_SINGLE_LARGEST_SCORE, side_bins)
+                                 HEAD_SINGLE_LARGEST_SCORE, label_cardinality32, partial_fixed_size, side_bins)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
@@ -484,15 +484,23 @@ class BoomerClassifier(RuleLearner):
         if kind == "single":
             return (HEAD_SINGLE_LARGEST_SCORE if self.single_label_choice == "largest-score" else HEAD_SINGLE), params
         if kind == "partial-fixed":
-            ratio = options["output_ratio"]
-            n = ratio * K if ratio > 0 else float(Y.sum(axis=1).mean())  # 0: the average label cardinality
-            high = options["max_outputs"] or K
-            params[0] = min(max(int(round(n)), options["min_outputs"]), high, K)
+            params[0] = partial_fixed_size(K, self._partial_output_ratio(Y), options["min_outputs"],
+                                           options["max_outputs"])
             return HEAD_PARTIAL_FIXED, params
-        if kind == "partial-dynamic":
-            params[1], params[2] = options["threshold"], options["exponent"]
+        if kind == "partial-dynamic":  # both in single precision, as mlrl-boomer keeps them
+            params[1], params[2] = float(np.float32(options["threshold"])), float(np.float32(options["exponent"]))
             return HEAD_PARTIAL_DYNAMIC, params
         return HEAD_COMPLETE, params
+
+    def _partial_output_ratio(self, Y) -> np.float32:
+        """``partial-fixed``'s output_ratio, or for 0 the average label cardinality over K, in single
+        precision as mlrl-boomer 0.15.6's ``calculateOutputRatio`` (its ``calculateLabelCardinality``: an
+        iterative mean over the rows)."""
+        ratio = parse_option("head_type", self.head_type)[1].get("output_ratio", 0.0)
+        if ratio > 0:
+            return np.float32(ratio)
+        counts = np.asarray((Y != 0).sum(axis=1)).ravel()
+        return np.float32(label_cardinality32(counts.astype(np.float32)) / np.float32(Y.shape[1]))
 
     @property
     def prediction(self) -> str:
@@ -715,7 +723,7 @@ class BoomerClassifier(RuleLearner):
                               data.ordinal)
         order_as_reference(index, seg)
         ranks = rank_entries(index, seg)  # each example's entry of the dense attributes (.core.covered_entries)
-        head_mode, head_params = self._head_mode(Y)
+        head_mode, head_params = self._head_mode(data.Y)  # the label cardinality of every training example
         seeds = _RuleSeeds(rng)
         rng_state = np.array([0, retained], dtype=np.uint64)
         family = self._kernel_family(n, index.n_features, K)
@@ -825,8 +833,10 @@ class BoomerClassifier(RuleLearner):
         G_sub, H_sub = output_sample_statistics(G, H_refine, sampled, full_refine)
         params = head_params.copy()
         s = len(sampled)
-        if head_mode == HEAD_PARTIAL_FIXED:
-            params[0] = min(params[0], s)
+        if HEAD_BINNED < head_mode <= HEAD_PARTIAL_FIXED:
+            # mlrl-boomer 0.15.6 rates a rule for a sample of outputs (a partial index vector) with its
+            # complete rule evaluation whatever the head type: partial heads predict every sampled output
+            head_mode = HEAD_COMPLETE
         elif head_mode == HEAD_BINNED:
             params[3] = min(params[3], s)
         covered[:] = 1
@@ -834,7 +844,8 @@ class BoomerClassifier(RuleLearner):
         n_cond, quality, label = refine(index.ptr, index.rows, index.values, keys, cache, seg, ranks, index.missing_ptr,
                                         index.missing_rows, index.nominal, G_sub, H_sub, full_refine, single,
                                         head_mode, params, weights, bagging, l2, l1, n_sample, max_conditions,
-                                        min_coverage, rng_state, perm, covered, attrs, ops, thrs, data.cancel)
+                                        min_coverage, rng_state, perm, covered, attrs, ops, thrs, data.cancel,
+                                        np.empty(s, dtype=np.int64))
         if n_cond == 0 or data.cancelled:
             return None, False, n_cond
         n_rows = covered_rows(covered, rows)

@@ -501,7 +501,13 @@ class RuleInducer:
             g, h = self._sums(head_ids)  # every covered training example, unit weights
         else:  # the sample's (weighted) statistics of the rule as searched
             g, h = self._sums(np.flatnonzero(entry.covered), self.weights_f)
-        scores = self._scores(labels, g, h, float(eta))
+        if (entry.cols is None and not self.single and HEAD_BINNED < self.head_code <= HEAD_PARTIAL_FIXED
+                and not (self.ind.recalculate and zeros > 0)):
+            # labels never fixed: mlrl-boomer keeps the head its partial evaluation rated (for fixed heads of a
+            # non-decomposable loss the sub-system of head_variants.gather_as_reference)
+            labels, scores = self._variant_head(g, h, float(eta))
+        else:
+            scores = self._scores(labels, g, h, float(eta))
         n_head = len(labels)
         out_labels[:n_head] = labels
         out_head[:n_head] = scores
