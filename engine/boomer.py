@@ -23,7 +23,8 @@ from .core.refinement import (first_step_family, fixed_label_family, may_thread,
                               reference_sparse_format, rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                                 HEAD_SINGLE_LARGEST_SCORE, label_cardinality32, partial_fixed_size, side_bins)
+                                 HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, label_cardinality32,
+                                 partial_fixed_size, side_bins)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
@@ -70,16 +71,15 @@ def head_kind(loss: str, head_type: str) -> str:
 
 
 def label_binning_applies(loss: str, head_type: str) -> bool:
-    """Whether ``label_binning`` can change anything: gradient-based label binning of complete heads
-    (an explicit ``equal-width`` bins them for every loss, as mlrl-boomer does)."""
-    return head_kind(loss, head_type) == "complete"
+    """Whether ``label_binning`` can change anything: gradient-based label binning of complete and
+    partial heads (an explicit ``equal-width`` bins them for every loss, as mlrl-boomer does)."""
+    return head_kind(loss, head_type) != "single"
 
 
 def label_binning_kind(loss: str, head_type: str, label_binning: str) -> str:
     """'none' or 'equal-width': the label binning a fit uses.  'auto' is equal-width binning of the
-    complete heads of non-decomposable losses (whose K x K solve it replaces; mlrl-boomer's 'auto'
-    also bins their partial heads, which here stay exact), else none; 'equal-width' bins complete
-    heads of every loss."""
+    complete and partial heads of non-decomposable losses (whose K x K solve it replaces), else none;
+    'equal-width' bins complete and partial heads of every loss (mlrl-boomer 0.15.6's)."""
     name = parse_option("label_binning", label_binning)[0]
     if name == "auto":
         name = "equal-width" if not is_decomposable(loss) else "none"
@@ -479,18 +479,31 @@ class BoomerClassifier(RuleLearner):
         params = np.zeros(7)
         _, options = parse_option("head_type", self.head_type)
         kind = self.head_kind
-        if self.label_binning_used and not is_decomposable(self.loss):
+        if self.label_binning_used and kind in ("partial-fixed", "partial-dynamic") and self._inducer() is None:
+            # mlrl-boomer bins partial heads of every loss (rule_evaluation_*_partial_*_binned); here only in the
+            # greedy kernel (engine.core.induction keeps them exact)
+            mode, partial = self._partial_head(Y, options, kind)
+            binned = self._binned_head_params(K)
+            binned[:3] = partial[:3]
+            return (HEAD_BINNED_FIXED if mode == HEAD_PARTIAL_FIXED else HEAD_BINNED_DYNAMIC), binned
+        if self.label_binning_used and not is_decomposable(self.loss) and kind == "complete":
             return HEAD_BINNED, self._binned_head_params(K)
         if kind == "single":
             return (HEAD_SINGLE_LARGEST_SCORE if self.single_label_choice == "largest-score" else HEAD_SINGLE), params
+        if kind in ("partial-fixed", "partial-dynamic"):
+            return self._partial_head(Y, options, kind)
+        return HEAD_COMPLETE, params
+
+    def _partial_head(self, Y, options, kind: str) -> tuple[int, np.ndarray]:
+        """The head code and parameters of a partial head (without label binning)."""
+        params = np.zeros(7)
         if kind == "partial-fixed":
-            params[0] = partial_fixed_size(K, self._partial_output_ratio(Y), options["min_outputs"],
+            params[0] = partial_fixed_size(Y.shape[1], self._partial_output_ratio(Y), options["min_outputs"],
                                            options["max_outputs"])
             return HEAD_PARTIAL_FIXED, params
-        if kind == "partial-dynamic":  # both in single precision, as mlrl-boomer keeps them
-            params[1], params[2] = float(np.float32(options["threshold"])), float(np.float32(options["exponent"]))
-            return HEAD_PARTIAL_DYNAMIC, params
-        return HEAD_COMPLETE, params
+        # both in single precision, as mlrl-boomer keeps them
+        params[1], params[2] = float(np.float32(options["threshold"])), float(np.float32(options["exponent"]))
+        return HEAD_PARTIAL_DYNAMIC, params
 
     def _partial_output_ratio(self, Y) -> np.float32:
         """``partial-fixed``'s output_ratio, or for 0 the average label cardinality over K, in single
@@ -837,7 +850,9 @@ class BoomerClassifier(RuleLearner):
             # mlrl-boomer 0.15.6 rates a rule for a sample of outputs (a partial index vector) with its
             # complete rule evaluation whatever the head type: partial heads predict every sampled output
             head_mode = HEAD_COMPLETE
-        elif head_mode == HEAD_BINNED:
+        elif head_mode < HEAD_BINNED:  # binned partial heads: its complete binned evaluation
+            head_mode = HEAD_BINNED
+        if head_mode == HEAD_BINNED:
             params[3] = min(params[3], s)
         covered[:] = 1
         refine = rule_refinement(family[0], family[1], family[2])

@@ -13,7 +13,7 @@ from numba import njit
 from .boosting import (apply_head, covered_rows, covered_sums, example_wise_errors, head_on_rows,
                        label_wise_errors_after_head)
 from .chunksize import swap_parallel_chunksize
-from .head_variants import HEAD_BINNED, HEAD_PARTIAL_FIXED, variant_head
+from .head_variants import HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_PARTIAL_FIXED, variant_head
 from .heads import complete_scores
 from .losses import packed_index
 from .refinement import head_rows, rule_refinement
@@ -72,8 +72,8 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, mi
         # evaluation rated (below: the labels chosen again on the same statistics)
         n_head = label
         label = -1
-        fixed_labels_head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, out_labels, n_head, l2, l1, eta,
-                                  out_head)
+        fixed_labels_head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, out_labels, n_head, head_mode,
+                                  head_params, l2, l1, eta, out_head)
     elif _VARIANT_HEADS and head_mode <= HEAD_PARTIAL_FIXED:  # a compile-time constant: pruned when False
         n_head = head_variant_on_rows(G, H_refine, stat_rows, n_stat, full_refine, head_mode, head_params, l2, l1,
                                       eta, out_labels, out_head)
@@ -120,9 +120,10 @@ def _has_zero(weights):
 
 
 @njit(cache=True, nogil=True)
-def fixed_labels_head_on_rows(G, H, rows, n_rows, full_hessian, labels, n, l2, l1, scale, out_scores):
+def fixed_labels_head_on_rows(G, H, rows, n_rows, full_hessian, labels, n, mode, params, l2, l1, scale, out_scores):
     """Alg. 1 line 7 for a partial head with fixed ``labels[:n]`` (ascending): the complete head on them
-    from all covered examples, as mlrl-boomer 0.15.6 evaluates a rule whose head is fixed."""
+    from all covered examples, as mlrl-boomer 0.15.6 evaluates a rule whose head is fixed (binned, for
+    the binned partial ``mode``)."""
     K = G.shape[1]
     g, h = covered_sums(G, H, rows, n_rows)
     sub_g = np.empty(n)
@@ -134,6 +135,13 @@ def fixed_labels_head_on_rows(G, H, rows, n_rows, full_hessian, labels, n, l2, l
                 sub_h[packed_index(a, b, n)] = h[packed_index(labels[a], labels[b], K)]
         else:
             sub_h[a] = h[labels[a]]
+    if mode == HEAD_BINNED_FIXED or mode == HEAD_BINNED_DYNAMIC:
+        n_var = max(n, 2 * int(params[3]))
+        scratch = np.empty((4, n_var), dtype=np.int64)
+        variant_head(sub_g, sub_h, full_hessian, HEAD_BINNED, params, l2, l1, scale, np.zeros((n, n)), scratch[0],
+                     scratch[1], scratch[2], np.empty(n_var), np.empty(max(sub_h.shape[0], n_var)), scratch[3],
+                     out_scores)
+        return
     complete_scores(sub_g, sub_h, full_hessian, l2, l1, np.zeros((n, n)) if full_hessian else np.zeros((1, 1)),
                     out_scores[:n])
     for a in range(n):

@@ -33,8 +33,11 @@ sub-system's solution evaluated with the *first* n gradients and the leading n x
 Hessian, not the chosen labels' (its ``calculateOverallQuality`` is handed the complete statistic
 vector).  Partial heads and label binning re-select their labels at every candidate condition (the
 greedy kernel fixes a partial head's labels after the rule's first condition,
-``max_head_refinements=1``, :mod:`.refinement`).  ``params`` = [n, threshold, exponent, B, bin_ratio,
-min_bins, max_bins], B the most bins of one sign.
+``max_head_refinements=1``, :mod:`.refinement`).  ``HEAD_BINNED_FIXED`` and ``HEAD_BINNED_DYNAMIC`` are
+partial heads with label binning, as mlrl-boomer 0.15.6 bins them for both kinds of losses, quirk
+included (:func:`binned_partial_system`: the bins of the selected labels sum the statistics of the
+first n labels).  ``params`` = [n, threshold, exponent, B, bin_ratio, min_bins, max_bins], B the most
+bins of one sign.
 """
 from __future__ import annotations
 
@@ -49,6 +52,9 @@ from .losses import packed_index
 
 (HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_PARTIAL_DYNAMIC,
  HEAD_BINNED) = -1, -2, -3, -4, -5, -6
+# partial heads with label binning (:func:`binned_partial_system`): ``params`` holds both the partial
+# head's (n or threshold and exponent) and the binning's
+HEAD_BINNED_FIXED, HEAD_BINNED_DYNAMIC = -7, -8
 
 
 def partial_fixed_size(n_labels: int, ratio, min_outputs: int, max_outputs: int) -> int:
@@ -116,7 +122,7 @@ def select_labels(g, h, full_hessian, mode, params, l2, l1, selected, keys):
     :func:`partial_sort_by_magnitude`); ``HEAD_PARTIAL_DYNAMIC``: ascending, threshold ``params[1]``,
     exponent ``params[2]`` (see the module's docstring)."""
     K = g.shape[0]
-    if mode == HEAD_PARTIAL_FIXED:
+    if mode == HEAD_PARTIAL_FIXED or mode == HEAD_BINNED_FIXED:
         n = min(int(params[0]), K)
         for k in range(K):
             keys[k] = -abs(_label_score(g, h, full_hessian, k, l2, l1))
@@ -425,12 +431,99 @@ def binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, n_slots, ch
 
 
 @njit(cache=True, nogil=True)
+def binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, sizes, slot, sub_g, sub_h):
+    """A partial head with label binning as mlrl-boomer 0.15.6 builds it (``HEAD_BINNED_FIXED``,
+    ``HEAD_BINNED_DYNAMIC``; its ``rule_evaluation_*_partial_*_binned`` with the equal-width binning of
+    ``label_binning_equal_width.cpp``): the labels are selected as the partial head's (written to
+    ``labels``, in the selection's order), their individual scores are binned as :func:`assign_bins`
+    bins a complete head's (per sign, ``params[4:7]``), and each bin's score solves the reduced system
+    (L2 weighted by the bin's size, the entries between two labels of one bin left out).  That system
+    is reproduced with the reference's quirk: the statistics position a of the selection adds to its
+    bin are those of label a (the first n labels of the vector), not of the selected label a
+    (``aggregateGradientsAndHessians`` and the decomposable ``callback`` index the statistic vector by
+    the position).  Returns (n selected, m non-empty bins, the bin of each position (-1: score 0));
+    ``slot`` maps a bin to its row of ``sub_g``, ``sub_h``."""
+    K = g.shape[0]
+    n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels, sub_g)
+    bins = np.empty(n, dtype=np.int64)
+    crit = np.empty(n)
+    n_neg = 0
+    n_pos = 0
+    min_neg = 0.0
+    max_neg = -math.inf
+    min_pos = math.inf
+    max_pos = 0.0
+    for a in range(n):
+        w = _label_score(g, h, full_hessian, labels[a], l2, l1)
+        crit[a] = w
+        if w < 0.0:
+            n_neg += 1
+            min_neg = min(min_neg, w)
+            max_neg = max(max_neg, w)
+        elif w > 0.0:
+            n_pos += 1
+            min_pos = min(min_pos, w)
+            max_pos = max(max_pos, w)
+    b_neg = side_bins(n_neg, params[4], params[5], params[6])
+    b_pos = side_bins(n_pos, params[4], params[5], params[6])
+    total = b_neg + b_pos
+    for b in range(max(2 * int(params[3]), total)):
+        sizes[b] = 0
+    for a in range(n):
+        w = crit[a]
+        if w < 0.0:
+            bins[a] = _bin_of(w, min_neg, max_neg, b_neg)
+        elif w > 0.0:
+            bins[a] = b_neg + _bin_of(w, min_pos, max_pos, b_pos)
+        else:
+            bins[a] = -1
+            continue
+        sizes[bins[a]] += 1
+    m = 0
+    for b in range(max(total, 2 * int(params[3]))):
+        if sizes[b] > 0:
+            slot[b] = m
+            m += 1
+        else:
+            slot[b] = -1
+    for a in range(m):
+        sub_g[a] = 0.0
+    n_packed = m * (m + 1) // 2 if full_hessian else m
+    for a in range(n_packed):
+        sub_h[a] = 0.0
+    for a in range(n):  # position a adds label a's statistics (the reference's quirk)
+        if bins[a] < 0:
+            continue
+        r = slot[bins[a]]
+        sub_g[r] += g[a]
+        if full_hessian:
+            sub_h[packed_index(r, r, m)] += h[packed_index(a, a, K)]
+            for b in range(a + 1, n):
+                if bins[b] < 0 or bins[b] == bins[a]:
+                    continue
+                c = slot[bins[b]]
+                sub_h[packed_index(min(r, c), max(r, c), m)] += h[packed_index(a, b, K)]
+        else:
+            sub_h[r] += h[a]
+    for b in range(total):
+        if slot[b] >= 0:
+            r = slot[b]
+            sub_h[packed_index(r, r, m) if full_hessian else r] += l2 * (sizes[b] - 1)
+    return n, m, bins
+
+
+@njit(cache=True, nogil=True)
 def variant_quality(g, h, full_hessian, mode, params, l2, l1, chol, z, labels, sizes, slot, sub_g, sub_h):
     """Eq. (14) quality of the best head of a partial or binned ``mode`` (for partial heads of a full
     Hessian mlrl-boomer 0.15.6's, :func:`leading_block_quality`); scratch: ``labels``,
     ``sizes``, ``slot`` (int, >= max(K, 2B)), ``sub_g`` (K), ``sub_h`` (packed K)."""
     if mode == HEAD_BINNED:
         m = _binned_system(g, h, full_hessian, params, l2, l1, labels, sizes, slot, sub_g, sub_h)
+        if m == 0:
+            return math.inf
+        return binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, z, False)
+    if mode == HEAD_BINNED_FIXED or mode == HEAD_BINNED_DYNAMIC:
+        n, m, _ = binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, sizes, slot, sub_g, sub_h)
         if m == 0:
             return math.inf
         return binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, z, False)
@@ -463,6 +556,26 @@ def variant_head(g, h, full_hessian, mode, params, l2, l1, scale, chol, labels, 
             out_labels[k] = k
             out_scores[k] = scale * sub_g[slot[labels[k]]] if labels[k] >= 0 else 0.0
         return K
+    if mode == HEAD_BINNED_FIXED or mode == HEAD_BINNED_DYNAMIC:
+        n, m, bins = binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, sizes, slot, sub_g,
+                                           sub_h)
+        bin_scores = np.zeros(max(m, 1))
+        if m > 0:
+            binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, bin_scores,
+                         True)
+        for a in range(n):  # the selected labels with their bins' scores, sorted by label
+            v = labels[a]
+            p = bin_scores[slot[bins[a]]] if bins[a] >= 0 else 0.0
+            b = a
+            while b > 0 and out_labels[b - 1] > v:
+                out_labels[b] = out_labels[b - 1]
+                out_scores[b] = out_scores[b - 1]
+                b -= 1
+            out_labels[b] = v
+            out_scores[b] = p
+        for a in range(n):
+            out_scores[a] *= scale
+        return n
     n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels, sub_g)
     if full_hessian and n > 0:
         # mlrl-boomer's sub-system (:func:`gather_as_reference`) in the order of the selection, then the

@@ -24,8 +24,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                            HEAD_SINGLE_LARGEST_SCORE, select_labels, variant_quality)
+from .head_variants import (HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC,
+                            HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, select_labels, variant_quality)
 from .covered_entries import COMPACT_MAX_SHARE, MISSING, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
@@ -788,9 +788,10 @@ def _fix_partial_labels(g_rated, h_rated, T_g, T_h, full_hessian, head_mode, hea
     """Once a partial head's first condition is chosen (mlrl-boomer 0.15.6's ``max_head_refinements=1``):
     the labels of that refinement's head (chosen on its rated statistics ``g_rated``, ``h_rated``) go to
     ``out_labels`` in ascending order, as mlrl-boomer sorts a refinement's head, and the later steps
-    search a complete head on them.  Returns (their number n, the covered sampled examples' gradients
-    and (packed) Hessians of those labels (other rows 0), the step scratch for n labels with the rule's
-    sums ``T_g``, ``T_h`` of them)."""
+    search a complete head on them (binned for a partial head with label binning: mlrl-boomer then rates
+    the fixed labels with its complete binned evaluation).  Returns (their number n, the covered sampled
+    examples' gradients and (packed) Hessians of those labels (other rows 0), the step scratch for n
+    labels with the rule's sums ``T_g``, ``T_h`` of them)."""
     N, K = G.shape
     keys = np.empty(K)
     n = select_labels(g_rated, h_rated, full_hessian, head_mode, head_params, l2, l1, out_labels, keys)
@@ -817,7 +818,9 @@ def _fix_partial_labels(g_rated, h_rated, T_g, T_h, full_hessian, head_mode, hea
             G_fix[i, a] = G[i, out_labels[a]]
         for c in range(S_n):
             H_fix[i, c] = H[i, cols[c]]
-    sc = _scratch(m, n, S_n, n if full_hessian else 1, 0, 1)
+    binned = head_mode == HEAD_BINNED_FIXED or head_mode == HEAD_BINNED_DYNAMIC
+    sc = _scratch(m, n, S_n, n if full_hessian else 1, max(n, 2 * int(head_params[3])) if binned else 0,
+                  S_n if binned else 1)
     for a in range(n):
         sc.T_g[a] = T_g[out_labels[a]]
     for c in range(S_n):
@@ -940,7 +943,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     n_conditions = 0
     # partial heads: their labels once the first condition fixed them (out_labels[:n_fixed]), the
     # statistics of those labels and the step scratch for them (the rule's own until then)
-    partial = _FIX_PARTIAL and not single and (head_mode == HEAD_PARTIAL_FIXED or head_mode == HEAD_PARTIAL_DYNAMIC)
+    partial = _FIX_PARTIAL and not single and (head_mode == HEAD_PARTIAL_FIXED or head_mode == HEAD_PARTIAL_DYNAMIC
+                                               or head_mode == HEAD_BINNED_FIXED or head_mode == HEAD_BINNED_DYNAMIC)
+    fixed_head = HEAD_COMPLETE if head_mode == HEAD_PARTIAL_FIXED or head_mode == HEAD_PARTIAL_DYNAMIC else HEAD_BINNED
     n_fixed = 0
     G_fix = G
     H_fix = H
@@ -1032,7 +1037,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                         n_fixed, G_fix, H_fix, sc_fix = _fix_partial_labels(
                             T_g, T_h, T_g, T_h, full_hessian, head_mode, head_params, l2, l1, G, H, cov_rows, n_cov, m,
                             out_labels)
-                        head = HEAD_COMPLETE
+                        head = fixed_head
                     for jj in range(seg.shape[0]):
                         seg[jj, 0] = 0  # the coverage changed outside the sweeps: no cached entries
                     continue
@@ -1084,7 +1089,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             n_fixed, G_fix, H_fix, sc_fix = _fix_partial_labels(
                 sc.g[best], sc.h[best], sc.T_g, sc.T_h, full_hessian, head_mode, head_params, l2, l1, G, H, cov_rows,
                 n_cov, m, out_labels)
-            head = HEAD_COMPLETE
+            head = fixed_head
     if toggled >= 0 and unsampled:
         covered[toggled] |= STATISTICS_DIFFER
     return n_conditions, current, n_fixed if partial else label
