@@ -185,7 +185,7 @@ class BoomerClassifier(RuleLearner):
     mlrl-boomer's scale settings take its values, options in braces included
     (``feature_binning='equal-frequency{bin_ratio=0.1}'``, see :mod:`engine.options`):
     ``feature_binning`` (:mod:`engine.core.binning`), ``label_binning`` (gradient-based label
-    binning of complete heads of non-decomposable losses), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
+    binning of complete and partial heads), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
     ``holdout`` (:mod:`engine.holdout`), ``global_pruning`` (:mod:`engine.pruning`; the model keeps
     ``selected_steps_`` rules) and ``statistic_type`` (gradients and Hessians in 32 or 64 bits).
 
@@ -243,8 +243,8 @@ class BoomerClassifier(RuleLearner):
                       "rule_induction's min_coverage)", minimum=1),
             Parameter("feature_binning", "option", FROM_INIT, "Feature binning", "split only between bins of each "
                       "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
-            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete heads: labels with "
-                      "similar gradient/Hessian ratios share one score (GBLB); 'auto' bins those of example-wise "
+            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete and partial heads: labels "
+                      "with similar gradient/Hessian ratios share one score (GBLB); 'auto' bins those of example-wise "
                       "(non-decomposable) losses, whose K x K solve it replaces" + option_help("label_binning"),
                       choices=LABEL_BINNING, applies=_label_binning_applies),
             Parameter("holdout", "option", FROM_INIT, "Holdout set", "training examples set aside to watch the loss "
@@ -398,6 +398,10 @@ class BoomerClassifier(RuleLearner):
             if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
                 raise ValueError(f"{name} option max_samples must be 0 or at least min_samples "
                                  f"({options['min_samples']}), got {options['max_samples']}")
+        _, head_options = parse_option("head_type", self.head_type)
+        if head_options.get("max_outputs") and head_options["max_outputs"] < head_options["min_outputs"]:
+            raise ValueError("head_type option max_outputs must be 0 or at least min_outputs "
+                             f"({head_options['min_outputs']}), got {head_options['max_outputs']}")
         inducer = self._inducer()  # checks rule_induction and rule_pruning
         if inducer is not None and parse_option("output_sampling", self.output_sampling)[0] != "none":
             raise ValueError("output_sampling works with the default greedy rule induction only here (not with "

@@ -281,3 +281,16 @@ def test_fixed_heads_have_the_references_number_of_labels():
                                 ("partial-fixed", max(2, math.ceil(np.float32(Y.sum(1).mean()))))):
         est = BoomerClassifier(**{**DETERMINISTIC, "head_type": head_type, "max_rules": 4}).fit(X, Y)
         assert {len(r.head_labels) for r in est.rules_[1:]} == {expected}
+
+
+@reference
+@pytest.mark.parametrize("head_type", ["partial-fixed{output_ratio=1.0}", "partial-dynamic{threshold=1.0}",
+                                       "partial-fixed{min_outputs=3,max_outputs=2}"])
+def test_invalid_partial_head_options_are_refused_by_both(head_type, tmp_path):
+    """mlrl-boomer 0.15.6 asserts 0 < output_ratio < 1 (or 0), 0 < threshold < 1, max_outputs 0 or at
+    least min_outputs (before: ours accepted ratio and threshold 1 and any max_outputs)."""
+    answer = _ask({"kind": "check", "settings": {"head_type": head_type, "max_rules": 3}}, tmp_path)
+    assert not answer["ok"], f"the reference accepts {head_type}"
+    X, Y = _negative_data(n=40, d=4, k=3)
+    with pytest.raises(ValueError):
+        BoomerClassifier(head_type=head_type, max_rules=3).fit(X, Y)
