@@ -483,9 +483,8 @@ class BoomerClassifier(RuleLearner):
         params = np.zeros(7)
         _, options = parse_option("head_type", self.head_type)
         kind = self.head_kind
-        if self.label_binning_used and kind in ("partial-fixed", "partial-dynamic") and self._inducer() is None:
-            # mlrl-boomer bins partial heads of every loss (rule_evaluation_*_partial_*_binned); here only in the
-            # greedy kernel (engine.core.induction keeps them exact)
+        if self.label_binning_used and kind in ("partial-fixed", "partial-dynamic"):
+            # mlrl-boomer bins partial heads of every loss (rule_evaluation_*_partial_*_binned)
             mode, partial = self._partial_head(Y, options, kind)
             binned = self._binned_head_params(K)
             binned[:3] = partial[:3]

@@ -234,24 +234,32 @@ def test_partial_heads_learn_the_references_rules(loss, head_type, rule_inductio
     assert total == 12 and equal >= n_equal
 
 
-BINNED_SETTINGS = [  # (loss, head_type, label_binning (None: the default, auto), rules equal before a tie)
-    ("logistic-non-decomposable", "partial-fixed", None, 12),
-    ("logistic-non-decomposable", "partial-dynamic", None, 12),
-    ("logistic-non-decomposable", "partial-fixed{output_ratio=0.5}", "equal-width{bin_ratio=0.5}", 10),
-    ("logistic-decomposable", "partial-fixed{output_ratio=0.5}", "equal-width{bin_ratio=0.5}", 12),
-    ("logistic-decomposable", "partial-dynamic{threshold=0.3}", "equal-width{bin_ratio=0.5}", 12),
+BINNED_SETTINGS = [  # (loss, head_type, label_binning (None: the default, auto), rule_induction, rules equal
+    # before a tie); max_head_refinements other than 1: engine.core.induction
+    ("logistic-non-decomposable", "partial-fixed", None, None, 12),
+    ("logistic-non-decomposable", "partial-dynamic", None, None, 12),
+    ("logistic-non-decomposable", "partial-fixed{output_ratio=0.5}", "equal-width{bin_ratio=0.5}", None, 10),
+    ("logistic-decomposable", "partial-fixed{output_ratio=0.5}", "equal-width{bin_ratio=0.5}", None, 12),
+    ("logistic-decomposable", "partial-dynamic{threshold=0.3}", "equal-width{bin_ratio=0.5}", None, 12),
+    ("logistic-non-decomposable", "partial-fixed", None, "top-down-greedy{max_head_refinements=0}", 12),
+    ("logistic-non-decomposable", "partial-dynamic", None, "top-down-greedy{max_head_refinements=2}", 12),
+    ("logistic-decomposable", "partial-fixed{output_ratio=0.5}", "equal-width{bin_ratio=0.5}",
+     "top-down-greedy{max_head_refinements=0}", 12),
 ]
 
 
 @reference
-@pytest.mark.parametrize("loss, head_type, label_binning, n_equal", BINNED_SETTINGS)
-def test_binned_partial_heads_learn_the_references_rules(loss, head_type, label_binning, n_equal, tmp_path):
+@pytest.mark.parametrize("loss, head_type, label_binning, rule_induction, n_equal", BINNED_SETTINGS)
+def test_binned_partial_heads_learn_the_references_rules(loss, head_type, label_binning, rule_induction, n_equal,
+                                                         tmp_path):
     """Label binning of partial heads (the default for non-decomposable losses): the reference's heads,
     the default rule's binned complete head included, and its conditions up to an exact tie."""
     settings = {**DETERMINISTIC, "loss": loss, "head_type": head_type, "max_rules": 12}
     settings.pop("label_binning")
     if label_binning:
         settings["label_binning"] = label_binning
+    if rule_induction:
+        settings["rule_induction"] = rule_induction
     assert BoomerClassifier(**settings).label_binning_used
     equal, total = _rules_until_a_tie(settings, tmp_path)
     assert total == 12 and equal >= n_equal
