@@ -23,7 +23,8 @@ from .core.refinement import (first_step_family, fixed_label_family, may_thread,
                               reference_sparse_format, rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                                 HEAD_SINGLE_LARGEST_SCORE, side_bins)
+                                 HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, label_cardinality32,
+                                 partial_fixed_size, side_bins)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
@@ -70,16 +71,15 @@ def head_kind(loss: str, head_type: str) -> str:
 
 
 def label_binning_applies(loss: str, head_type: str) -> bool:
-    """Whether ``label_binning`` can change anything: gradient-based label binning of complete heads
-    (an explicit ``equal-width`` bins them for every loss, as mlrl-boomer does)."""
-    return head_kind(loss, head_type) == "complete"
+    """Whether ``label_binning`` can change anything: gradient-based label binning of complete and
+    partial heads (an explicit ``equal-width`` bins them for every loss, as mlrl-boomer does)."""
+    return head_kind(loss, head_type) != "single"
 
 
 def label_binning_kind(loss: str, head_type: str, label_binning: str) -> str:
     """'none' or 'equal-width': the label binning a fit uses.  'auto' is equal-width binning of the
-    complete heads of non-decomposable losses (whose K x K solve it replaces; mlrl-boomer's 'auto'
-    also bins their partial heads, which here stay exact), else none; 'equal-width' bins complete
-    heads of every loss."""
+    complete and partial heads of non-decomposable losses (whose K x K solve it replaces), else none;
+    'equal-width' bins complete and partial heads of every loss (mlrl-boomer 0.15.6's)."""
     name = parse_option("label_binning", label_binning)[0]
     if name == "auto":
         name = "equal-width" if not is_decomposable(loss) else "none"
@@ -185,7 +185,7 @@ class BoomerClassifier(RuleLearner):
     mlrl-boomer's scale settings take its values, options in braces included
     (``feature_binning='equal-frequency{bin_ratio=0.1}'``, see :mod:`engine.options`):
     ``feature_binning`` (:mod:`engine.core.binning`), ``label_binning`` (gradient-based label
-    binning of complete heads of non-decomposable losses), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
+    binning of complete and partial heads), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
     ``holdout`` (:mod:`engine.holdout`), ``global_pruning`` (:mod:`engine.pruning`; the model keeps
     ``selected_steps_`` rules) and ``statistic_type`` (gradients and Hessians in 32 or 64 bits).
 
@@ -245,8 +245,8 @@ class BoomerClassifier(RuleLearner):
                       "rule_induction's min_coverage)", minimum=1),
             Parameter("feature_binning", "option", FROM_INIT, "Feature binning", "split only between bins of each "
                       "attribute's values" + option_help("feature_binning"), choices=FEATURE_BINNING),
-            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete heads: labels with "
-                      "similar gradient/Hessian ratios share one score (GBLB); 'auto' bins those of example-wise "
+            Parameter("label_binning", "option", FROM_INIT, "Label binning", "complete and partial heads: labels "
+                      "with similar gradient/Hessian ratios share one score (GBLB); 'auto' bins those of example-wise "
                       "(non-decomposable) losses, whose K x K solve it replaces" + option_help("label_binning"),
                       choices=LABEL_BINNING, applies=_label_binning_applies),
             Parameter("holdout", "option", FROM_INIT, "Holdout set", "training examples set aside to watch the loss "
@@ -400,6 +400,10 @@ class BoomerClassifier(RuleLearner):
             if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
                 raise ValueError(f"{name} option max_samples must be 0 or at least min_samples "
                                  f"({options['min_samples']}), got {options['max_samples']}")
+        _, head_options = parse_option("head_type", self.head_type)
+        if head_options.get("max_outputs") and head_options["max_outputs"] < head_options["min_outputs"]:
+            raise ValueError("head_type option max_outputs must be 0 or at least min_outputs "
+                             f"({head_options['min_outputs']}), got {head_options['max_outputs']}")
         inducer = self._inducer()  # checks rule_induction and rule_pruning
         if inducer is not None and parse_option("output_sampling", self.output_sampling)[0] != "none":
             raise ValueError("output_sampling works with the default greedy rule induction only here (not with "
@@ -481,20 +485,40 @@ class BoomerClassifier(RuleLearner):
         params = np.zeros(7)
         _, options = parse_option("head_type", self.head_type)
         kind = self.head_kind
-        if self.label_binning_used and not is_decomposable(self.loss):
+        if self.label_binning_used and kind in ("partial-fixed", "partial-dynamic"):
+            # mlrl-boomer bins partial heads of every loss (rule_evaluation_*_partial_*_binned)
+            mode, partial = self._partial_head(Y, options, kind)
+            binned = self._binned_head_params(K)
+            binned[:3] = partial[:3]
+            return (HEAD_BINNED_FIXED if mode == HEAD_PARTIAL_FIXED else HEAD_BINNED_DYNAMIC), binned
+        if self.label_binning_used and not is_decomposable(self.loss) and kind == "complete":
             return HEAD_BINNED, self._binned_head_params(K)
         if kind == "single":
             return (HEAD_SINGLE_LARGEST_SCORE if self.single_label_choice == "largest-score" else HEAD_SINGLE), params
-        if kind == "partial-fixed":
-            ratio = options["output_ratio"]
-            n = ratio * K if ratio > 0 else float(Y.sum(axis=1).mean())  # 0: the average label cardinality
-            high = options["max_outputs"] or K
-            params[0] = min(max(int(round(n)), options["min_outputs"]), high, K)
-            return HEAD_PARTIAL_FIXED, params
-        if kind == "partial-dynamic":
-            params[1], params[2] = options["threshold"], options["exponent"]
-            return HEAD_PARTIAL_DYNAMIC, params
+        if kind in ("partial-fixed", "partial-dynamic"):
+            return self._partial_head(Y, options, kind)
         return HEAD_COMPLETE, params
+
+    def _partial_head(self, Y, options, kind: str) -> tuple[int, np.ndarray]:
+        """The head code and parameters of a partial head (without label binning)."""
+        params = np.zeros(7)
+        if kind == "partial-fixed":
+            params[0] = partial_fixed_size(Y.shape[1], self._partial_output_ratio(Y), options["min_outputs"],
+                                           options["max_outputs"])
+            return HEAD_PARTIAL_FIXED, params
+        # both in single precision, as mlrl-boomer keeps them
+        params[1], params[2] = float(np.float32(options["threshold"])), float(np.float32(options["exponent"]))
+        return HEAD_PARTIAL_DYNAMIC, params
+
+    def _partial_output_ratio(self, Y) -> np.float32:
+        """``partial-fixed``'s output_ratio, or for 0 the average label cardinality over K, in single
+        precision as mlrl-boomer 0.15.6's ``calculateOutputRatio`` (its ``calculateLabelCardinality``: an
+        iterative mean over the rows)."""
+        ratio = parse_option("head_type", self.head_type)[1].get("output_ratio", 0.0)
+        if ratio > 0:
+            return np.float32(ratio)
+        counts = np.asarray((Y != 0).sum(axis=1)).ravel()
+        return np.float32(label_cardinality32(counts.astype(np.float32)) / np.float32(Y.shape[1]))
 
     @property
     def prediction(self) -> str:
@@ -717,7 +741,7 @@ class BoomerClassifier(RuleLearner):
                               data.ordinal)
         order_as_reference(index, seg)
         ranks = rank_entries(index, seg)  # each example's entry of the dense attributes (.core.covered_entries)
-        head_mode, head_params = self._head_mode(Y)
+        head_mode, head_params = self._head_mode(data.Y)  # the label cardinality of every training example
         seeds = _RuleSeeds(rng)
         rng_state = np.array([0, retained], dtype=np.uint64)
         family = self._kernel_family(n, index.n_features, K)
@@ -827,16 +851,21 @@ class BoomerClassifier(RuleLearner):
         G_sub, H_sub = output_sample_statistics(G, H_refine, sampled, full_refine)
         params = head_params.copy()
         s = len(sampled)
-        if head_mode == HEAD_PARTIAL_FIXED:
-            params[0] = min(params[0], s)
-        elif head_mode == HEAD_BINNED:
+        if HEAD_BINNED < head_mode <= HEAD_PARTIAL_FIXED:
+            # mlrl-boomer 0.15.6 rates a rule for a sample of outputs (a partial index vector) with its
+            # complete rule evaluation whatever the head type: partial heads predict every sampled output
+            head_mode = HEAD_COMPLETE
+        elif head_mode < HEAD_BINNED:  # binned partial heads: its complete binned evaluation
+            head_mode = HEAD_BINNED
+        if head_mode == HEAD_BINNED:
             params[3] = min(params[3], s)
         covered[:] = 1
         refine = rule_refinement(family[0], family[1], family[2])
         n_cond, quality, label = refine(index.ptr, index.rows, index.values, keys, cache, seg, ranks, index.missing_ptr,
                                         index.missing_rows, index.nominal, G_sub, H_sub, full_refine, single,
                                         head_mode, params, weights, bagging, l2, l1, n_sample, max_conditions,
-                                        min_coverage, rng_state, perm, covered, attrs, ops, thrs, data.cancel)
+                                        min_coverage, rng_state, perm, covered, attrs, ops, thrs, data.cancel,
+                                        np.empty(s, dtype=np.int64))
         if n_cond == 0 or data.cancelled:
             return None, False, n_cond
         n_rows = covered_rows(covered, rows)

@@ -100,9 +100,9 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
     "label_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.04, 1)},
     "head_type": {
         "auto": {}, "single": {}, "complete": {},
-        "partial-fixed": {"output_ratio": OptionSpec("float", 0.0, 0.0, 1.0),
+        "partial-fixed": {"output_ratio": OptionSpec("float", 0.0, 0.0, 1.0, high_open=True),
                           "min_outputs": OptionSpec("int", 2, 2), "max_outputs": OptionSpec("int", 0, 0)},
-        "partial-dynamic": {"threshold": OptionSpec("float", 0.02, 0.0, 1.0, low_open=True),
+        "partial-dynamic": {"threshold": OptionSpec("float", 0.02, 0.0, 1.0, low_open=True, high_open=True),
                             "exponent": OptionSpec("float", 2.0, 1.0)},
     },
     "holdout": {"auto": {}, "none": {}, "random": _HOLDOUT, "stratified-output-wise": _HOLDOUT,

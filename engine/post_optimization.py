@@ -179,7 +179,7 @@ class SequentialPostOptimization:
                                         index.missing_ptr, index.missing_rows, index.nominal, G_sub, H_sub,
                                         s.full_refine, False, HEAD_COMPLETE, s.head_params, weights, s.bagging, s.l2,
                                         s.l1, n_sample, s.max_conditions, s.min_coverage, s.rng_state, perm,
-                                        s.covered, s.attrs, s.ops, s.thrs, s.data.cancel)
+                                        s.covered, s.attrs, s.ops, s.thrs, s.data.cancel, np.empty(k, dtype=np.int64))
             if n_cond == 0 or s.data.cancelled:
                 return None
             n_rows = covered_rows(s.covered, s.rows)

@@ -13,7 +13,9 @@ from numba import njit
 from .boosting import (apply_head, covered_rows, covered_sums, example_wise_errors, head_on_rows,
                        label_wise_errors_after_head)
 from .chunksize import swap_parallel_chunksize
-from .head_variants import HEAD_PARTIAL_FIXED, variant_head
+from .head_variants import HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_PARTIAL_FIXED, variant_head
+from .heads import complete_scores
+from .losses import packed_index
 from .refinement import head_rows, rule_refinement
 from .sweep import rebound
 
@@ -52,7 +54,7 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, mi
     n_cond, quality, label = _refine_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal,
                                          G, H_refine, full_refine, single, head_mode, head_params, weights, bagging,
                                          l2, l1, n_sampled_features, max_conditions, min_coverage, rng_state, perm,
-                                         covered, out_attr, out_op, out_thr, cancel)
+                                         covered, out_attr, out_op, out_thr, cancel, out_labels)
     swap_parallel_chunksize(previous_chunksize)
     if n_cond == 0:
         return 0, quality, label, 0, 0, 0, 0
@@ -62,6 +64,16 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, mi
         n_head = 1
         out_labels[0] = label
         head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, label, l2, l1, eta, out_head)
+    elif (_VARIANT_HEADS and head_mode <= HEAD_PARTIAL_FIXED and head_mode != HEAD_BINNED and label > 0
+          and (n_cond > 1 or _has_zero(weights))):
+        # a partial head whose first condition fixed its labels (out_labels[:label]): a complete head on
+        # them, as mlrl-boomer evaluates a rule's later conditions and recalculates a head with examples
+        # out of the sample; a rule of one condition without such examples keeps the head its partial
+        # evaluation rated (below: the labels chosen again on the same statistics)
+        n_head = label
+        label = -1
+        fixed_labels_head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, out_labels, n_head, head_mode,
+                                  head_params, l2, l1, eta, out_head)
     elif _VARIANT_HEADS and head_mode <= HEAD_PARTIAL_FIXED:  # a compile-time constant: pruned when False
         n_head = head_variant_on_rows(G, H_refine, stat_rows, n_stat, full_refine, head_mode, head_params, l2, l1,
                                       eta, out_labels, out_head)
@@ -97,6 +109,43 @@ def head_variant_on_rows(G, H, rows, n_rows, full_hessian, mode, params, l2, l1,
     scratch = np.empty((3, n_scratch), dtype=np.int64)
     return variant_head(g, h, full_hessian, mode, params, l2, l1, scale, np.zeros((K, K)), scratch[0], scratch[1],
                         scratch[2], np.empty(K), np.empty(S), out_labels, out_scores)
+
+
+@njit(cache=True, nogil=True)
+def _has_zero(weights):
+    for i in range(weights.shape[0]):
+        if weights[i] == 0:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def fixed_labels_head_on_rows(G, H, rows, n_rows, full_hessian, labels, n, mode, params, l2, l1, scale, out_scores):
+    """Alg. 1 line 7 for a partial head with fixed ``labels[:n]`` (ascending): the complete head on them
+    from all covered examples, as mlrl-boomer 0.15.6 evaluates a rule whose head is fixed (binned, for
+    the binned partial ``mode``)."""
+    K = G.shape[1]
+    g, h = covered_sums(G, H, rows, n_rows)
+    sub_g = np.empty(n)
+    sub_h = np.empty(n * (n + 1) // 2 if full_hessian else n)
+    for a in range(n):
+        sub_g[a] = g[labels[a]]
+        if full_hessian:
+            for b in range(a, n):
+                sub_h[packed_index(a, b, n)] = h[packed_index(labels[a], labels[b], K)]
+        else:
+            sub_h[a] = h[labels[a]]
+    if mode == HEAD_BINNED_FIXED or mode == HEAD_BINNED_DYNAMIC:
+        n_var = max(n, 2 * int(params[3]))
+        scratch = np.empty((4, n_var), dtype=np.int64)
+        variant_head(sub_g, sub_h, full_hessian, HEAD_BINNED, params, l2, l1, scale, np.zeros((n, n)), scratch[0],
+                     scratch[1], scratch[2], np.empty(n_var), np.empty(max(sub_h.shape[0], n_var)), scratch[3],
+                     out_scores)
+        return
+    complete_scores(sub_g, sub_h, full_hessian, l2, l1, np.zeros((n, n)) if full_hessian else np.zeros((1, 1)),
+                    out_scores[:n])
+    for a in range(n):
+        out_scores[a] *= scale
 
 
 _KERNELS: dict = {}

@@ -291,6 +291,7 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
             "_example_wise" if example_wise else "")
         refine = njit(cache=True, nogil=True)(rebound(
             refinement._refine_rule, "refine_rule_compact" + ("_threaded" if threaded else ""), _INTERLEAVE=False,
+            _FIX_PARTIAL=False,
             _hessian_width=_compact_hessian_width, _add_hessian=_add_compact_hessian,
             _first_threaded=threaded_step, _first_serial=serial_step, _column_threaded=threaded_step,
             _column_serial=serial_step, _fixed_threaded=threaded_step, _fixed_serial=serial_step))

@@ -4,10 +4,16 @@ Modes (the ``head`` code of the refinement kernels; >= 0 is a fixed single label
 ``HEAD_SINGLE_LARGEST_SCORE`` the two ways of choosing a single label, ``HEAD_COMPLETE`` all labels;
 the codes below ``HEAD_COMPLETE`` are this module's):
 
-- ``HEAD_PARTIAL_FIXED``: the ``n`` labels whose eq. (17) qualities are best (most negative);
-- ``HEAD_PARTIAL_DYNAMIC``: every label k with ``(q_k / q_best) ** exponent >= threshold``, where
-  ``q_best`` is the best label's quality (our reading of mlrl-boomer's dynamic partial heads:
-  a larger exponent or threshold keeps fewer labels);
+- ``HEAD_PARTIAL_FIXED``: the ``n`` labels whose individually optimal scores (eq. 17,
+  :func:`.heads.label_score`) are largest in absolute value, as mlrl-boomer 0.15.6's
+  ``sortOutputWiseScores`` / ``sortOutputWiseCriteria`` pick them (``std::partial_sort`` of libstdc++
+  with ``CompareOutputWiseCriteria``, emulated by :func:`partial_sort_by_magnitude`, ties included);
+  always ``n`` labels, zero scores too;
+- ``HEAD_PARTIAL_DYNAMIC``: every label k with ``(|s_k| - min|s|) ** e >= (1 - t) * (max|s| - min|s|)
+  ** e`` (``t`` the threshold, ``e`` the exponent, min and max over all labels the head may predict,
+  ``1 - t`` in single precision), as mlrl-boomer 0.15.6's ``DecomposableDynamicPartialRuleEvaluation``
+  (``getMinAndMaxScore``, ``calculateThreshold``, ``calculateWeightedScore``): a larger threshold keeps
+  more labels; when all |s_k| are equal every label is kept;
 - ``HEAD_BINNED``: a complete head with gradient-based label binning (Rapp et al., ECML-PKDD
   2021) as mlrl-boomer 0.15.6 bins: each label's individually optimal score ``-g_k / (h_kk + lambda)``
   puts it into one of ceil(ratio x n) equal-width bins spanning the range of the n negative scores,
@@ -20,10 +26,18 @@ the codes below ``HEAD_COMPLETE`` are this module's):
   and ``lambda * |b|``; for a full Hessian a bin's gradient beyond ``+-alpha`` is shifted towards zero
   by ``alpha * |b|`` and the objective adds ``alpha * |b| * |score|`` (:func:`binned_solve`).
 
-For a full Hessian (non-decomposable losses) partial heads pick their labels by eq. (17) and
-then solve eq. (16) on those labels' sub-system exactly.  Partial heads and label binning
-re-select their labels at every candidate condition.  ``params`` = [n, threshold, exponent, B,
-bin_ratio, min_bins, max_bins], B the most bins of one sign.
+For a full Hessian (non-decomposable losses) partial heads pick their labels by the Hessian's diagonal
+(the same per-label scores) and then solve eq. (16) on those labels' sub-system exactly; their
+quality, which ranks the refinements, is mlrl-boomer 0.15.6's (:func:`leading_block_quality`): the
+sub-system's solution evaluated with the *first* n gradients and the leading n x n block of the
+Hessian, not the chosen labels' (its ``calculateOverallQuality`` is handed the complete statistic
+vector).  Partial heads and label binning re-select their labels at every candidate condition (the
+greedy kernel fixes a partial head's labels after the rule's first condition,
+``max_head_refinements=1``, :mod:`.refinement`).  ``HEAD_BINNED_FIXED`` and ``HEAD_BINNED_DYNAMIC`` are
+partial heads with label binning, as mlrl-boomer 0.15.6 bins them for both kinds of losses, quirk
+included (:func:`binned_partial_system`: the bins of the selected labels sum the statistics of the
+first n labels).  ``params`` = [n, threshold, exponent, B, bin_ratio, min_bins, max_bins], B the most
+bins of one sign.
 """
 from __future__ import annotations
 
@@ -32,52 +46,136 @@ import math
 import numpy as np
 from numba import njit
 
+from .gnu_sort import _gnu_sift
 from .heads import complete_quality, complete_scores, diagonal_position, label_quality, label_score
 from .losses import packed_index
 
 (HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_PARTIAL_DYNAMIC,
  HEAD_BINNED) = -1, -2, -3, -4, -5, -6
+# partial heads with label binning (:func:`binned_partial_system`): ``params`` holds both the partial
+# head's (n or threshold and exponent) and the binning's
+HEAD_BINNED_FIXED, HEAD_BINNED_DYNAMIC = -7, -8
+
+
+def partial_fixed_size(n_labels: int, ratio, min_outputs: int, max_outputs: int) -> int:
+    """How many labels a ``partial-fixed`` head predicts among ``n_labels``, as mlrl-boomer 0.15.6's
+    ``calculateBoundedFraction``: ceil(ratio x n_labels) in single precision, at least ``min_outputs``
+    (n_labels if fewer), at most ``max_outputs`` when that is at least ``min_outputs`` (0: no bound)."""
+    n = int(math.ceil(np.float32(ratio) * np.float32(n_labels)))
+    low = min(int(min_outputs), int(n_labels))
+    if n < low:
+        return low
+    if max_outputs >= min_outputs and n > max_outputs:
+        return int(max_outputs)
+    return n
 
 
 @njit(cache=True, nogil=True)
-def _quality(g, h, full_hessian, k, l2, l1):
-    return label_quality(g[k], h[diagonal_position(k, g.shape[0], full_hessian)], l2, l1)
+def label_cardinality32(counts):
+    """The average of the relevant labels per example (``counts``, float32) as mlrl-boomer 0.15.6's
+    ``calculateLabelCardinality``: the iterative mean ``m += (x - m) / i`` in single precision."""
+    mean = np.float32(0.0)
+    for i in range(counts.shape[0]):
+        mean = np.float32(mean + (counts[i] - mean) / np.float32(i + 1))
+    return mean
 
 
 @njit(cache=True, nogil=True)
-def select_labels(g, h, full_hessian, mode, params, l2, l1, selected):
-    """Partial heads: the labels to predict (written to ``selected``); returns their number."""
+def partial_sort_by_magnitude(keys, labels, n, K):
+    """libstdc++'s ``std::partial_sort(first, first + n, first + K, comp)`` (a heap of the first n, then
+    every later entry that ``comp`` puts before the heap's top replaces it, then the heap sorted) with
+    mlrl-boomer 0.15.6's ``CompareOutputWiseCriteria`` (``|a| > |b|``) on ``keys[:K]`` = -|score| and
+    their ``labels``: afterwards the first n entries are the n largest |scores|, largest first, ties in
+    the order that algorithm leaves them (not stable)."""
+    if n <= 0:
+        return
+    if n >= 2:  # make_heap(first, middle)
+        parent = (n - 2) // 2
+        while True:
+            _gnu_sift(keys, labels, 0, parent, n, keys[parent], labels[parent])
+            if parent == 0:
+                break
+            parent -= 1
+    for i in range(n, K):  # heap_select: comp(*i, *first) pops the top to position i
+        if keys[i] < keys[0]:
+            v, r = keys[i], labels[i]
+            keys[i], labels[i] = keys[0], labels[0]
+            _gnu_sift(keys, labels, 0, 0, n, v, r)
+    last = n
+    while last > 1:  # sort_heap(first, middle)
+        last -= 1
+        v, r = keys[last], labels[last]
+        keys[last], labels[last] = keys[0], labels[0]
+        _gnu_sift(keys, labels, 0, 0, last, v, r)
+
+
+@njit(cache=True, nogil=True)
+def _label_score(g, h, full_hessian, k, l2, l1):
+    return label_score(g[k], h[diagonal_position(k, g.shape[0], full_hessian)], l2, l1)
+
+
+@njit(cache=True, nogil=True)
+def select_labels(g, h, full_hessian, mode, params, l2, l1, selected, keys):
+    """Partial heads: the labels to predict (written to ``selected``, ``keys`` float scratch of K);
+    returns their number (at least 1 for K >= 1).  ``HEAD_PARTIAL_FIXED``: ``params[0]`` labels in the
+    order mlrl-boomer 0.15.6's partial sort leaves them (largest |score| first, see
+    :func:`partial_sort_by_magnitude`); ``HEAD_PARTIAL_DYNAMIC``: ascending, threshold ``params[1]``,
+    exponent ``params[2]`` (see the module's docstring)."""
     K = g.shape[0]
-    if mode == HEAD_PARTIAL_FIXED:
+    if mode == HEAD_PARTIAL_FIXED or mode == HEAD_BINNED_FIXED:
         n = min(int(params[0]), K)
-        count = 0
-        for k in range(K):  # insertion into the best n so far, best first (n is small)
-            q = _quality(g, h, full_hessian, k, l2, l1)
-            if q >= 0.0 or (count == n and q >= _quality(g, h, full_hessian, selected[n - 1], l2, l1)):
-                continue
-            pos = count if count < n else n - 1
-            while pos > 0 and _quality(g, h, full_hessian, selected[pos - 1], l2, l1) > q:
-                selected[pos] = selected[pos - 1]
-                pos -= 1
-            selected[pos] = k
-            if count < n:
-                count += 1
-        return count
-    best = 0.0
-    for k in range(K):
-        q = _quality(g, h, full_hessian, k, l2, l1)
-        if q < best:
-            best = q
-    if best >= 0.0:
+        for k in range(K):
+            keys[k] = -abs(_label_score(g, h, full_hessian, k, l2, l1))
+            selected[k] = k
+        partial_sort_by_magnitude(keys, selected, n, K)
+        return n
+    if K == 0:
         return 0
-    threshold, exponent = params[1], params[2]
+    # getMinAndMaxScore: the first label's |score| starts both, later ones raise the max or lower the min
+    high = abs(_label_score(g, h, full_hessian, 0, l2, l1))
+    low = high
+    keys[0] = high
+    for k in range(1, K):
+        s = abs(_label_score(g, h, full_hessian, k, l2, l1))
+        keys[k] = s
+        if s > high:
+            high = s
+        elif s < low:
+            low = s
+    exponent = params[2]
+    factor = float(np.float32(1.0) - np.float32(params[1]))  # 1 - threshold, in single precision as there
+    bound = (high - low) ** exponent * factor
     count = 0
     for k in range(K):
-        q = _quality(g, h, full_hessian, k, l2, l1)
-        if q < 0.0 and (q / best) ** exponent >= threshold:
+        if (keys[k] - low) ** exponent >= bound:
             selected[count] = k
             count += 1
     return count
+
+
+@njit(cache=True, nogil=True)
+def leading_block_quality(p, g, h, n, l2, l1):
+    """mlrl-boomer 0.15.6's quality of a non-decomposable partial head with scores ``p[:n]`` (its
+    ``calculateOverallQuality`` plus ``calculateRegularizationTerm``): ``sum_a p_a g_a + p' H p / 2 +
+    l1 |p|_1 + l2 |p|^2 / 2`` with the gradients ``g[:n]`` and the leading n x n block of the packed
+    Hessian ``h`` of all K labels, position a of ``p`` meeting label a, whichever labels ``p`` predicts."""
+    K = g.shape[0]
+    q = 0.0
+    for a in range(n):
+        quad = 0.5 * h[packed_index(a, a, K)] * p[a] * p[a]
+        for b in range(a + 1, n):
+            quad += h[packed_index(a, b, K)] * p[a] * p[b]
+        q += p[a] * g[a] + quad
+    reg = 0.0
+    if l1 > 0.0:
+        for a in range(n):
+            reg += l1 * abs(p[a])
+    if l2 > 0.0:
+        sq = 0.0
+        for a in range(n):
+            sq += p[a] * p[a]
+        reg += 0.5 * l2 * sq
+    return q + reg
 
 
 @njit(cache=True, nogil=True)
@@ -94,6 +192,74 @@ def _gather(g, h, full_hessian, labels, n, sub_g, sub_h):
                 sub_h[packed_index(a, b, n)] = h[packed_index(ka, kb, K)]
         else:
             sub_h[a] = h[labels[a]]
+
+
+@njit(cache=True, nogil=True)
+def gather_as_reference(g, h, labels, n, sub_g, sub_h):
+    """The sub-system of ``labels[:n]`` of a full Hessian as mlrl-boomer 0.15.6's ``copyCoefficients``
+    (``rule_evaluation_non_decomposable_partial_common.hpp``) builds it for a partial head: the entry of
+    positions a <= b is read at ``tri(labels[b]) + labels[a]`` of its column-wise packed upper triangle
+    (``tri(c) = c (c + 1) / 2``), which is entry (labels[a], labels[b]) only if ``labels[a] <= labels[b]``;
+    otherwise it is the entry that position holds, of a later column.  Labels in ascending order (dynamic
+    heads, fixed heads' later conditions) give the true sub-system; the descending |score| order of a
+    fixed head does not."""
+    K = g.shape[0]
+    for a in range(n):
+        sub_g[a] = g[labels[a]]
+        for b in range(a, n):
+            c = labels[b]
+            pos = c * (c + 1) // 2 + labels[a]
+            while (c + 1) * (c + 2) // 2 <= pos:
+                c += 1
+            r = pos - c * (c + 1) // 2
+            sub_h[packed_index(a, b, n)] = h[packed_index(r, c, K)]
+
+
+@njit(cache=True, nogil=True)
+def solve_as_sysv(sub_g, sub_h, n, l2, l1, a, out):
+    """The scores ``out[:n]`` = -(H + l2 I)^-1 g of a full sub-system (packed ``sub_h``, ``a`` n x n
+    scratch) by Gaussian elimination with partial pivoting: like mlrl-boomer's LAPACK ``sysv`` it solves
+    indefinite systems too (the sub-systems of :func:`gather_as_reference` need not be positive
+    definite), where a Cholesky factorisation fails.  A singular or non-finite solution falls back to
+    the labels' individual scores, as :func:`.heads.complete_scores` does.  With an L1 weight the
+    system is :func:`.heads.complete_scores`'s (its L1 term; an indefinite one falls back there)."""
+    if l1 > 0.0:
+        complete_scores(sub_g[:n], sub_h[:n * (n + 1) // 2], True, l2, l1, a, out)
+        return
+    for i in range(n):
+        for j in range(n):
+            a[i, j] = sub_h[packed_index(min(i, j), max(i, j), n)]
+        a[i, i] += l2
+        out[i] = -sub_g[i]
+    ok = True
+    for c in range(n):
+        p = c
+        for r in range(c + 1, n):
+            if abs(a[r, c]) > abs(a[p, c]):
+                p = r
+        if a[p, c] == 0.0:
+            ok = False
+            break
+        if p != c:
+            for j in range(c, n):
+                a[c, j], a[p, j] = a[p, j], a[c, j]
+            out[c], out[p] = out[p], out[c]
+        for r in range(c + 1, n):
+            f = a[r, c] / a[c, c]
+            if f != 0.0:
+                for j in range(c + 1, n):
+                    a[r, j] -= f * a[c, j]
+                out[r] -= f * out[c]
+    if ok:
+        for i in range(n - 1, -1, -1):
+            t = out[i]
+            for j in range(i + 1, n):
+                t -= a[i, j] * out[j]
+            out[i] = t / a[i, i]
+            ok = ok and math.isfinite(out[i])
+    if not ok:
+        for i in range(n):
+            out[i] = label_score(sub_g[i], sub_h[packed_index(i, i, n)], l2, l1)
 
 
 @njit(cache=True, nogil=True)
@@ -265,20 +431,113 @@ def binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, n_slots, ch
 
 
 @njit(cache=True, nogil=True)
+def binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, sizes, slot, sub_g, sub_h):
+    """A partial head with label binning as mlrl-boomer 0.15.6 builds it (``HEAD_BINNED_FIXED``,
+    ``HEAD_BINNED_DYNAMIC``; its ``rule_evaluation_*_partial_*_binned`` with the equal-width binning of
+    ``label_binning_equal_width.cpp``): the labels are selected as the partial head's (written to
+    ``labels``, in the selection's order), their individual scores are binned as :func:`assign_bins`
+    bins a complete head's (per sign, ``params[4:7]``), and each bin's score solves the reduced system
+    (L2 weighted by the bin's size, the entries between two labels of one bin left out).  That system
+    is reproduced with the reference's quirk: the statistics position a of the selection adds to its
+    bin are those of label a (the first n labels of the vector), not of the selected label a
+    (``aggregateGradientsAndHessians`` and the decomposable ``callback`` index the statistic vector by
+    the position).  Returns (n selected, m non-empty bins, the bin of each position (-1: score 0));
+    ``slot`` maps a bin to its row of ``sub_g``, ``sub_h``."""
+    K = g.shape[0]
+    n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels, sub_g)
+    bins = np.empty(n, dtype=np.int64)
+    crit = np.empty(n)
+    n_neg = 0
+    n_pos = 0
+    min_neg = 0.0
+    max_neg = -math.inf
+    min_pos = math.inf
+    max_pos = 0.0
+    for a in range(n):
+        w = _label_score(g, h, full_hessian, labels[a], l2, l1)
+        crit[a] = w
+        if w < 0.0:
+            n_neg += 1
+            min_neg = min(min_neg, w)
+            max_neg = max(max_neg, w)
+        elif w > 0.0:
+            n_pos += 1
+            min_pos = min(min_pos, w)
+            max_pos = max(max_pos, w)
+    b_neg = side_bins(n_neg, params[4], params[5], params[6])
+    b_pos = side_bins(n_pos, params[4], params[5], params[6])
+    total = b_neg + b_pos
+    for b in range(max(2 * int(params[3]), total)):
+        sizes[b] = 0
+    for a in range(n):
+        w = crit[a]
+        if w < 0.0:
+            bins[a] = _bin_of(w, min_neg, max_neg, b_neg)
+        elif w > 0.0:
+            bins[a] = b_neg + _bin_of(w, min_pos, max_pos, b_pos)
+        else:
+            bins[a] = -1
+            continue
+        sizes[bins[a]] += 1
+    m = 0
+    for b in range(max(total, 2 * int(params[3]))):
+        if sizes[b] > 0:
+            slot[b] = m
+            m += 1
+        else:
+            slot[b] = -1
+    for a in range(m):
+        sub_g[a] = 0.0
+    n_packed = m * (m + 1) // 2 if full_hessian else m
+    for a in range(n_packed):
+        sub_h[a] = 0.0
+    for a in range(n):  # position a adds label a's statistics (the reference's quirk)
+        if bins[a] < 0:
+            continue
+        r = slot[bins[a]]
+        sub_g[r] += g[a]
+        if full_hessian:
+            sub_h[packed_index(r, r, m)] += h[packed_index(a, a, K)]
+            for b in range(a + 1, n):
+                if bins[b] < 0 or bins[b] == bins[a]:
+                    continue
+                c = slot[bins[b]]
+                sub_h[packed_index(min(r, c), max(r, c), m)] += h[packed_index(a, b, K)]
+        else:
+            sub_h[r] += h[a]
+    for b in range(total):
+        if slot[b] >= 0:
+            r = slot[b]
+            sub_h[packed_index(r, r, m) if full_hessian else r] += l2 * (sizes[b] - 1)
+    return n, m, bins
+
+
+@njit(cache=True, nogil=True)
 def variant_quality(g, h, full_hessian, mode, params, l2, l1, chol, z, labels, sizes, slot, sub_g, sub_h):
-    """Eq. (14) quality of the best head of a partial or binned ``mode``; scratch: ``labels``,
+    """Eq. (14) quality of the best head of a partial or binned ``mode`` (for partial heads of a full
+    Hessian mlrl-boomer 0.15.6's, :func:`leading_block_quality`); scratch: ``labels``,
     ``sizes``, ``slot`` (int, >= max(K, 2B)), ``sub_g`` (K), ``sub_h`` (packed K)."""
     if mode == HEAD_BINNED:
         m = _binned_system(g, h, full_hessian, params, l2, l1, labels, sizes, slot, sub_g, sub_h)
         if m == 0:
             return math.inf
         return binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, z, False)
-    n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels)
+    if mode == HEAD_BINNED_FIXED or mode == HEAD_BINNED_DYNAMIC:
+        n, m, _ = binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, sizes, slot, sub_g, sub_h)
+        if m == 0:
+            return math.inf
+        return binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, z, False)
+    n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels, sub_g)
     if n == 0:
         return math.inf
-    _gather(g, h, full_hessian, labels, n, sub_g, sub_h)
-    return complete_quality(sub_g[:n], sub_h[:n * (n + 1) // 2 if full_hessian else n], full_hessian, l2, l1, chol,
-                            z)
+    if not full_hessian:  # the chosen labels' eq. (17) qualities, summed
+        q = 0.0
+        for a in range(n):
+            q += label_quality(g[labels[a]], h[labels[a]], l2, l1)
+        return q
+    gather_as_reference(g, h, labels, n, sub_g, sub_h)
+    solve_as_sysv(sub_g, sub_h, n, l2, l1, chol, z)
+    return leading_block_quality(z, g, h, n, l2, l1)
 
 
 @njit(cache=True, nogil=True)
@@ -297,8 +556,48 @@ def variant_head(g, h, full_hessian, mode, params, l2, l1, scale, chol, labels, 
             out_labels[k] = k
             out_scores[k] = scale * sub_g[slot[labels[k]]] if labels[k] >= 0 else 0.0
         return K
-    n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels)
-    # predict the selected labels in ascending order, as complete heads do
+    if mode == HEAD_BINNED_FIXED or mode == HEAD_BINNED_DYNAMIC:
+        n, m, bins = binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, sizes, slot, sub_g,
+                                           sub_h)
+        bin_scores = np.zeros(max(m, 1))
+        if m > 0:
+            binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, bin_scores,
+                         True)
+        for a in range(n):  # the selected labels with their bins' scores, sorted by label
+            v = labels[a]
+            p = bin_scores[slot[bins[a]]] if bins[a] >= 0 else 0.0
+            b = a
+            while b > 0 and out_labels[b - 1] > v:
+                out_labels[b] = out_labels[b - 1]
+                out_scores[b] = out_scores[b - 1]
+                b -= 1
+            out_labels[b] = v
+            out_scores[b] = p
+        for a in range(n):
+            out_scores[a] *= scale
+        return n
+    n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels, sub_g)
+    if full_hessian and n > 0:
+        # mlrl-boomer's sub-system (:func:`gather_as_reference`) in the order of the selection, then the
+        # labels and their scores sorted by label, as it sorts a refinement's head
+        gather_as_reference(g, h, labels, n, sub_g, sub_h)
+        solve_as_sysv(sub_g, sub_h, n, l2, l1, chol, out_scores)
+        for a in range(n):
+            out_labels[a] = labels[a]
+            v = out_labels[a]
+            p = out_scores[a]
+            b = a
+            while b > 0 and out_labels[b - 1] > v:
+                out_labels[b] = out_labels[b - 1]
+                out_scores[b] = out_scores[b - 1]
+                b -= 1
+            out_labels[b] = v
+            out_scores[b] = p
+        for a in range(n):
+            out_scores[a] *= scale
+        return n
+    # predict the selected labels in ascending order, as complete heads do (mlrl-boomer sorts a
+    # refinement's head by label)
     for a in range(1, n):
         v = labels[a]
         b = a

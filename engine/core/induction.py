@@ -18,7 +18,7 @@ rule at a time, with the search steps in compiled code and the beam kept in Pyth
   beam is sorted.  The best entry is the first.  Greedy search is the same with k = 1.
 - ``max_head_refinements``: after that many conditions (0: never) a rule's labels are fixed: later
   conditions are chosen for the head's labels only (their statistics' columns, a complete head on
-  them).
+  them, binned for partial heads with label binning).
 - the head: recomputed on every covered training example (``recalculate_predictions``) when the
   rule was learned on a sample with examples out of it (weight 0), else the head of the search's
   statistics (the sample's, weighted).  Without sampling both are the same.
@@ -209,7 +209,9 @@ class RuleInducer:
             self._column_cache[key] = (np.ascontiguousarray(self.G[:, entry.cols]),
                                        np.ascontiguousarray(self.H[:, hcols]))
         G, H = self._column_cache[key]
-        return G, H, self.full, HEAD_COMPLETE
+        # fixed labels: a complete head on them (binned for partial heads with label binning, as mlrl-boomer's
+        # binned partial evaluations rate a partial index vector)
+        return G, H, self.full, HEAD_BINNED if self.head_code < HEAD_BINNED else HEAD_COMPLETE
 
     def _search(self, entry, min_quality, width):
         """The best ``width`` refinements of ``entry`` better than ``min_quality`` (list of tuples
@@ -291,7 +293,8 @@ class RuleInducer:
         child = _Entry(entry.conditions + [(j, op, thr)], covered, g, h, cnt, q, entry.cols,
                        label if entry.cols is None else entry.label)
         child.toggled = toggled
-        if keep_head and child.cols is None and (self.single or HEAD_BINNED < self.head_code <= HEAD_PARTIAL_FIXED):
+        if keep_head and child.cols is None and (self.single or self.head_code <= HEAD_PARTIAL_FIXED
+                                                 and self.head_code != HEAD_BINNED):
             # single-label and partial heads keep their labels: later conditions see only their columns
             # (complete heads, binned or not, keep all labels anyway)
             labels = self._head_labels(child)
@@ -399,6 +402,8 @@ class RuleInducer:
             labels = np.arange(K, dtype=np.int64)
         if self.head_code == HEAD_BINNED and len(labels) == K:
             return self._quality(g, h, None)
+        if self.head_code < HEAD_BINNED:
+            return self._binned_on(g, h, labels)
         hcols = _sub_hessian_columns(labels, K, self.full)
         return complete_quality(np.ascontiguousarray(g[labels]), np.ascontiguousarray(h[hcols]), self.full, self.l2,
                                 self.l1, chol, z)
@@ -410,6 +415,8 @@ class RuleInducer:
         K = self.K
         if self.head_code == HEAD_BINNED and len(labels) == K:
             return self._variant_head(g, h, scale)[1]
+        if self.head_code < HEAD_BINNED:
+            return self._binned_on(g, h, labels, scale)
         if len(labels) == 1 and self.single:
             k = int(labels[0])
             return np.array([scale * label_score(g[k], h[diagonal_position(k, K, self.full)], self.l2, self.l1)])
@@ -419,6 +426,24 @@ class RuleInducer:
         complete_scores(np.ascontiguousarray(g[labels]), np.ascontiguousarray(h[hcols]), self.full, self.l2, self.l1,
                         np.zeros((n, n)) if self.full else np.zeros((1, 1)), out)
         return out * scale
+
+    def _binned_on(self, g, h, labels, scale=None):
+        """Label binning's complete head on ``labels`` (a binned partial head's labels): its quality, or with
+        ``scale`` its scores, shrunk."""
+        hcols = _sub_hessian_columns(labels, self.K, self.full)
+        sg, sh = np.ascontiguousarray(g[labels]), np.ascontiguousarray(h[hcols])
+        n = len(labels)
+        n_var = max(n, 2 * int(self.head_params[3]))
+        scratch = np.empty((4, n_var), dtype=np.int64)
+        chol = np.zeros((n_var, n_var)) if self.full else np.zeros((1, 1))
+        sub_g, sub_h = np.empty(n_var), np.empty(max(len(sh), n_var * (n_var + 1) // 2))
+        if scale is None:
+            return variant_quality(sg, sh, self.full, HEAD_BINNED, self.head_params, self.l2, self.l1, chol,
+                                   np.zeros(n_var), scratch[0], scratch[1], scratch[2], sub_g, sub_h)
+        scores = np.empty(n)
+        variant_head(sg, sh, self.full, HEAD_BINNED, self.head_params, self.l2, self.l1, float(scale), chol,
+                     scratch[0], scratch[1], scratch[2], sub_g, sub_h, scratch[3], scores)
+        return scores
 
     def _sums(self, rows, weights=None):
         g = np.zeros(self.K)
@@ -501,7 +526,13 @@ class RuleInducer:
             g, h = self._sums(head_ids)  # every covered training example, unit weights
         else:  # the sample's (weighted) statistics of the rule as searched
             g, h = self._sums(np.flatnonzero(entry.covered), self.weights_f)
-        scores = self._scores(labels, g, h, float(eta))
+        if (entry.cols is None and not self.single and self.head_code <= HEAD_PARTIAL_FIXED
+                and self.head_code != HEAD_BINNED and not (self.ind.recalculate and zeros > 0)):
+            # labels never fixed: mlrl-boomer keeps the head its partial evaluation rated (for fixed heads of a
+            # non-decomposable loss the sub-system of head_variants.gather_as_reference)
+            labels, scores = self._variant_head(g, h, float(eta))
+        else:
+            scores = self._scores(labels, g, h, float(eta))
         n_head = len(labels)
         out_labels[:n_head] = labels
         out_head[:n_head] = scores

@@ -24,11 +24,12 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit, prange
 
-from .head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
-                            variant_quality)
+from .head_variants import (HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC,
+                            HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, select_labels, variant_quality)
 from .covered_entries import COMPACT_MAX_SHARE, MISSING, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
+from .losses import packed_index
 
 from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO,  # noqa: F401 - the codes
                     OP_NEQ, SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, model_operator, rebound, specialise)
@@ -873,6 +874,52 @@ def _scratch(m, K, S, n_chol, n_variant, n_sub):
                     np.empty((nv, 3, n_variant), dtype=np.int64), np.empty((nv, K)), np.empty((nv, n_sub)))
 
 
+@njit(cache=True, nogil=True)
+def _fix_partial_labels(g_rated, h_rated, T_g, T_h, full_hessian, head_mode, head_params, l2, l1, G, H, cov_rows,
+                        n_cov, m, out_labels):
+    """Once a partial head's first condition is chosen (mlrl-boomer 0.15.6's ``max_head_refinements=1``):
+    the labels of that refinement's head (chosen on its rated statistics ``g_rated``, ``h_rated``) go to
+    ``out_labels`` in ascending order, as mlrl-boomer sorts a refinement's head, and the later steps
+    search a complete head on them (binned for a partial head with label binning: mlrl-boomer then rates
+    the fixed labels with its complete binned evaluation).  Returns (their number n, the covered sampled
+    examples' gradients and (packed) Hessians of those labels (other rows 0), the step scratch for n
+    labels with the rule's sums ``T_g``, ``T_h`` of them)."""
+    N, K = G.shape
+    keys = np.empty(K)
+    n = select_labels(g_rated, h_rated, full_hessian, head_mode, head_params, l2, l1, out_labels, keys)
+    for a in range(1, n):  # ascending labels
+        v = out_labels[a]
+        b = a
+        while b > 0 and out_labels[b - 1] > v:
+            out_labels[b] = out_labels[b - 1]
+            b -= 1
+        out_labels[b] = v
+    S_n = n * (n + 1) // 2 if full_hessian else n
+    cols = np.empty(S_n, dtype=np.int64)
+    for a in range(n):
+        if full_hessian:
+            for b in range(a, n):
+                cols[packed_index(a, b, n)] = packed_index(out_labels[a], out_labels[b], K)
+        else:
+            cols[a] = out_labels[a]
+    G_fix = np.zeros((N, n), dtype=G.dtype)
+    H_fix = np.zeros((N, S_n), dtype=H.dtype)
+    for r in range(n_cov):
+        i = cov_rows[r]
+        for a in range(n):
+            G_fix[i, a] = G[i, out_labels[a]]
+        for c in range(S_n):
+            H_fix[i, c] = H[i, cols[c]]
+    binned = head_mode == HEAD_BINNED_FIXED or head_mode == HEAD_BINNED_DYNAMIC
+    sc = _scratch(m, n, S_n, n if full_hessian else 1, max(n, 2 * int(head_params[3])) if binned else 0,
+                  S_n if binned else 1)
+    for a in range(n):
+        sc.T_g[a] = T_g[out_labels[a]]
+    for c in range(S_n):
+        sc.T_h[c] = T_h[cols[c]]
+    return n, G_fix, H_fix, sc
+
+
 def _unbound(*args):  # pragma: no cover - replaced by rule_refinement()
     raise NotImplementedError
 
@@ -881,6 +928,10 @@ def _unbound(*args):  # pragma: no cover - replaced by rule_refinement()
 # may read interleaved rows
 _first_threaded = _first_serial = _column_threaded = _column_serial = _fixed_threaded = _fixed_serial = _unbound
 _INTERLEAVE = False
+# whether a partial head's labels are fixed after the rule's first condition (:func:`_fix_partial_labels`);
+# False for the compact statistics of :mod:`.examplewise_stats`, whose partial heads choose their labels
+# at every condition
+_FIX_PARTIAL = True
 
 
 # rebound by :mod:`.examplewise_stats` for statistics kept as a diagonal plus rank one (K + 1 columns of
@@ -898,10 +949,16 @@ def _add_hessian(T_h, G, H, i, w):
 
 def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, n_sampled_features, max_conditions, min_coverage,
-                rng_state, perm, covered, out_attr, out_op, out_thr, cancel):
+                rng_state, perm, covered, out_attr, out_op, out_thr, cancel, out_labels):
     """Alg. 2: grow one rule greedily (compiled per kernel family, see :func:`rule_refinement`).
-    ``covered`` (uint8, all ones on entry) holds the final coverage over all training examples.  Returns (number of conditions, quality,
-    head label for single heads).  With ``bagging`` > 0 the ``weights`` are drawn first (that many draws).
+    ``covered`` (uint8, all ones on entry) holds the final coverage over all training examples.  Returns (number of
+    conditions, quality, head label for single heads or, for partial heads, the number n of labels their first
+    condition fixed, written to ``out_labels[:n]`` (ascending; at least K entries); 0 if they were not fixed).
+    With ``bagging`` > 0 the ``weights`` are drawn first (that many draws).
+
+    Single-label and partial heads keep the labels the rule's first condition chose (mlrl-boomer 0.15.6's
+    default ``max_head_refinements=1``): later conditions are searched for those labels only (a
+    complete head on them), on copies of their statistics.
 
     The covered statistics are summed once; after each refinement they are the chosen
     condition's statistics from the sweep, so later steps never re-scan the examples.  A sampled
@@ -976,6 +1033,15 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     # head_variants mode; a label >= 0 once a single-label rule's first condition has fixed it
     head = (head_mode if head_mode == HEAD_SINGLE_LARGEST_SCORE else HEAD_SINGLE) if single else head_mode
     n_conditions = 0
+    # partial heads: their labels once the first condition fixed them (out_labels[:n_fixed]), the
+    # statistics of those labels and the step scratch for them (the rule's own until then)
+    partial = _FIX_PARTIAL and not single and (head_mode == HEAD_PARTIAL_FIXED or head_mode == HEAD_PARTIAL_DYNAMIC
+                                               or head_mode == HEAD_BINNED_FIXED or head_mode == HEAD_BINNED_DYNAMIC)
+    fixed_head = HEAD_COMPLETE if head_mode == HEAD_PARTIAL_FIXED or head_mode == HEAD_PARTIAL_DYNAMIC else HEAD_BINNED
+    n_fixed = 0
+    G_fix = G
+    H_fix = H
+    sc_fix = sc_all
     unsampled = T_cnt == N  # no example out of the sample: mlrl-boomer keeps the head it searched
     toggled = -1  # an example the last condition covers but its statistics leave out, or the other way round
     limit = max_conditions if max_conditions > 0 else out_attr.shape[0]
@@ -994,7 +1060,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         for c in range(m):
             n_c = ptr[perm[c] + 1] - ptr[perm[c]]
             work += n_c if n_c < T_cnt else T_cnt
-        work *= 2 if fixed else K + S
+        work *= 2 if fixed else G_fix.shape[1] + sc_fix.T_h.shape[0]
         # a second thread needs two candidates to share; a K x K solve per threshold (full Hessians)
         # always repays it
         threads = m > 1 and (work >= PARALLEL_MIN_WORK or (full_hessian and not fixed))
@@ -1019,10 +1085,10 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                 else:
                     _column_serial(*args_sep)
         else:
-            sc = sc_all
+            sc = sc_fix  # sc_all, or a partial head's fixed labels'
             full_step = full_hessian
-            args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G, H, sc.T_g,
-                    sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
+            args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G_fix, H_fix,
+                    sc.T_g, sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
             if threads:
                 _first_threaded(*args)
@@ -1059,6 +1125,11 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                         sc_one.T_g[0] = T_g[label]
                         sc_one.T_h[0] = T_h[d]
                         head = label
+                    elif partial:
+                        n_fixed, G_fix, H_fix, sc_fix = _fix_partial_labels(
+                            T_g, T_h, T_g, T_h, full_hessian, head_mode, head_params, l2, l1, G, H, cov_rows, n_cov, m,
+                            out_labels)
+                        head = fixed_head
                     for jj in range(seg.shape[0]):
                         seg[jj, 0] = 0  # the coverage changed outside the sweeps: no cached entries
                     continue
@@ -1095,9 +1166,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                 sc.T_g[0] += w * G[toggled, label]
                 sc.T_h[0] += w * H[toggled, d]
             else:
-                for k in range(K):
-                    sc.T_g[k] += w * G[toggled, k]
-                _add_hessian(sc.T_h, G, H, toggled, w)
+                for k in range(sc.T_g.shape[0]):
+                    sc.T_g[k] += w * G_fix[toggled, k]
+                _add_hessian(sc.T_h, G_fix, H_fix, toggled, w)
         if single and not fixed:
             # later conditions refine the rule for the label its first condition chose
             d = diagonal_position(label, K, full_hessian)
@@ -1105,9 +1176,15 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             sc_one.T_g[0] = sc.T_g[label]
             sc_one.T_h[0] = sc.T_h[d]
             head = label
+        elif partial and n_fixed == 0:
+            # later conditions refine the rule for the labels of its first condition's head (rated)
+            n_fixed, G_fix, H_fix, sc_fix = _fix_partial_labels(
+                sc.g[best], sc.h[best], sc.T_g, sc.T_h, full_hessian, head_mode, head_params, l2, l1, G, H, cov_rows,
+                n_cov, m, out_labels)
+            head = fixed_head
     if toggled >= 0 and unsampled:
         covered[toggled] |= STATISTICS_DIFFER
-    return n_conditions, current, label
+    return n_conditions, current, n_fixed if partial else label
 
 
 # -- kernel families: each setting compiles only the refinement step kernels it calls -------------
@@ -1174,7 +1251,10 @@ def rule_refinement(first: str, fixed: str, threaded: bool):
 def refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, G, H, full_hessian, single,
                 head_mode, head_params, weights, bagging, l2, l1, *rest):
     """:func:`_refine_rule` with the kernel family a fit with these arguments calls (for callers in
-    Python): threaded only if a step can be large enough (:func:`may_thread`)."""
+    Python): threaded only if a step can be large enough (:func:`may_thread`).  ``out_labels`` (a partial
+    head's fixed labels) may be left out after ``cancel``."""
+    if len(rest) == 10:
+        rest = (*rest, np.empty(G.shape[1], dtype=np.int64))
     n_sampled, perm = rest[0], rest[4]
     m = perm.shape[0] if n_sampled <= 0 or n_sampled > perm.shape[0] else n_sampled
     threaded = may_thread(G.shape[0], m, G.shape[1], H.shape[1], full_hessian)
