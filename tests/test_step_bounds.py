@@ -103,3 +103,47 @@ def test_the_snapshot_bounds_of_complete_heads_hold_along_a_walk():
                 bx, br, n_far = _complete_bound(A_g, A_h, x)
                 assert n_far == 0 and bx == pytest.approx(sx, rel=1e-12) and br == pytest.approx(sr, rel=1e-12)
     assert checked_rest > 300
+
+
+def _running_best(g, d):
+    """The plain scan _best_label shortens: a running best of g/d by cross products, first on a tie."""
+    best_n, best_d, best_k = 0.0, 1.0, -1
+    for k in range(len(g)):
+        if g[k] * best_d > best_n * d[k]:
+            best_n, best_d, best_k = g[k], d[k], k
+    return best_n, best_d, best_k
+
+
+@pytest.mark.parametrize("by_score", [True, False])
+def test_the_best_label_is_the_plain_scans_with_ties_and_near_ties(by_score):
+    """engine.core.refinement._best_label scans only the labels near the largest fraction: the same
+    (numerator, denominator, label) as the running best over every label, on statistics with exact
+    ties (copied labels), ties up to rounding (scaled copies), zeros and 200 labels."""
+    from engine.core.refinement import _REST, _VALID, _best_label
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        K = int(rng.choice([1, 3, 9, 200]))
+        A_g = rng.normal(size=(GRADIENT_ACCUMULATOR_ROWS, K)) * rng.choice([1.0, 1e-200, 1e100])
+        A_h = rng.random((ACCUMULATOR_ROWS, K)) * 5
+        A_h[_VALID] += 30  # the complement's Hessians stay positive
+        if K > 3:
+            src = rng.integers(0, K, 4)
+            dst = rng.integers(0, K, 4)
+            A_g[:, dst], A_h[:, dst] = A_g[:, src], A_h[:, src]  # exact ties
+            A_g[:, dst[:2]] *= 1 + 1e-15  # nearly ties
+            for x in (0, 1):  # ties up to rounding: the same fraction with other numerator and denominator
+                src, dst = rng.integers(0, K, 3), rng.integers(0, K, 3)
+                c = rng.uniform(0.5, 2.0, 3)
+                A_g[x, dst] = A_g[x, src] * (c if by_score else np.sqrt(c))
+                A_h[x, dst] = (A_h[x, src] + 1.0) * c - 1.0
+            A_g[:, rng.integers(0, K, 2)] = 0.0
+        if trial % 50 == 0:
+            A_g[:] = 0.0
+        for x in (0, 1):
+            for complement in (False, True):
+                g = (A_g[_VALID] - A_g[x]) if complement else A_g[x]
+                h = (A_h[_VALID] - A_h[x]) if complement else A_h[x]
+                n = np.abs(g) if by_score else g * g
+                expected = _running_best(n, h + 1.0)
+                assert _best_label(A_g, A_h, x, complement, 1.0, by_score) == expected
+                assert A_g[_REST].shape == (K,)  # only the scratch row was written

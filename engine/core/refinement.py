@@ -115,12 +115,17 @@ def _is_fast(cfg):
     return head >= 0 or (head >= HEAD_COMPLETE and not cfg[1] and cfg[4] == 0.0 and cfg[3] > 0.0)
 
 
-# (a maximum, exact in any order)
-@njit(cache=True, nogil=True, fastmath={"reassoc", "nnan", "ninf", "nsz"})
-def _largest_fraction(A_g, A_h, x, complement, l2, by_score):
-    """The largest (|g| by score, else g^2) / (h + lambda) over the labels of row ``x`` or its
-    complement, with a division per label: vectorised, unlike the running best it filters."""
-    largest = 0.0
+# Ulps of the largest fraction within which a label is a candidate of _best_label: at least a relative 1e-12
+# (an ulp of a double is between 2^-53 and 2^-52 of it), far above the rounding of a cross product.
+_CANDIDATE_ULPS = 9008
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # (no divisor is 0: lambda > 0; Python's check of each
+def _fractions(A_g, A_h, x, complement, l2, by_score):  # one kept the loop scalar)
+    """Row ``_REST`` of ``A_g`` (scratch in the fast sweeps) := (|g| by score, else g^2) / (h + lambda) of
+    row ``x`` or its complement, a division per label (vectorised); returns the largest one's bits.
+    The fractions are not negative, so their int64 bit patterns order as they do: an integer maximum,
+    which vectorises (a floating-point one does not here)."""
     for k in range(A_g.shape[1]):
         g = A_g[x, k]
         h = A_h[x, k]
@@ -128,7 +133,12 @@ def _largest_fraction(A_g, A_h, x, complement, l2, by_score):
             g = A_g[_VALID, k] - g
             h = A_h[_VALID, k] - h
         n = abs(g) if by_score else g * g
-        largest = max(largest, n / (h + l2))
+        A_g[_REST, k] = n / (h + l2)
+    bits = A_g[_REST].view(np.int64)
+    largest = 0
+    for k in range(bits.shape[0]):
+        b = bits[k]
+        largest = b if b > largest else largest
     return largest
 
 
@@ -137,17 +147,19 @@ def _best_label(A_g, A_h, x, complement, l2, by_score):
     """The label with the largest fraction (|g| by score, else g^2) / (h + lambda) in row ``x`` or
     its complement among the valid examples, the first on a tie: (numerator, denominator, label;
     -1 if no label's numerator is positive), by a running best that compares fractions by their
-    cross products.  It runs over the labels within a relative 1e-12 of the largest fraction only
-    (:func:`_largest_fraction`): the others could not replace any of those in it (rounding is far
-    smaller), and the first of those replaces whatever came before it, so the result is the scan's
-    over every label (2.4 times faster with 200 labels, no slower with 6).  Not inlined (a copy in
-    every sweep cost seconds of compile time): the sweep calls it only for the sides its bound keeps."""
-    largest = _largest_fraction(A_g, A_h, x, complement, l2, by_score)
-    low = largest * (1.0 - 1e-12) if largest > 0.0 else -1.0  # all fractions 0 (or below the smallest float): all
+    cross products.  It runs over the labels within _CANDIDATE_ULPS of the largest fraction only
+    (:func:`_fractions`): the others could not replace any of those in it (rounding is far smaller),
+    and the first of those replaces whatever came before it, so the result is the scan's over every
+    label (all fractions 0: every label).  Not inlined (a copy in every sweep cost seconds of compile
+    time): the sweep calls it only for the sides its bound keeps."""
+    low = _fractions(A_g, A_h, x, complement, l2, by_score) - _CANDIDATE_ULPS
+    bits = A_g[_REST].view(np.int64)
     best_n = 0.0
     best_d = 1.0
     best_k = -1
     for k in range(A_g.shape[1]):
+        if bits[k] < low:
+            continue
         g = A_g[x, k]
         h = A_h[x, k]
         if complement:
@@ -155,7 +167,7 @@ def _best_label(A_g, A_h, x, complement, l2, by_score):
             h = A_h[_VALID, k] - h
         n = abs(g) if by_score else g * g
         d = h + l2
-        if n >= low * d and n * best_d > best_n * d:
+        if n * best_d > best_n * d:
             best_n = n
             best_d = d
             best_k = k
@@ -200,7 +212,7 @@ def _complete_bound(A_g, A_h, x):
     return bx, br, n_far
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")  # (lambda > 0: no divisor is 0; vectorised)
 def _snapshot(A_g, A_h, x, l2):
     """Rows _SNAP_* of side ``x`` from its statistics now (:func:`_complete_bound`)."""
     for k in range(A_g.shape[1]):
