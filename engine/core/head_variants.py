@@ -295,6 +295,41 @@ def _bin_of(w, low, high, n_bins):
     return min(int(math.floor((w - low) / span)), n_bins - 1)
 
 
+# (count, smallest, largest) of the negative criteria, then of the positive ones: none yet
+_NO_RANGES = (0, 0.0, -math.inf, 0, math.inf, 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _widen(ranges, w):
+    """``ranges`` with criterion ``w`` counted on its sign's side (0: on neither)."""
+    n_neg, min_neg, max_neg, n_pos, min_pos, max_pos = ranges
+    if w < 0.0:
+        return n_neg + 1, min(min_neg, w), max(max_neg, w), n_pos, min_pos, max_pos
+    if w > 0.0:
+        return n_neg, min_neg, max_neg, n_pos + 1, min(min_pos, w), max(max_pos, w)
+    return ranges
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cleared_bins(ranges, params, sizes):
+    """The bins of each sign (:func:`side_bins`); ``sizes`` reset up to 2 x ``params[3]`` or their sum."""
+    b_neg = side_bins(ranges[0], params[4], params[5], params[6])
+    b_pos = side_bins(ranges[3], params[4], params[5], params[6])
+    for b in range(max(2 * int(params[3]), b_neg + b_pos)):
+        sizes[b] = 0
+    return b_neg, b_pos
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bin_index(w, ranges, b_neg, b_pos):
+    """The bin of criterion ``w`` (negatives first; -1 for 0)."""
+    if w < 0.0:
+        return _bin_of(w, ranges[1], ranges[2], b_neg)
+    if w > 0.0:
+        return b_neg + _bin_of(w, ranges[4], ranges[5], b_pos)
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes):
     """GBLB (Rapp et al. 2021) as mlrl-boomer's equal-width label binning: every label's optimal score
@@ -304,48 +339,22 @@ def assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes):
     (negatives first), with label counts in ``sizes``; ``bins``/``sizes`` slots up to
     2 x ``params[3]`` are reset."""
     K = g.shape[0]
-    n_neg = 0
-    n_pos = 0
-    min_neg = 0.0
-    max_neg = -math.inf
-    min_pos = math.inf
-    max_pos = 0.0
+    ranges = _NO_RANGES
     for k in range(K):
-        w = _bin_criterion(g, h, full_hessian, k, l2, l1)
-        if w < 0.0:
-            n_neg += 1
-            min_neg = min(min_neg, w)
-            max_neg = max(max_neg, w)
-        elif w > 0.0:
-            n_pos += 1
-            min_pos = min(min_pos, w)
-            max_pos = max(max_pos, w)
-    b_neg = side_bins(n_neg, params[4], params[5], params[6])
-    b_pos = side_bins(n_pos, params[4], params[5], params[6])
-    for b in range(max(2 * int(params[3]), b_neg + b_pos)):
-        sizes[b] = 0
+        ranges = _widen(ranges, _bin_criterion(g, h, full_hessian, k, l2, l1))
+    b_neg, b_pos = _cleared_bins(ranges, params, sizes)
     for k in range(K):
-        w = _bin_criterion(g, h, full_hessian, k, l2, l1)
-        if w < 0.0:
-            b = _bin_of(w, min_neg, max_neg, b_neg)
-        elif w > 0.0:
-            b = b_neg + _bin_of(w, min_pos, max_pos, b_pos)
-        else:
-            bins[k] = -1
-            continue
+        b = _bin_index(_bin_criterion(g, h, full_hessian, k, l2, l1), ranges, b_neg, b_pos)
         bins[k] = b
-        sizes[b] += 1
+        if b >= 0:
+            sizes[b] += 1
     return b_neg + b_pos
 
 
 @njit(cache=True, nogil=True)
-def _binned_system(g, h, full_hessian, params, l2, l1, bins, sizes, slot, sub_g, sub_h):
-    """Aggregate the statistics per non-empty bin; ``slot`` maps a bin to its row.  Returns the
-    number of non-empty bins; the L2 weight of a bin is lambda * size (added as lambda * (size - 1)
-    because the solvers add lambda once).  As in mlrl-boomer 0.15.6 a bin's diagonal entry sums its
-    labels' diagonal entries only: the Hessian entries between two labels of one bin are left out."""
-    K = g.shape[0]
-    total = assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes)
+def _empty_bin_system(sizes, total, params, full_hessian, slot, sub_g, sub_h):
+    """``slot``: the row of each non-empty bin (-1: empty); the rows of ``sub_g`` and the packed (or
+    diagonal) entries of ``sub_h`` zeroed for them.  Returns their number."""
     m = 0
     for b in range(max(total, 2 * int(params[3]))):
         if sizes[b] > 0:
@@ -358,6 +367,42 @@ def _binned_system(g, h, full_hessian, params, l2, l1, bins, sizes, slot, sub_g,
     n_packed = m * (m + 1) // 2 if full_hessian else m
     for a in range(n_packed):
         sub_h[a] = 0.0
+    return m
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _insert_by_label(out_labels, out_scores, a, v, p):
+    """Label ``v`` with score ``p`` inserted into the ``a`` entries before it, sorted by label."""
+    b = a
+    while b > 0 and out_labels[b - 1] > v:
+        out_labels[b] = out_labels[b - 1]
+        out_scores[b] = out_scores[b - 1]
+        b -= 1
+    out_labels[b] = v
+    out_scores[b] = p
+
+
+@njit(cache=True, nogil=True)
+def sort_ascending(labels, n):
+    """``labels[:n]`` in ascending order (insertion sort: n is small), as mlrl-boomer sorts a head."""
+    for a in range(1, n):
+        v = labels[a]
+        b = a
+        while b > 0 and labels[b - 1] > v:
+            labels[b] = labels[b - 1]
+            b -= 1
+        labels[b] = v
+
+
+@njit(cache=True, nogil=True)
+def _binned_system(g, h, full_hessian, params, l2, l1, bins, sizes, slot, sub_g, sub_h):
+    """Aggregate the statistics per non-empty bin; ``slot`` maps a bin to its row.  Returns the
+    number of non-empty bins; the L2 weight of a bin is lambda * size (added as lambda * (size - 1)
+    because the solvers add lambda once).  As in mlrl-boomer 0.15.6 a bin's diagonal entry sums its
+    labels' diagonal entries only: the Hessian entries between two labels of one bin are left out."""
+    K = g.shape[0]
+    total = assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes)
+    m = _empty_bin_system(sizes, total, params, full_hessian, slot, sub_g, sub_h)
     for k in range(K):
         if bins[k] < 0:
             continue
@@ -447,50 +492,17 @@ def binned_partial_system(g, h, full_hessian, mode, params, l2, l1, labels, size
     n = select_labels(g, h, full_hessian, mode, params, l2, l1, labels, sub_g)
     bins = np.empty(n, dtype=np.int64)
     crit = np.empty(n)
-    n_neg = 0
-    n_pos = 0
-    min_neg = 0.0
-    max_neg = -math.inf
-    min_pos = math.inf
-    max_pos = 0.0
+    ranges = _NO_RANGES
     for a in range(n):
-        w = _label_score(g, h, full_hessian, labels[a], l2, l1)
-        crit[a] = w
-        if w < 0.0:
-            n_neg += 1
-            min_neg = min(min_neg, w)
-            max_neg = max(max_neg, w)
-        elif w > 0.0:
-            n_pos += 1
-            min_pos = min(min_pos, w)
-            max_pos = max(max_pos, w)
-    b_neg = side_bins(n_neg, params[4], params[5], params[6])
-    b_pos = side_bins(n_pos, params[4], params[5], params[6])
+        crit[a] = _label_score(g, h, full_hessian, labels[a], l2, l1)
+        ranges = _widen(ranges, crit[a])
+    b_neg, b_pos = _cleared_bins(ranges, params, sizes)
     total = b_neg + b_pos
-    for b in range(max(2 * int(params[3]), total)):
-        sizes[b] = 0
     for a in range(n):
-        w = crit[a]
-        if w < 0.0:
-            bins[a] = _bin_of(w, min_neg, max_neg, b_neg)
-        elif w > 0.0:
-            bins[a] = b_neg + _bin_of(w, min_pos, max_pos, b_pos)
-        else:
-            bins[a] = -1
-            continue
-        sizes[bins[a]] += 1
-    m = 0
-    for b in range(max(total, 2 * int(params[3]))):
-        if sizes[b] > 0:
-            slot[b] = m
-            m += 1
-        else:
-            slot[b] = -1
-    for a in range(m):
-        sub_g[a] = 0.0
-    n_packed = m * (m + 1) // 2 if full_hessian else m
-    for a in range(n_packed):
-        sub_h[a] = 0.0
+        bins[a] = _bin_index(crit[a], ranges, b_neg, b_pos)
+        if bins[a] >= 0:
+            sizes[bins[a]] += 1
+    m = _empty_bin_system(sizes, total, params, full_hessian, slot, sub_g, sub_h)
     for a in range(n):  # position a adds label a's statistics (the reference's quirk)
         if bins[a] < 0:
             continue
@@ -564,15 +576,7 @@ def variant_head(g, h, full_hessian, mode, params, l2, l1, scale, chol, labels, 
             binned_solve(sub_g, sub_h, m, full_hessian, l2, l1, sizes, slot, 2 * int(params[3]), chol, bin_scores,
                          True)
         for a in range(n):  # the selected labels with their bins' scores, sorted by label
-            v = labels[a]
-            p = bin_scores[slot[bins[a]]] if bins[a] >= 0 else 0.0
-            b = a
-            while b > 0 and out_labels[b - 1] > v:
-                out_labels[b] = out_labels[b - 1]
-                out_scores[b] = out_scores[b - 1]
-                b -= 1
-            out_labels[b] = v
-            out_scores[b] = p
+            _insert_by_label(out_labels, out_scores, a, labels[a], bin_scores[slot[bins[a]]] if bins[a] >= 0 else 0.0)
         for a in range(n):
             out_scores[a] *= scale
         return n
@@ -583,28 +587,13 @@ def variant_head(g, h, full_hessian, mode, params, l2, l1, scale, chol, labels, 
         gather_as_reference(g, h, labels, n, sub_g, sub_h)
         solve_as_sysv(sub_g, sub_h, n, l2, l1, chol, out_scores)
         for a in range(n):
-            out_labels[a] = labels[a]
-            v = out_labels[a]
-            p = out_scores[a]
-            b = a
-            while b > 0 and out_labels[b - 1] > v:
-                out_labels[b] = out_labels[b - 1]
-                out_scores[b] = out_scores[b - 1]
-                b -= 1
-            out_labels[b] = v
-            out_scores[b] = p
+            _insert_by_label(out_labels, out_scores, a, labels[a], out_scores[a])
         for a in range(n):
             out_scores[a] *= scale
         return n
     # predict the selected labels in ascending order, as complete heads do (mlrl-boomer sorts a
     # refinement's head by label)
-    for a in range(1, n):
-        v = labels[a]
-        b = a
-        while b > 0 and labels[b - 1] > v:
-            labels[b] = labels[b - 1]
-            b -= 1
-        labels[b] = v
+    sort_ascending(labels, n)
     if n == 0:  # no label's gradient survives the L1 threshold: an empty (zero) head on the first label
         out_labels[0] = 0
         out_scores[0] = 0.0

@@ -25,7 +25,8 @@ import scipy.sparse as sp
 from numba import njit, prange
 
 from .head_variants import (HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC,
-                            HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, select_labels, variant_quality)
+                            HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, select_labels, sort_ascending,
+                            variant_quality)
 from .covered_entries import COMPACT_MAX_SHARE, MISSING, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
@@ -120,6 +121,17 @@ def _is_fast(cfg):
 _CANDIDATE_ULPS = 9008
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _fraction_terms(A_g, A_h, x, k, complement, by_score):
+    """Label k's numerator (|g| by score, else g^2) and Hessian in row ``x`` or its complement."""
+    g = A_g[x, k]
+    h = A_h[x, k]
+    if complement:
+        g = A_g[_VALID, k] - g
+        h = A_h[_VALID, k] - h
+    return (abs(g) if by_score else g * g), h
+
+
 @njit(cache=True, nogil=True, error_model="numpy")  # (no divisor is 0: lambda > 0; Python's check of each
 def _fractions(A_g, A_h, x, complement, l2, by_score):  # one kept the loop scalar)
     """Row ``_REST`` of ``A_g`` (scratch in the fast sweeps) := (|g| by score, else g^2) / (h + lambda) of
@@ -127,12 +139,7 @@ def _fractions(A_g, A_h, x, complement, l2, by_score):  # one kept the loop scal
     The fractions are not negative, so their int64 bit patterns order as they do: an integer maximum,
     which vectorises (a floating-point one does not here)."""
     for k in range(A_g.shape[1]):
-        g = A_g[x, k]
-        h = A_h[x, k]
-        if complement:
-            g = A_g[_VALID, k] - g
-            h = A_h[_VALID, k] - h
-        n = abs(g) if by_score else g * g
+        n, h = _fraction_terms(A_g, A_h, x, k, complement, by_score)
         A_g[_REST, k] = n / (h + l2)
     bits = A_g[_REST].view(np.int64)
     largest = 0
@@ -160,12 +167,7 @@ def _best_label(A_g, A_h, x, complement, l2, by_score):
     for k in range(A_g.shape[1]):
         if bits[k] < low:
             continue
-        g = A_g[x, k]
-        h = A_h[x, k]
-        if complement:
-            g = A_g[_VALID, k] - g
-            h = A_h[_VALID, k] - h
-        n = abs(g) if by_score else g * g
+        n, h = _fraction_terms(A_g, A_h, x, k, complement, by_score)
         d = h + l2
         if n * best_d > best_n * d:
             best_n = n
@@ -899,13 +901,7 @@ def _fix_partial_labels(g_rated, h_rated, T_g, T_h, full_hessian, head_mode, hea
     N, K = G.shape
     keys = np.empty(K)
     n = select_labels(g_rated, h_rated, full_hessian, head_mode, head_params, l2, l1, out_labels, keys)
-    for a in range(1, n):  # ascending labels
-        v = out_labels[a]
-        b = a
-        while b > 0 and out_labels[b - 1] > v:
-            out_labels[b] = out_labels[b - 1]
-            b -= 1
-        out_labels[b] = v
+    sort_ascending(out_labels, n)
     S_n = n * (n + 1) // 2 if full_hessian else n
     cols = np.empty(S_n, dtype=np.int64)
     for a in range(n):
