@@ -295,9 +295,10 @@ def _fast_quality(A_g, A_h, x, cnt_x, n_valid, cfg, bound, snapshots):
                 qr = -0.5 * brn / brd
     else:
         # complete heads: a side is below the bound only if its sum of g^2 / (h + lambda) exceeds the
-        # limit; sum g^2 / (min h + lambda) is at least that sum (Hessians of decomposable losses are not
-        # negative), without a division per label, and rules out most thresholds.  Its margin covers
-        # the rounding of either sum, so a side it rules out could not have been kept.
+        # limit; the snapshot bound (_complete_bound) or, before a side's snapshot and with few labels,
+        # sum g^2 / (min h + lambda) is at least that sum (Hessians of decomposable losses are not
+        # negative), without a division per label.  Their margin covers the rounding of either sum, so
+        # a side they rule out could not have been kept.
         need_x = ok_x
         need_r = ok_r
         snapshots = snapshots and K >= SNAPSHOT_MIN_LABELS
