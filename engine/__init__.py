@@ -9,7 +9,12 @@ The engine is free of any GUI toolkit.  Public entry points:
 - :class:`MLMEClassifier` - ML-ME mixtures of CTBN experts (Hong et al. 2014), one step per expert;
 - :class:`LogisticChainClassifier` - classifier chains of logistic regressions, ML-ME's baseline;
 - :mod:`engine.metrics`, :mod:`engine.datasets` - evaluation measures, loaders and generators.
+
+The names are imported on first use (PEP 562), so a process that fits BOOMER does not load the other
+learners' modules and what they import (NetworkX for ML-ME, for one).
 """
+import importlib
+
 from .numba_cache import ensure_cache_dir, refresh_kernel_cache
 from .threads import limit_thread_spinning
 
@@ -17,13 +22,38 @@ limit_thread_spinning()  # before OpenMP loads (engine.threads)
 ensure_cache_dir()  # before any kernel is compiled
 refresh_kernel_cache()  # no kernel cached from older sources of the modules it inlines
 
-from .adaboost import AdaBoostMHClassifier  # noqa: E402
-from .mlme import LogisticChainClassifier, MLMEClassifier
-from .ranking import LabelRankingBooster
-from .boomer import BoomerClassifier
-from .learner import RuleLearner, RuleRecord
-from .model import RuleModel
-from .rules import Condition, Rule, Schema
-from .seco import SeCoClassifier
+_MODULE_OF = {
+    "AdaBoostMHClassifier": "adaboost",
+    "BoomerClassifier": "boomer",
+    "LabelRankingBooster": "ranking",
+    "LogisticChainClassifier": "mlme",
+    "MLMEClassifier": "mlme",
+    "RuleLearner": "learner",
+    "RuleRecord": "learner",
+    "RuleModel": "model",
+    "Condition": "rules",
+    "Rule": "rules",
+    "Schema": "rules",
+    "SeCoClassifier": "seco",
+}
 
-__all__ = ["AdaBoostMHClassifier", "BoomerClassifier", "LabelRankingBooster", "LogisticChainClassifier", "MLMEClassifier", "Condition", "Rule", "RuleLearner", "RuleModel", "RuleRecord", "Schema", "SeCoClassifier"]
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    """A public class, imported from its module on first use; ``engine.<submodule>`` likewise."""
+    module = _MODULE_OF.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+    try:
+        return importlib.import_module(f".{name}", __name__)
+    except ModuleNotFoundError as error:
+        if error.name != f"{__name__}.{name}":
+            raise
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

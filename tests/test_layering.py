@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN_IN_ENGINE = ("PySide6", "PyQt5", "PyQt6", "superqt", "qtpy", "boomer_gui")
 
@@ -29,6 +31,24 @@ def test_importing_the_engine_loads_no_qt():
             "print([m for m in sys.modules if m.split('.')[0] in ('PySide6', 'superqt', 'boomer_gui')])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_boomer_fit_loads_no_other_learner():
+    """``engine`` imports its learners on first use (PEP 562): a BOOMER process does not pay for ML-ME's
+    NetworkX or the other learners' modules; every public name still resolves, and unknown ones fail."""
+    code = ("import sys, engine; from engine import BoomerClassifier; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'networkx' or m in "
+            "('engine.mlme', 'engine.seco', 'engine.adaboost', 'engine.ranking')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+    import engine
+
+    assert sorted(engine.__all__) == sorted(set(engine.__all__)) and set(engine.__all__) <= set(dir(engine))
+    for name in engine.__all__:
+        assert getattr(engine, name).__name__ == name
+    assert engine.metrics.__name__ == "engine.metrics"  # a submodule, imported on first use
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchLearner'"):
+        engine.NoSuchLearner
 
 
 def test_gui_does_not_use_numba_kernels_directly():

@@ -27,6 +27,7 @@ from numba import njit, prange
 from .head_variants import (HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC,
                             HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE, select_labels, sort_ascending,
                             variant_quality)
+from .borrowed import borrowed
 from .covered_entries import COMPACT_MAX_SHARE, MISSING, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
@@ -986,6 +987,12 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     condition's statistics from the sweep, so later steps never re-scan the examples.  A sampled
     attribute with ``ranks`` (``seg[j, 4]`` >= 0, :mod:`.covered_entries`) whose entries far outnumber
     the covered examples gets its covered entries from them before its first sweep in the rule."""
+    # borrowed views (.borrowed) of the arrays the caller holds: every refinement step passes some 40 arrays
+    # to its step kernel as one tuple, which slices them per attribute; with owned arrays each of those is an
+    # atomic count and its release (8 % of a fit with complete heads on emotions, perf)
+    ptr, rows, values, keys, cache, seg, ranks = borrowed((ptr, rows, values, keys, cache, seg, ranks))
+    miss_ptr, miss_rows, nominal, G, H, head_params = borrowed((miss_ptr, miss_rows, nominal, G, H, head_params))
+    weights, rng_state, perm, covered, cancel = borrowed((weights, rng_state, perm, covered, cancel))
     N = G.shape[0]
     K = G.shape[1]
     S = _hessian_width(K, H)
@@ -1086,10 +1093,14 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         # a second thread needs two candidates to share; a K x K solve per threshold (full Hessians)
         # always repays it
         threads = m > 1 and (work >= PARALLEL_MIN_WORK or (full_hessian and not fixed))
+        # borrowed for this step (the owned arrays live on in the loop: no atomic counts for the step's calls)
+        cw_step = borrowed(cw)
         if fixed:  # the fixed label's sweep, on WGH or G_one, H_one (see above)
-            sc = sc_one
+            sc = borrowed(sc_one)
             if interleave:
-                args_one = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, WGH, WGH,
+                WGH_step = borrowed(WGH)
+                args_one = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw_step,
+                            WGH_step, WGH_step,
                             sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label,
                             sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh,
                             cancel)
@@ -1098,18 +1109,19 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                 else:
                     _fixed_serial(*args_one)
             else:
-                args_sep = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G_one,
-                            H_one, sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1, min_coverage, sc.q, sc.op, sc.thr,
-                            sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi,
-                            sc.vg, sc.vh, cancel)
+                args_sep = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw_step,
+                            borrowed(G_one), borrowed(H_one), sc.T_g, sc.T_h, T_cnt, no_full, column, l2, l1,
+                            min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt, sc.g, sc.h, sc.work_g, sc.work_h,
+                            sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
                 if threads:
                     _column_threaded(*args_sep)
                 else:
                     _column_serial(*args_sep)
         else:
-            sc = sc_fix  # sc_all, or a partial head's fixed labels'
+            sc = borrowed(sc_fix)  # sc_all, or a partial head's fixed labels'
             full_step = full_hessian
-            args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, G_fix, H_fix,
+            args = (perm, m, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw_step,
+                    borrowed(G_fix), borrowed(H_fix),
                     sc.T_g, sc.T_h, T_cnt, full_step, head, l2, l1, min_coverage, sc.q, sc.op, sc.thr, sc.label, sc.cnt,
                     sc.g, sc.h, sc.work_g, sc.work_h, sc.chol, sc.z, head_params, sc.vi, sc.vg, sc.vh, cancel)
             if threads:
