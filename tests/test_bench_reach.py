@@ -36,3 +36,23 @@ def test_time_to_reach_is_the_first_rule_at_or_below_the_target():
     assert time_to_reach(seconds, losses, 0.30) == 0.1
     assert math.isnan(time_to_reach(seconds, losses, 0.19))
     assert time_to_reach(seconds, np.array(losses), 0.2 + 1e-15) == 0.9
+
+
+def test_a_drivers_peak_memory_is_its_own_not_its_parents():
+    """The benchmarks start each fit from a process that may hold far more data than the fit; Linux
+    carries ``ru_maxrss`` over ``execve``, so the driver must report its own address space's peak."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not Path("/proc/self/status").exists():
+        import pytest
+
+        pytest.skip("no /proc: the driver falls back to ru_maxrss")
+    ballast = np.ones(400 * 2**20 // 8)  # 400 MiB resident in this (parent) process
+    ballast[::512] = 2.0
+    code = ("from engine.bench.fit_driver import peak_resident_mib; import numpy as np; "
+            "a = np.ones(64 * 2**20 // 8); a[::512] = 2.0; print(peak_resident_mib())")
+    child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert 64 < child < 380, child  # its own 64 MiB array and imports, not the parent's 400 MiB
+    assert ballast.sum() > 0
