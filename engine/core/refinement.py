@@ -940,7 +940,8 @@ def _simple_sampled_quality(T_g, T_h, full_hessian, head, head_params, l2, l1, s
 def _no_partial_labels(g_rated, h_rated, T_g, T_h, full_hessian, head_mode, head_params, l2, l1, G, H, cov_rows,
                        n_cov, m, out_labels):
     """:func:`_fix_partial_labels` for the families without partial heads (never called)."""
-    return 0, G, H, _scratch(m, 0, 0, 1, 0, 1)
+    zero, one = np.int64(0), np.int64(1)  # typed like the other calls' sizes: literals compile _scratch again
+    return 0, G, H, _scratch(m, zero, zero, one, zero, one)
 
 
 def _unbound(*args):  # pragma: no cover - replaced by rule_refinement()
@@ -1011,7 +1012,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     T_h = sc_all.T_h
     cw = np.zeros(N)
     cov_rows = np.empty(N, dtype=np.int64)  # the covered examples in the sample (cw > 0), ascending
-    n_cov = 0
+    n_cov = np.int64(0)  # typed: a literal 0 reaching a callee compiles it a second time (as T_cnt below)
     T_cnt = np.int64(0)  # never a literal: a literal 0 would compile every sweep a second time
     for i in range(N):
         wi = weights[i]
@@ -1028,7 +1029,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     # with ranks, every covered example (in the sample or not), ascending: a condition restricts the
     # coverage in O(covered) (restrict_covered); without, none (the attribute's entries are applied)
     all_rows = np.empty(N if ranked else 0, dtype=np.int64)
-    n_all = 0
+    n_all = np.int64(0)
     if ranked:
         for i in range(N):
             if covered[i]:
@@ -1046,7 +1047,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     # (yeast: up to 15 %).
     interleave = _INTERLEAVE and single and N >= INTERLEAVE_MIN_EXAMPLES
     n_one = N if single else 0
-    sc_one = _scratch(m, 1, 1, 1, 0, 1)
+    one = np.int64(1)
+    sc_one = _scratch(m, one, one, one, np.int64(0), one)
     WGH = np.empty((n_one if interleave else 0, 2), dtype=G.dtype)
     G_one = np.empty((0 if interleave else n_one, 1), dtype=G.dtype)
     H_one = np.empty((0 if interleave else n_one, 1), dtype=H.dtype)
