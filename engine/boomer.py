@@ -16,15 +16,16 @@ from .core.binning import METHOD_CODES, bin_keys
 from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
 from .core.boosting_step import boosting_kernel, head_variant_on_rows
 from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
-                                     compact_update_statistics, compact_variant_on_rows, compact_width)
+                                     compact_rule_refinement, compact_update_statistics, compact_variant_on_rows,
+                                     compact_width, project_onto_bins, sample_diagonal_sums)
 from .core.covered_entries import rank_entries
 from .core.features import build_feature_index
-from .core.refinement import (first_step_family, fixed_label_family, may_thread, order_as_reference,
+from .core.refinement import (bagging_weights, first_step_family, fixed_label_family, may_thread, order_as_reference,
                               reference_sparse_format, rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                                 HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, label_cardinality32,
-                                 partial_fixed_size, side_bins)
+                                 HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, assign_bins,
+                                 label_cardinality32, partial_fixed_size, side_bins)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
 from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
@@ -146,6 +147,9 @@ _label_binning_applies = _applies_while_typing(label_binning_applies)
 _single_heads = _applies_while_typing(lambda loss, head_type: head_kind(loss, head_type) == "single")
 
 SINGLE_LABEL_CHOICES = ("largest-score", "objective")
+# when label binning chooses the bins of an example-wise loss's complete head while a rule is refined: for
+# every candidate condition from its statistics (mlrl-boomer's), or once per rule from the rule's sample (ours)
+LABEL_BINNING_SCOPES = ("condition", "rule")
 
 
 def _on_preferred_threads(learn):
@@ -249,6 +253,11 @@ class BoomerClassifier(RuleLearner):
                       "with similar gradient/Hessian ratios share one score (GBLB); 'auto' bins those of example-wise "
                       "(non-decomposable) losses, whose K x K solve it replaces" + option_help("label_binning"),
                       choices=LABEL_BINNING, applies=_label_binning_applies),
+            Parameter("label_binning_scope", "choice", FROM_INIT, "Label bins chosen", "example-wise loss with "
+                      "label binning: the bins of every candidate condition (condition, mlrl-boomer's: O(K^2) per "
+                      "example and threshold), or the bins of each rule, chosen once from its sample (rule, ours: "
+                      "O(B^2) with B bins; for many labels)", choices=LABEL_BINNING_SCOPES,
+                      applies=_label_binning_applies),
             Parameter("holdout", "option", FROM_INIT, "Holdout set", "training examples set aside to watch the loss "
                       "(for global pruning; auto: 33 % stratified output-wise when pruning uses one)"
                       + option_help("holdout"), choices=HOLDOUT),
@@ -328,6 +337,8 @@ class BoomerClassifier(RuleLearner):
         133 and 200 s packed against 158 and 228 s compact, same model, a loaded machine)."""
         if is_decomposable(self.loss) or self.single_head:
             return False
+        if self.label_binning_scope == "rule":  # the bins' projection reads the compact form
+            return True
         itemsize = 4 if self.statistic_type == "32-bit" else 8
         return n_examples * n_hessian_entries(n_labels, False) * itemsize > PACKED_STATISTICS_BUDGET
 
@@ -348,7 +359,7 @@ class BoomerClassifier(RuleLearner):
                  instance_sampling="none", feature_sampling="without-replacement", output_sampling="none",
                  rule_induction="top-down-greedy", rule_pruning="none", post_optimization="none",
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
-                 holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
+                 label_binning_scope="condition", holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
                  default_rule="auto", time_limit=0, statistic_type="32-bit", random_state=1,
                  feature_format=None, output_format=None, prediction_format=None, statistic_format=None,
@@ -370,6 +381,7 @@ class BoomerClassifier(RuleLearner):
         self.min_coverage = min_coverage
         self.feature_binning = feature_binning
         self.label_binning = label_binning
+        self.label_binning_scope = label_binning_scope
         self.holdout = holdout
         self.global_pruning = global_pruning
         self.binary_predictor = binary_predictor
@@ -409,10 +421,32 @@ class BoomerClassifier(RuleLearner):
             raise ValueError("output_sampling works with the default greedy rule induction only here (not with "
                              f"rule_induction={self.rule_induction!r}, rule_pruning={self.rule_pruning!r}); set "
                              "output_sampling='none' or the defaults of the other two")
+        if self.label_binning_scope == "rule":
+            self._check_rule_scope(inducer)
         given = _explicit_options(self.rule_induction)
         for name, default in (("max_conditions", None), ("min_coverage", 1)):
             if name in given and getattr(self, name) != default:
                 raise ValueError(f"{name} is set twice (the parameter and rule_induction's option); set one")
+
+    def _check_rule_scope(self, inducer) -> None:
+        """``label_binning_scope='rule'`` bins the complete heads of an example-wise loss, searched by the
+        default greedy induction: anything else is refused before the fit starts."""
+        problem = None
+        if is_decomposable(self.loss):
+            problem = f"an example-wise (non-decomposable) loss, not {self.loss!r}"
+        elif self.head_kind != "complete" or not self.label_binning_used:
+            problem = (f"complete heads with label binning (head_type={self.head_type!r}, "
+                       f"label_binning={self.label_binning!r} give none)")
+        elif float(self.l1_regularization_weight) != 0.0:
+            problem = "no L1 regularization (l1_regularization_weight=0)"
+        elif inducer is not None:
+            problem = "the default rule_induction and rule_pruning"
+        elif parse_option("output_sampling", self.output_sampling)[0] != "none":
+            problem = "output_sampling='none'"
+        elif SequentialPostOptimization.of(self.post_optimization) is not None:
+            problem = "post_optimization='none'"
+        if problem is not None:
+            raise ValueError(f"label_binning_scope='rule' needs {problem}")
 
     def _induction(self) -> tuple[int, int, float]:
         """(max_conditions (0: no limit), min_coverage, min_support) from ``rule_induction`` and the
@@ -752,6 +786,7 @@ class BoomerClassifier(RuleLearner):
                 raise ValueError(f"{self.rule_induction!r} with rule_pruning={self.rule_pruning!r} needs the packed "
                                  "statistics, more than this fit's budget here; use the default rule induction")
             boost_one_rule = inducer
+        rule_bins = self.label_binning_scope == "rule"  # the bins of each rule chosen once (_rule_on_label_bins)
         t = 0
         budget = self.max_rules - (self.default_rule != "false")  # max_rules counts the default rule
         started = time.monotonic()  # time_limit: mlrl-boomer starts the clock after the default rule
@@ -790,6 +825,22 @@ class BoomerClassifier(RuleLearner):
                     break
                 if post is not None:
                     post.remember(record.rule, attrs, ops, thrs, n_cond)
+                yield record
+                continue
+            if rule_bins:
+                record, stop, n_cond = self._rule_on_label_bins(
+                    index, keys, cache, seg, ranks, loss, Ysign, F, G, H, family, head_params,
+                    weights if drawn_weights is None else drawn_weights, bagging, l2, l1, eta, n_sample, max_conditions,
+                    min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, train, val, monitor, data, X)
+                if data.cancelled:
+                    self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
+                    break
+                if n_cond == 0:
+                    self.stop_reason_ = "no_refinement"
+                    self.stop_message_ = (f"training ended after {len(self.records_)} of "
+                                          f"{self.max_rules or 'unlimited'} rules: no condition on the sampled "
+                                          "attributes improves the objective of the rule's label bins")
+                    break
                 yield record
                 continue
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
@@ -888,6 +939,49 @@ class BoomerClassifier(RuleLearner):
                                  data, -quality)
         if diagonal is not None:  # the refinement's copy of the Hessians' diagonal
             H_refine[covered_now] = H[covered_now][:, diagonal]
+        return record, stop, n_cond
+
+    def _rule_on_label_bins(self, index, keys, cache, seg, ranks, loss, Ysign, F, G, C, family, head_params, weights,
+                            bagging, l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered,
+                            rows, attrs, ops, thrs, train, val, monitor, data, X):
+        """One rule of an example-wise loss whose label bins are chosen once (``label_binning_scope='rule'``):
+        the bins from the summed statistics of the rule's sample (as mlrl-boomer chooses a candidate's from
+        the candidate's), every example's compact statistics ``G``, ``C`` summed into them
+        (:func:`project_onto_bins`), the complete-head refinement (Alg. 2) on those B pseudo-labels, O(B^2)
+        per example and threshold instead of O(K^2); the head then as label binning's (its bins from the
+        covered examples).  Returns (record or None, stop, number of conditions)."""
+        n, K = G.shape
+        if bagging:  # the draws the refinement would make (the same random state, then passed on to it)
+            bagging_weights(weights, bagging, rng_state)
+        g, d = sample_diagonal_sums(G, C, weights)
+        n_slots = max(K, 2 * int(head_params[3]))
+        bins, sizes, slot = (np.zeros(n_slots, dtype=np.int64) for _ in range(3))
+        total = max(assign_bins(g, d, False, head_params, l2, l1, bins, sizes), 2 * int(head_params[3]))
+        occupied = sizes[:total] > 0
+        m = int(occupied.sum())
+        if m == 0:  # every label's score is 0 on the sample: no bin to learn
+            return None, False, 0
+        slot[:] = -1
+        slot[:total] = np.where(occupied, np.cumsum(occupied) - 1, -1)
+        PG = np.empty((n, m), dtype=G.dtype)
+        PC = np.empty((n, m + 1), dtype=C.dtype)
+        project_onto_bins(G, C, bins, slot, sizes, PG, PC)
+        covered[:] = 1
+        refine = compact_rule_refinement(family[2])
+        n_cond, quality, _ = refine(index.ptr, index.rows, index.values, keys, cache, seg, ranks, index.missing_ptr,
+                                    index.missing_rows, index.nominal, PG, PC, True, False, HEAD_COMPLETE, head_params,
+                                    weights, 0, l2, l1, n_sample, max_conditions, min_coverage, rng_state, perm,
+                                    covered, attrs, ops, thrs, data.cancel, np.empty(m, dtype=np.int64))
+        if n_cond == 0 or data.cancelled:
+            return None, False, n_cond
+        n_rows = covered_rows(covered, rows)
+        labels = np.empty(K, dtype=np.int64)
+        head = np.empty(K)
+        n_head = compact_variant_on_rows(G, C, rows, n_rows, True, HEAD_BINNED, head_params, l2, l1, eta, labels, head)
+        labels, head = labels[:n_head].copy(), head[:n_head].copy()
+        rule = Rule(data.learned_conditions(attrs, ops, thrs, n_cond, X), labels, head, data.schema)
+        record, stop = self._add(rule, rows, n_rows, loss, Ysign, F, G, C, labels, head, train, val, monitor, data,
+                                 -quality, compact=True)
         return record, stop, n_cond
 
     def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor, data, improvement,

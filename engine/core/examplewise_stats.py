@@ -264,8 +264,83 @@ def _add_compact_hessian(T_h, G, C, i, w):
     _add_packed(T_h.reshape((1, T_h.shape[0])), 0, G, C, i, w)
 
 
+@njit(cache=True, nogil=True)
+def sample_diagonal_sums(G, C, weights):
+    """:func:`covered_diagonal_sums` of the examples of positive ``weights``, weighted: what a rule's bins
+    are chosen by when they are chosen once per rule (``label_binning_scope='rule'``)."""
+    K = G.shape[1]
+    g = np.zeros(K)
+    d = np.zeros(K)
+    for i in range(G.shape[0]):
+        w = weights[i]
+        if w > 0:
+            s = C[i, K]
+            for k in range(K):
+                gk = G[i, k]
+                g[k] += w * gk
+                d[k] += w * (C[i, k] - s * gk * gk)
+    return g, d
+
+
+@njit(cache=True, nogil=True)
+def project_onto_bins(G, C, bins, slot, sizes, PG, PC):
+    """Every example's compact statistics summed into the ``m`` non-empty label bins (``bins[k]``: label
+    k's bin, -1: none; ``slot[b]``: bin b's row; ``sizes[b]``: its labels), as compact statistics of m
+    pseudo-labels, so that the complete-head search on them rates the binned heads of those bins.
+
+    An example's binned system (mlrl-boomer's, :func:`binned_system_on_rows`) has the gradient P g and the
+    Hessian with diagonal sum_{k in b} H_kk and off-diagonal -s (P g)_a (P g)_b: diag(A) - s (P g)(P g)'
+    with A_b = sum_{k in b} H_kk + s (P g)_b^2.  A bin's score serves its n_b labels, so its L2 term is
+    lambda n_b (lambda (n_b - 1) there plus the solver's lambda).  Scaled by D^(-1/2), D = diag(n_b), the
+    system is diag(A / n) - s g~ g~' with g~ = P g / sqrt(n) and the L2 term lambda I: a complete head's
+    eq. (16) with the same objective -1/2 g' (H + lambda D)^-1 g.  Writes ``PG`` (N x m) and ``PC``
+    (N x (m + 1), the last column s)."""
+    K = G.shape[1]
+    m = PG.shape[1]
+    pg = np.empty(m)
+    pd = np.empty(m)
+    scale = np.empty(m)
+    for b in range(slot.shape[0]):
+        if slot[b] >= 0:
+            scale[slot[b]] = sizes[b]
+    for i in range(G.shape[0]):
+        s = C[i, K]
+        for a in range(m):
+            pg[a] = 0.0
+            pd[a] = 0.0
+        for k in range(K):
+            if bins[k] >= 0:
+                a = slot[bins[k]]
+                gk = G[i, k]
+                pg[a] += gk
+                pd[a] += C[i, k] - s * gk * gk
+        for a in range(m):
+            n_a = scale[a]
+            PG[i, a] = pg[a] / math.sqrt(n_a)
+            PC[i, a] = (pd[a] + s * pg[a] * pg[a]) / n_a
+        PC[i, m] = s
+
+
 _compact_steps = None
 _KERNELS: dict = {}
+_REFINEMENTS: dict = {}
+
+
+def compact_rule_refinement(threaded: bool):
+    """Alg. 2 on compact statistics (:func:`.refinement.rule_refinement` with this module's sweeps and
+    sums), with or without the threaded step kernels."""
+    key = bool(threaded)
+    if key not in _REFINEMENTS:
+        threaded_step, serial_step, _ = _compact_step_kernels()
+        if not threaded:
+            threaded_step = serial_step
+        _REFINEMENTS[key] = njit(cache=True, nogil=True)(rebound(
+            refinement._refine_rule, "refine_rule_compact" + ("_threaded" if threaded else ""), _INTERLEAVE=False,
+            _FIX_PARTIAL=False,
+            _hessian_width=_compact_hessian_width, _add_hessian=_add_compact_hessian,
+            _first_threaded=threaded_step, _first_serial=serial_step, _column_threaded=threaded_step,
+            _column_serial=serial_step, _fixed_threaded=threaded_step, _fixed_serial=serial_step))
+    return _REFINEMENTS[key]
 
 
 def _compact_step_kernels():
@@ -284,17 +359,9 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
         raise ValueError(f"compact statistics serve complete, partial and binned heads, not {first!r}, {fixed!r}")
     key = (bool(threaded), bool(variant_heads), bool(example_wise))
     if key not in _KERNELS:
-        threaded_step, serial_step, _ = _compact_step_kernels()
-        if not threaded:
-            threaded_step = serial_step
         suffix = ("_threaded" if threaded else "") + ("_partial" if variant_heads else "") + (
             "_example_wise" if example_wise else "")
-        refine = njit(cache=True, nogil=True)(rebound(
-            refinement._refine_rule, "refine_rule_compact" + ("_threaded" if threaded else ""), _INTERLEAVE=False,
-            _FIX_PARTIAL=False,
-            _hessian_width=_compact_hessian_width, _add_hessian=_add_compact_hessian,
-            _first_threaded=threaded_step, _first_serial=serial_step, _column_threaded=threaded_step,
-            _column_serial=serial_step, _fixed_threaded=threaded_step, _fixed_serial=serial_step))
+        refine = compact_rule_refinement(threaded)
         _KERNELS[key] = njit(cache=True, nogil=True)(rebound(
             boosting_step._boost_one_rule, "boost_one_rule_compact" + suffix, _refine_rule=refine,
             head_on_rows=compact_head_on_rows, head_variant_on_rows=compact_variant_on_rows,
@@ -303,5 +370,6 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
 
 
 __all__ = ["compact_apply_head", "compact_boosting_kernel", "compact_covered_sums", "compact_default_head", "compact_example_statistics",
-           "compact_head_on_rows", "compact_update_statistics", "compact_variant_on_rows", "compact_width",
-           "binned_system_on_rows", "covered_diagonal_sums"]
+           "compact_head_on_rows", "compact_rule_refinement", "compact_update_statistics", "compact_variant_on_rows",
+           "compact_width", "binned_system_on_rows", "covered_diagonal_sums", "project_onto_bins",
+           "sample_diagonal_sums"]
