@@ -117,7 +117,7 @@ class AdaBoostMHClassifier(RuleLearner):
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: no weak hypothesis splits it",
                           RuntimeWarning, stacklevel=3)
-        Ysign = np.ascontiguousarray(np.where(Y > 0, 1, -1), dtype=np.int8)
+        Ysign = np.ascontiguousarray(np.where(Y > 0, np.int8(1), np.int8(-1)))
         D = np.full((n, K), 1.0 / (n * K))
         F = np.zeros((n, K))
         train = LossTracker(Y, "label-wise", F=F)

@@ -686,7 +686,7 @@ class BoomerClassifier(RuleLearner):
             keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
                             METHOD_CODES[binning], binning_options["bin_ratio"], binning_options["min_bins"],
                             binning_options["max_bins"])
-        Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
+        Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
         F = np.zeros((n, K))
         G = np.empty((n, K), dtype=dtype)
         compact = self._compact_statistics(n, K)
@@ -1029,7 +1029,7 @@ class _WatchedLoss:
 
     def __init__(self, loss_code: int, X, Y: np.ndarray, F: np.ndarray | None = None):
         self.loss, self.X, self.holdout = loss_code, X, X is not None
-        self.Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
+        self.Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
         self.F = np.zeros(Y.shape) if F is None else F
         n = Y.shape[0]
         self.losses = np.zeros(n)

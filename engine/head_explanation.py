@@ -73,7 +73,7 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     rows = np.flatnonzero(rule_coverage(rule, X) & in_train).astype(np.int64)
     code = LOSS_CODES[model.loss]
     full = not is_decomposable(model.loss)
-    Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
+    Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
 
     m = len(rows)
     G = np.zeros((m, K))
