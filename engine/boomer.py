@@ -808,12 +808,21 @@ class BoomerClassifier(RuleLearner):
             if drawn_weights is not None:
                 weighted_draws(drawn_weights, n_drawn, rng_state, sample_weight)
             sampled = outputs.next(rng_state[0])
-            if sampled is not None:
-                record, stop, n_cond = self._output_sampled_rule(
-                    sampled, index, keys, cache, seg, ranks, loss, Ysign, F, G, H, H_refine, diagonal, single,
-                    full_refine, family, head_mode, head_params, weights if drawn_weights is None else drawn_weights,
-                    bagging, l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs,
-                    ops, thrs, train, val, monitor, data, X)
+            if sampled is not None or rule_bins:  # a rule learned outside the fused kernel
+                step_weights = weights if drawn_weights is None else drawn_weights
+                if sampled is not None:
+                    record, stop, n_cond = self._output_sampled_rule(
+                        sampled, index, keys, cache, seg, ranks, loss, Ysign, F, G, H, H_refine, diagonal, single,
+                        full_refine, family, head_mode, head_params, step_weights, bagging, l2, l1, eta, n_sample,
+                        max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, train, val,
+                        monitor, data, X)
+                    objective = "the sampled outputs"
+                else:
+                    record, stop, n_cond = self._rule_on_label_bins(
+                        index, keys, cache, seg, ranks, loss, Ysign, F, G, H, family, head_params, step_weights,
+                        bagging, l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows,
+                        attrs, ops, thrs, train, val, monitor, data, X)
+                    objective = "the rule's label bins"
                 if data.cancelled:
                     self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
                     break
@@ -821,26 +830,10 @@ class BoomerClassifier(RuleLearner):
                     self.stop_reason_ = "no_refinement"
                     self.stop_message_ = (f"training ended after {len(self.records_)} of "
                                           f"{self.max_rules or 'unlimited'} rules: no condition on the sampled "
-                                          "attributes improves the objective of the sampled outputs")
+                                          f"attributes improves the objective of {objective}")
                     break
                 if post is not None:
                     post.remember(record.rule, attrs, ops, thrs, n_cond)
-                yield record
-                continue
-            if rule_bins:
-                record, stop, n_cond = self._rule_on_label_bins(
-                    index, keys, cache, seg, ranks, loss, Ysign, F, G, H, family, head_params,
-                    weights if drawn_weights is None else drawn_weights, bagging, l2, l1, eta, n_sample, max_conditions,
-                    min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, train, val, monitor, data, X)
-                if data.cancelled:
-                    self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
-                    break
-                if n_cond == 0:
-                    self.stop_reason_ = "no_refinement"
-                    self.stop_message_ = (f"training ended after {len(self.records_)} of "
-                                          f"{self.max_rules or 'unlimited'} rules: no condition on the sampled "
-                                          "attributes improves the objective of the rule's label bins")
-                    break
                 yield record
                 continue
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(

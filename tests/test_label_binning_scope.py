@@ -43,12 +43,23 @@ def _bins(g, d, params, l2):
     return bins, sizes, slot, int(occupied.sum())
 
 
-def _unpack(h, m):
-    full = np.zeros((m, m))
-    for a in range(m):
-        for b in range(a, m):
-            full[a, b] = full[b, a] = h[packed_index(a, b, m)]
-    return full
+def _binned_system(G, C, rows, bins, slot, m):
+    """Label binning's system of the examples ``rows`` for fixed bins, built per example as mlrl-boomer does:
+    the bins' summed gradients, and a Hessian with the labels' diagonal entries summed on the diagonal and
+    -s (P g)_a (P g)_b off it (without the L2 terms)."""
+    K = G.shape[1]
+    sub_g, sub_h = np.zeros(m), np.zeros((m, m))
+    for i in rows:
+        s = C[i, K]
+        pg, pd = np.zeros(m), np.zeros(m)
+        for k in range(K):
+            if bins[k] >= 0:
+                pg[slot[bins[k]]] += G[i, k]
+                pd[slot[bins[k]]] += C[i, k] - s * G[i, k] ** 2
+        sub_g += pg
+        sub_h += -s * np.outer(pg, pg)
+        sub_h[np.diag_indices(m)] += pd + s * pg ** 2
+    return sub_g, sub_h
 
 
 def _objective(g, H):
@@ -74,17 +85,7 @@ def test_projected_statistics_rate_subsets_as_the_binned_system(seed):
         rows = np.flatnonzero(rng.random(n) < 0.5).astype(np.int64)
         # the binned system of these rows with the bins fixed above (binned_system_on_rows chooses its own
         # bins from the rows: built here per example with the fixed ones, as it builds them)
-        sub_g, sub_h = np.zeros(m), np.zeros((m, m))
-        for i in rows:
-            s = C[i, K]
-            pg, pd = np.zeros(m), np.zeros(m)
-            for k in range(K):
-                if bins[k] >= 0:
-                    pg[slot[bins[k]]] += G[i, k]
-                    pd[slot[bins[k]]] += C[i, k] - s * G[i, k] ** 2
-            sub_g += pg
-            sub_h += -s * np.outer(pg, pg)
-            sub_h[np.diag_indices(m)] += pd + s * pg ** 2
+        sub_g, sub_h = _binned_system(G, C, rows, bins, slot, m)
         n_b = np.array([sizes[b] for b in range(len(slot)) if slot[b] >= 0], dtype=float)
         expected = _objective(sub_g, sub_h + l2 * np.diag(n_b))
         pg_sum = PG[rows].sum(axis=0)
@@ -113,7 +114,9 @@ def test_binned_system_of_all_rows_is_the_projection_with_its_own_bins():
     np.testing.assert_allclose(PG.sum(axis=0) * root, sub_g[:m], rtol=1e-12, atol=1e-12)
     H = np.diag(PC[:, :m].sum(axis=0)) - (PC[:, m][:, None] * PG).T @ PG
     H = H * np.outer(root, root) + l2 * np.diag(root ** 2 - 1)  # unscaled, with binned_system_on_rows' L2 term
-    np.testing.assert_allclose(H, _unpack(sub_h, m), rtol=1e-10, atol=1e-12)
+    packed = np.array([H[a, b] for a in range(m) for b in range(a, m)])  # row-wise upper triangle
+    assert all(packed_index(a, b, m) == q for q, (a, b) in enumerate((a, b) for a in range(m) for b in range(a, m)))
+    np.testing.assert_allclose(packed, sub_h[:len(packed)], rtol=1e-10, atol=1e-12)
 
 
 def test_sample_sums_weigh_the_draws():
@@ -136,17 +139,7 @@ def _brute_force_first_condition(X, G, C, bins, sizes, slot, m, l2):
         for lo, hi in zip(values[:-1], values[1:]):
             below = X[:, j] <= 0.5 * (lo + hi)
             for mask in (below, ~below):
-                sub_g, sub_h = np.zeros(m), np.zeros((m, m))
-                for i in np.flatnonzero(mask):
-                    s = C[i, K]
-                    pg, pd = np.zeros(m), np.zeros(m)
-                    for k in range(K):
-                        if bins[k] >= 0:
-                            pg[slot[bins[k]]] += G[i, k]
-                            pd[slot[bins[k]]] += C[i, k] - s * G[i, k] ** 2
-                    sub_g += pg
-                    sub_h += -s * np.outer(pg, pg)
-                    sub_h[np.diag_indices(m)] += pd + s * pg ** 2
+                sub_g, sub_h = _binned_system(G, C, np.flatnonzero(mask), bins, slot, m)
                 q = _objective(sub_g, sub_h + l2 * np.diag(n_b))
                 if q < best[0]:
                     best = (q, mask)

@@ -135,13 +135,35 @@ def covered_diagonal_sums(G, C, rows, n_rows):
     g = np.zeros(K)
     d = np.zeros(K)
     for r in range(n_rows):
-        i = rows[r]
-        s = C[i, K]
-        for k in range(K):
-            gk = G[i, k]
-            g[k] += gk
-            d[k] += C[i, k] - s * gk * gk
+        _add_diagonal(g, d, G, C, rows[r], 1.0)
     return g, d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_diagonal(g, d, G, C, i, w):
+    """``g``, ``d`` += w times example ``i``'s gradient and Hessian diagonal (a_k - s g_k^2)."""
+    K = G.shape[1]
+    s = C[i, K]
+    for k in range(K):
+        gk = G[i, k]
+        g[k] += w * gk
+        d[k] += w * (C[i, k] - s * gk * gk)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _example_into_bins(G, C, i, bins, slot, pg, pd):
+    """Example ``i``'s gradient summed into its labels' bins (``pg``) and its Hessian's diagonal entries
+    a_k - s g_k^2 likewise (``pd``): ``bins[k]`` is label k's bin (-1: none), ``slot[b]`` bin b's row."""
+    K = G.shape[1]
+    s = C[i, K]
+    for a in range(pg.shape[0]):
+        pg[a] = 0.0
+        pd[a] = 0.0
+    for k in range(K):
+        if bins[k] >= 0:
+            a = slot[bins[k]]
+            pg[a] += G[i, k]
+            pd[a] += C[i, k] - s * G[i, k] * G[i, k]  # a bin's diagonal: its labels' diagonal entries
 
 
 @njit(cache=True, nogil=True)
@@ -165,14 +187,7 @@ def binned_system_on_rows(G, C, rows, n_rows, params, l2, l1, bins, sizes, slot,
     for r in range(n_rows):
         i = rows[r]
         s = C[i, K]
-        for a in range(m):
-            pg[a] = 0.0
-            pa[a] = 0.0
-        for k in range(K):
-            if bins[k] >= 0:
-                a = slot[bins[k]]
-                pg[a] += G[i, k]
-                pa[a] += C[i, k] - s * G[i, k] * G[i, k]  # a bin's diagonal: its labels' diagonal entries
+        _example_into_bins(G, C, i, bins, slot, pg, pa)
         start = 0
         for a in range(m):
             sub_g[a] += pg[a]
@@ -272,13 +287,8 @@ def sample_diagonal_sums(G, C, weights):
     g = np.zeros(K)
     d = np.zeros(K)
     for i in range(G.shape[0]):
-        w = weights[i]
-        if w > 0:
-            s = C[i, K]
-            for k in range(K):
-                gk = G[i, k]
-                g[k] += w * gk
-                d[k] += w * (C[i, k] - s * gk * gk)
+        if weights[i] > 0:
+            _add_diagonal(g, d, G, C, i, float(weights[i]))
     return g, d
 
 
@@ -305,15 +315,7 @@ def project_onto_bins(G, C, bins, slot, sizes, PG, PC):
             scale[slot[b]] = sizes[b]
     for i in range(G.shape[0]):
         s = C[i, K]
-        for a in range(m):
-            pg[a] = 0.0
-            pd[a] = 0.0
-        for k in range(K):
-            if bins[k] >= 0:
-                a = slot[bins[k]]
-                gk = G[i, k]
-                pg[a] += gk
-                pd[a] += C[i, k] - s * gk * gk
+        _example_into_bins(G, C, i, bins, slot, pg, pd)
         for a in range(m):
             n_a = scale[a]
             PG[i, a] = pg[a] / math.sqrt(n_a)
