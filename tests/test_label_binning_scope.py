@@ -186,8 +186,10 @@ def test_rule_scope_learns_as_well_as_the_condition_scope_on_small_data():
     Y = ((X[:, :1] + 0.3 * rng.normal(size=(n, K)) + np.linspace(-1, 1, K)) > 0.5).astype(np.uint8)
 
     def loss_after(scope):
+        # 64-bit: the kernels test_examplewise_memory.py compiles for these fits anyway
         est = BoomerClassifier(loss=LOSS, head_type="complete", label_binning="equal-width",
-                               label_binning_scope=scope, max_rules=20, random_state=1).fit(X, Y)
+                               label_binning_scope=scope, statistic_type="64-bit", max_rules=20,
+                               random_state=1).fit(X, Y)
         return est.records_[0].train_hamming, est.records_[-1].train_hamming
 
     start, condition = loss_after("condition")
