@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from .core.binning import METHOD_CODES, bin_keys
 from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
 from .core.boosting_step import boosting_kernel, head_variant_on_rows
-from .core.examplewise_stats import (compact_apply_head, compact_boosting_kernel, compact_default_head,
+from .core.examplewise_stats import (choose_bins, compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_rule_refinement, compact_update_statistics, compact_variant_on_rows,
                                      compact_width, project_onto_bins, sample_diagonal_sums)
 from .core.covered_entries import rank_entries
@@ -24,7 +24,7 @@ from .core.refinement import (bagging_weights, first_step_family, fixed_label_fa
                               reference_sparse_format, rule_refinement, search_segments)
 from .core.sweep import search_keys
 from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
-                                 HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, assign_bins,
+                                 HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED,
                                  label_cardinality32, partial_fixed_size, side_bins)
 from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
 from .holdout import split_holdout
@@ -359,7 +359,8 @@ class BoomerClassifier(RuleLearner):
                  instance_sampling="none", feature_sampling="without-replacement", output_sampling="none",
                  rule_induction="top-down-greedy", rule_pruning="none", post_optimization="none",
                  max_conditions=None, min_coverage=1, feature_binning="auto", label_binning="auto",
-                 label_binning_scope="condition", holdout="auto", global_pruning="none", binary_predictor="auto", probability_predictor="auto",
+                 label_binning_scope="condition", holdout="auto", global_pruning="none", binary_predictor="auto",
+                 probability_predictor="auto",
                  marginal_probability_calibration="none", joint_probability_calibration="none",
                  default_rule="auto", time_limit=0, statistic_type="32-bit", random_state=1,
                  feature_format=None, output_format=None, prediction_format=None, statistic_format=None,
@@ -947,15 +948,10 @@ class BoomerClassifier(RuleLearner):
         if bagging:  # the draws the refinement would make (the same random state, then passed on to it)
             bagging_weights(weights, bagging, rng_state)
         g, d = sample_diagonal_sums(G, C, weights)
-        n_slots = max(K, 2 * int(head_params[3]))
-        bins, sizes, slot = (np.zeros(n_slots, dtype=np.int64) for _ in range(3))
-        total = max(assign_bins(g, d, False, head_params, l2, l1, bins, sizes), 2 * int(head_params[3]))
-        occupied = sizes[:total] > 0
-        m = int(occupied.sum())
+        bins, sizes, slot = (np.zeros(max(K, 2 * int(head_params[3])), dtype=np.int64) for _ in range(3))
+        m = choose_bins(g, d, head_params, l2, l1, bins, sizes, slot)
         if m == 0:  # every label's score is 0 on the sample: no bin to learn
             return None, False, 0
-        slot[:] = -1
-        slot[:total] = np.where(occupied, np.cumsum(occupied) - 1, -1)
         PG = np.empty((n, m), dtype=G.dtype)
         PC = np.empty((n, m + 1), dtype=C.dtype)
         project_onto_bins(G, C, bins, slot, sizes, PG, PC)

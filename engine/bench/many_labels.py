@@ -60,7 +60,8 @@ def _capped(python: str, gib: float, folder: Path) -> str:
 
 
 def run(sizes, labels, rules, reference=None, reference_memory_gib=8.0, seed=1, scopes=("rule",)) -> int:
-    header = (f"{'N':>7s} {'K':>4s} {'rules':>5s} {'scope':>9s} | {'ours s':>8s} {'ours MiB':>8s} {'ours 0/1':>8s} {'ours Ham':>8s} | "
+    header = (f"{'N':>7s} {'K':>4s} {'rules':>5s} {'scope':>9s} | {'ours s':>8s} {'ours MiB':>8s} {'ours 0/1':>8s} "
+              f"{'ours Ham':>8s} | "
               f"{'ref s':>8s} {'ref MiB':>8s} {'ref 0/1':>8s} {'ref Ham':>8s}")
     print(header)
     print("-" * len(header), flush=True)

@@ -167,6 +167,18 @@ def _example_into_bins(G, C, i, bins, slot, pg, pd):
 
 
 @njit(cache=True, nogil=True)
+def choose_bins(g, d, params, l2, l1, bins, sizes, slot):
+    """Label binning's bins (:func:`.head_variants.assign_bins`) for the summed gradients ``g`` and Hessian
+    diagonal ``d``: label k's bin to ``bins[k]``, the bins' label counts to ``sizes`` and the row of each
+    non-empty bin, in order, to ``slot`` (-1: empty).  Returns the number of non-empty bins."""
+    total = max(assign_bins(g, d, False, params, l2, l1, bins, sizes), 2 * int(params[3]))
+    occupied = sizes[:total] > 0
+    slot[:] = -1
+    slot[:total] = np.where(occupied, np.cumsum(occupied) - 1, -1)
+    return int(occupied.sum())
+
+
+@njit(cache=True, nogil=True)
 def binned_system_on_rows(G, C, rows, n_rows, params, l2, l1, bins, sizes, slot, sub_g, sub_h):
     """The binned eq. (16) system of the examples ``rows[:n_rows]`` without a K x K matrix: bins from
     their summed gradients and Hessian diagonals (:func:`.head_variants.assign_bins`), then per example
@@ -176,10 +188,7 @@ def binned_system_on_rows(G, C, rows, n_rows, params, l2, l1, bins, sizes, slot,
     :func:`.head_variants._binned_system` (the solver adds lambda once)."""
     K = G.shape[1]
     g, d = covered_diagonal_sums(G, C, rows, n_rows)
-    total = max(assign_bins(g, d, False, params, l2, l1, bins, sizes), 2 * int(params[3]))
-    occupied = sizes[:total] > 0
-    m = int(occupied.sum())
-    slot[:total] = np.where(occupied, np.cumsum(occupied) - 1, -1)  # the rows of the non-empty bins, in order
+    m = choose_bins(g, d, params, l2, l1, bins, sizes, slot)
     sub_g[:m] = 0.0
     sub_h[:m * (m + 1) // 2] = 0.0
     pg = np.empty(m)
@@ -197,7 +206,7 @@ def binned_system_on_rows(G, C, rows, n_rows, params, l2, l1, bins, sizes, slot,
             for b in range(a + 1, m):
                 sub_h[base + b] -= t * pg[b]
             start += m - a
-    for b in range(total):
+    for b in range(slot.shape[0]):  # slot is -1 past the bins choose_bins counted
         if slot[b] >= 0:
             sub_h[packed_index(slot[b], slot[b], m)] += l2 * (sizes[b] - 1)
     return m
@@ -371,7 +380,7 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
     return _KERNELS[key]
 
 
-__all__ = ["compact_apply_head", "compact_boosting_kernel", "compact_covered_sums", "compact_default_head", "compact_example_statistics",
-           "compact_head_on_rows", "compact_rule_refinement", "compact_update_statistics", "compact_variant_on_rows",
+__all__ = ["choose_bins", "compact_apply_head", "compact_boosting_kernel", "compact_covered_sums", "compact_default_head",
+           "compact_example_statistics", "compact_head_on_rows", "compact_rule_refinement", "compact_update_statistics", "compact_variant_on_rows",
            "compact_width", "binned_system_on_rows", "covered_diagonal_sums", "project_onto_bins",
            "sample_diagonal_sums"]
