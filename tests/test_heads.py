@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from engine.core.heads import complete_quality, complete_scores, label_quality, label_score, single_quality
+from engine.core.heads import (CHOLESKY_BLOCKED_MIN_LABELS, complete_quality, complete_scores, label_quality,
+                               label_score, single_quality)
 from engine.core.losses import packed_index
 
 
@@ -120,3 +121,38 @@ def test_heads_stay_finite_without_regularisation():
     complete_scores(g, h, True, 0.0, 0.0, np.zeros((K, K)), out)
     assert all(math.isfinite(v) for v in out)
     assert out[1] == pytest.approx(0.5) and out[2] == pytest.approx(-0.5)
+
+
+def _plain_cholesky(packed, l2, K):
+    """The textbook column-by-column Cholesky factor of H + l2 I, each entry's subtractions in ascending order."""
+    L = np.zeros((K, K))
+    for j in range(K):
+        s = packed[packed_index(j, j, K)] + l2
+        for m in range(j):
+            s -= L[j, m] * L[j, m]
+        L[j, j] = np.sqrt(s)
+        for i in range(j + 1, K):
+            t = packed[packed_index(j, i, K)]
+            for m in range(j):
+                t -= L[i, m] * L[j, m]
+            L[i, j] = t / L[j, j]
+    return L
+
+
+@pytest.mark.parametrize("K", [CHOLESKY_BLOCKED_MIN_LABELS - 1, CHOLESKY_BLOCKED_MIN_LABELS,
+                               CHOLESKY_BLOCKED_MIN_LABELS + 5, 53])
+def test_blocked_cholesky_gives_the_plain_factor_bit_for_bit(K):
+    """From CHOLESKY_BLOCKED_MIN_LABELS labels on, eight and four rows of a column share a pass: the
+    factor, the quality and the head are still the plain loop's numbers exactly, and solve the system."""
+    g, Hfull, packed = _random_problem(np.random.default_rng(K), K)
+    chol, z = np.zeros((K, K)), np.zeros(K)
+    q = complete_quality(g, packed, True, 1.0, 0.0, chol, z)
+    L = _plain_cholesky(packed, 1.0, K)
+    assert np.array_equal(np.tril(chol), L)
+    z_plain = np.zeros(K)
+    for i in range(K):
+        z_plain[i] = (g[i] - L[i, :i] @ z_plain[:i]) / L[i, i] if i else g[0] / L[0, 0]
+    p = np.zeros(K)
+    complete_scores(g, packed, True, 1.0, 0.0, np.zeros((K, K)), p)
+    np.testing.assert_allclose(p, np.linalg.solve(Hfull + np.eye(K), -g), rtol=1e-10, atol=1e-12)
+    assert q == pytest.approx(-0.5 * z_plain @ z_plain, rel=1e-13)
