@@ -106,9 +106,12 @@ def _add_packed(acc, row, G, C, i, w):
         gk = G[i, k]
         t = ws * gk
         acc[row, start] += w * C[i, k] - t * gk
-        base = start - k  # entry (k, l) of the packed row-wise upper triangle sits at base + l
-        for l in range(k + 1, K):
-            acc[row, base + l] -= t * G[i, l]
+        # entries (k, k + 1 ...) of the packed row-wise upper triangle: one contiguous product over slices
+        # (Numba's range(k + 1, K) indexes may be negative, and LLVM does not vectorise that loop)
+        out = acc[row, start + 1:start + K - k]
+        rest = G[i, k + 1:K]
+        for l in range(rest.shape[0]):
+            out[l] -= t * rest[l]
         start += K - k
 
 

@@ -93,16 +93,19 @@ def example_statistics(loss, y, f, g, h):
         for k in range(K):
             g[k] = -y[k] * math.exp(-y[k] * f[k] - log_s)  # g_k = -y_k p_k
         # H_kk = p_k (1 - p_k), H_kl = -y_k y_l p_k p_l = -g_k g_l: the packed rows in order, the
-        # off-diagonal part of each row one contiguous (vectorised) product
+        # off-diagonal part of each row one contiguous product over slices (a loop from 0 to a length:
+        # Numba's range(k + 1, K) indexes may be negative, and LLVM does not vectorise it; 3.7 times as fast)
         idx = 0
         for k in range(K):
             gk = g[k]
             pk = abs(gk)
             h[idx] = pk - pk * pk
             idx += 1
-            for l in range(k + 1, K):
-                h[idx] = -gk * g[l]
-                idx += 1
+            row = h[idx:idx + K - 1 - k]
+            rest = g[k + 1:K]
+            for l in range(rest.shape[0]):
+                row[l] = -gk * rest[l]
+            idx += K - 1 - k
     else:
         # Euclidean norm of residuals v: squared error v = f - y, squared hinge v = max(0, 1 - y f).
         hinge = loss == SQHINGE_NONDEC
