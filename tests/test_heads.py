@@ -142,8 +142,8 @@ def _plain_cholesky(packed, l2, K):
 @pytest.mark.parametrize("K", [CHOLESKY_BLOCKED_MIN_LABELS - 1, CHOLESKY_BLOCKED_MIN_LABELS,
                                CHOLESKY_BLOCKED_MIN_LABELS + 5, 53])
 def test_blocked_cholesky_gives_the_plain_factor_bit_for_bit(K):
-    """From CHOLESKY_BLOCKED_MIN_LABELS labels on, eight and four rows of a column share a pass: the
-    factor, the quality and the head are still the plain loop's numbers exactly, and solve the system."""
+    """From CHOLESKY_BLOCKED_MIN_LABELS labels on, eight rows of a column share a pass: the factor, the
+    quality and the head are still the plain loop's numbers exactly, and solve the system."""
     g, Hfull, packed = _random_problem(np.random.default_rng(K), K)
     chol, z = np.zeros((K, K)), np.zeros(K)
     q = complete_quality(g, packed, True, 1.0, 0.0, chol, z)

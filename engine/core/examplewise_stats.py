@@ -383,7 +383,7 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
     return _KERNELS[key]
 
 
-__all__ = ["choose_bins", "compact_apply_head", "compact_boosting_kernel", "compact_covered_sums", "compact_default_head",
-           "compact_example_statistics", "compact_head_on_rows", "compact_rule_refinement", "compact_update_statistics", "compact_variant_on_rows",
-           "compact_width", "binned_system_on_rows", "covered_diagonal_sums", "project_onto_bins",
-           "sample_diagonal_sums"]
+__all__ = ["choose_bins", "compact_apply_head", "compact_boosting_kernel", "compact_covered_sums",
+           "compact_default_head", "compact_example_statistics", "compact_head_on_rows", "compact_rule_refinement",
+           "compact_update_statistics", "compact_variant_on_rows", "compact_width", "binned_system_on_rows",
+           "covered_diagonal_sums", "project_onto_bins", "sample_diagonal_sums"]
