@@ -38,10 +38,13 @@ class PanelResult:
     bayes: tuple  # (Hamming, subset 0/1) of the Bayes-optimal prediction on the test sample
 
 
-def run_variant(kind: str, variant: str, train, test, n_rules: int, seed: int, progress=None) -> Trajectory:
-    """Train one variant; ``n_rules`` counts rules after the default rule."""
+def run_variant(kind: str, variant: str, train, test, n_rules: int, seed: int, progress=None,
+                settings=None) -> Trajectory:
+    """Train one variant; ``n_rules`` counts rules after the default rule.  ``settings`` are further
+    estimator parameters that leave the model alone (e.g. ``parallel_rule_refinement``)."""
     loss, head = VARIANTS[variant]
-    est = BoomerClassifier.paper_2020(loss, head, max_rules=n_rules + 1, random_state=seed + 1)  # Sec. 5's settings
+    est = BoomerClassifier.paper_2020(loss, head, max_rules=n_rules + 1, random_state=seed + 1,
+                                      **(settings or {}))  # Sec. 5's settings
     traj = Trajectory(f"{variant} ({kind})", {"kind": kind, "variant": variant, **est.get_params(),
                                               "n_train": train.n_examples, "n_test": test.n_examples})
     for record in est.fit_iter(train.X, train.Y, test.X, test.Y):
@@ -52,7 +55,7 @@ def run_variant(kind: str, variant: str, train, test, n_rules: int, seed: int, p
 
 
 def run_study(n_rules: int = 1000, n_examples: int = 10000, seed: int = 0, kinds=SYNTHETIC_KINDS,
-              variants=tuple(VARIANTS), progress=None) -> list[PanelResult]:
+              variants=tuple(VARIANTS), progress=None, settings=None) -> list[PanelResult]:
     results = []
     for kind in kinds:
         train = make_synthetic(kind, n_examples=n_examples, seed=2 * seed)
@@ -61,7 +64,7 @@ def run_study(n_rules: int = 1000, n_examples: int = 10000, seed: int = 0, kinds
         trajs = {}
         for v in variants:
             cb = (lambda i, n, v=v, kind=kind: progress(kind, v, i, n)) if progress else None
-            trajs[v] = run_variant(kind, v, train, test, n_rules, seed, cb)
+            trajs[v] = run_variant(kind, v, train, test, n_rules, seed, cb, settings)
         results.append(PanelResult(kind, trajs, bayes))
     return results
 
