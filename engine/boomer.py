@@ -688,7 +688,7 @@ class BoomerClassifier(RuleLearner):
                             METHOD_CODES[binning], binning_options["bin_ratio"], binning_options["min_bins"],
                             binning_options["max_bins"])
         Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
-        F = np.zeros((n, K))
+        F = np.zeros((n, K), dtype=dtype)  # scores in the statistics' type, as mlrl-boomer keeps them
         G = np.empty((n, K), dtype=dtype)
         compact = self._compact_statistics(n, K)
         post = SequentialPostOptimization.of(self.post_optimization)  # None: 'none'
@@ -977,8 +977,8 @@ class BoomerClassifier(RuleLearner):
              compact=False):
         """Apply a rule to the training scores and statistics (``compact``: of
         :mod:`engine.core.examplewise_stats`); update the tracked losses."""
-        (compact_apply_head if compact else apply_head)(loss, Ysign, F, G, H, rows, n_rows, labels, head)
-        train.add_head(rows, n_rows, labels, head)
+        apply = compact_apply_head if compact else apply_head
+        train.add_head(rows, n_rows, labels, head, lambda: apply(loss, Ysign, F, G, H, rows, n_rows, labels, head))
         return self._record(rule, rows, n_rows, train, val, monitor, data, improvement)
 
     def _record(self, rule, rows, n_rows, train, val, monitor, data, improvement):
@@ -997,7 +997,6 @@ class BoomerClassifier(RuleLearner):
                       train_hamming=train.hamming, train_subset=train.subset, extra=extra)
         if val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, data.X_test)).astype(np.int64)
-            add_head_scores(val.F, vrows, len(vrows), rule.head_labels, rule.head_scores, 1.0)
             val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(test_hamming=val.hamming, test_subset=val.subset)
         return RuleRecord(**record), stop

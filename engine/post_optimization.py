@@ -79,7 +79,6 @@ class SequentialPostOptimization:
                 rule, n_rows, quality, body = learned
                 if s.val is not None:
                     vrows = np.flatnonzero(rule_coverage(rule, s.data.X_test)).astype(np.int64)
-                    add_head_scores(s.val.F, vrows, len(vrows), rule.head_labels, rule.head_scores, 1.0)
                     s.val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
                 self.rules[i], self.bodies[i] = rule, body
                 train, val = s.train, s.val
@@ -199,9 +198,9 @@ class SequentialPostOptimization:
             if n_cond == 0 or s.data.cancelled:
                 return None
             head = head[:n_head]
-        apply_head(s.loss, s.Ysign, s.F, s.G, s.H, s.rows, n_rows, labels, head)
+        s.train.add_head(s.rows, n_rows, labels, head,
+                         lambda: apply_head(s.loss, s.Ysign, s.F, s.G, s.H, s.rows, n_rows, labels, head))
         _refresh_diagonal(s, s.rows[:n_rows])
-        s.train.add_head(s.rows, n_rows, labels, head)
         return n_cond, n_rows, quality, labels.copy(), head.copy()
 
 

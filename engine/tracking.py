@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core.boosting import example_wise_errors, label_wise_errors, label_wise_errors_after_head
+from .core.boosting import add_head_scores, example_wise_errors, label_wise_errors, label_wise_errors_of_head
 from .core.label_vectors import build_index
 from .core.losses import LOSS_CODES
 from .model import label_vector_index
@@ -55,12 +55,19 @@ class LossTracker(ErrorTotals):
             dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors)
         self.count(dl, de)
 
-    def add_head(self, rows: np.ndarray, n_rows: int, head_labels: np.ndarray, head_scores: np.ndarray) -> None:
-        """Update after ``head`` was added to the scores of ``rows[:n_rows]`` (already in ``F``)."""
+    def add_head(self, rows: np.ndarray, n_rows: int, head_labels: np.ndarray, head_scores: np.ndarray,
+                 apply=None) -> None:
+        """Add ``head`` to the scores ``F`` of ``rows[:n_rows]`` and update the error totals.  ``apply()``
+        adds it when given (the training scores, whose statistics follow them: ``apply_head``)."""
+        if not self.example_wise:  # counted before: afterwards F - head need not be the old score
+            dl, de = label_wise_errors_of_head(self.F, self.Y, rows, n_rows, head_labels, head_scores, self.errors)
+        if apply is None:
+            add_head_scores(self.F, rows, n_rows, head_labels, head_scores, 1.0)
+        else:
+            apply()
         if self.example_wise:
             self.refresh(rows, n_rows)
             return
-        dl, de = label_wise_errors_after_head(self.F, self.Y, rows, n_rows, head_labels, head_scores, self.errors)
         self.count(dl, de)
 
     def count(self, d_labels: int, d_examples: int) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .boosting import (apply_head, covered_rows, covered_sums, example_wise_errors, head_on_rows,
-                       label_wise_errors_after_head)
+                       label_wise_errors_of_head)
 from .chunksize import swap_parallel_chunksize
 from .head_variants import HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_PARTIAL_FIXED, variant_head
 from .heads import complete_scores
@@ -85,17 +85,17 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, mi
         head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, np.int64(-1), l2, l1, eta, out_head)
     labels = out_labels[:n_head]
     head = out_head[:n_head]
+    if not _EXAMPLE_WISE:  # a compile-time constant (``example_wise``): one kind of error tracking is compiled
+        d_labels, d_examples = label_wise_errors_of_head(F, track_Y, rows, n_rows, labels, head, errors)
     apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
     if diagonal.shape[0] > 0:
         for r in range(n_rows):
             i = rows[r]
             for k in range(diagonal.shape[0]):
                 H_refine[i, k] = H[i, diagonal[k]]
-    if _EXAMPLE_WISE:  # a compile-time constant (``example_wise``): one kind of error tracking is compiled
+    if _EXAMPLE_WISE:
         d_labels, d_examples = example_wise_errors(loss, F, track_Y, rows, n_rows, vectors, vec_ptr, vec_idx,
                                                    vec_keys, vec_hashes, vec_table, errors)
-    else:
-        d_labels, d_examples = label_wise_errors_after_head(F, track_Y, rows, n_rows, labels, head, errors)
     return n_cond, quality, label, n_rows, d_labels, d_examples, n_head
 
 

@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .boosting import apply_head, covered_rows, example_wise_errors, label_wise_errors_after_head
+from .boosting import apply_head, covered_rows, example_wise_errors, label_wise_errors_of_head
 from .head_variants import HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE_LARGEST_SCORE, HEAD_SINGLE
 from .head_variants import variant_head, variant_quality
 from .heads import complete_quality, complete_scores, diagonal_position, label_score
@@ -538,12 +538,12 @@ class RuleInducer:
         out_head[:n_head] = scores
         head_labels = out_labels[:n_head]
         head = out_head[:n_head]
+        if not example_wise:
+            d_labels, d_examples = label_wise_errors_of_head(F, track_Y, rows, n_rows, head_labels, head, errors)
         apply_head(loss, Ysign, F, G, H, rows, n_rows, head_labels, head)
         if diagonal.shape[0] > 0:
             H_refine[row_ids] = H[np.ix_(row_ids, diagonal)]
         if example_wise:
             d_labels, d_examples = example_wise_errors(loss, F, track_Y, rows, n_rows, vectors, vec_ptr, vec_idx,
                                                        vec_keys, vec_hashes, vec_table, errors)
-        else:
-            d_labels, d_examples = label_wise_errors_after_head(F, track_Y, rows, n_rows, head_labels, head, errors)
         return n_cond, entry.q, int(labels[0]) if single else -1, n_rows, d_labels, d_examples, n_head

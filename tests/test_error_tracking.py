@@ -1,0 +1,38 @@
+"""Incremental error tracking (eq. 18) against recounting from scratch, on float32 and float64 scores."""
+import numpy as np
+import pytest
+
+from engine.core.boosting import add_head_scores, label_wise_errors, label_wise_errors_of_head
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_errors_of_a_head_equal_a_recount_after_adding_it(dtype):
+    rng = np.random.default_rng(0)
+    n, K = 60, 5
+    Y = (rng.random((n, K)) < 0.4).astype(np.uint8)
+    F = np.zeros((n, K), dtype=dtype)  # zeros first: before the default rule every score is 0
+    errors = np.zeros(n, dtype=np.int64)
+    label_wise_errors(F, Y, np.arange(n, dtype=np.int64), n, errors)
+    wrong = int(errors.sum())
+    for step in range(300):
+        rows = np.sort(rng.choice(n, size=rng.integers(1, n + 1), replace=False)).astype(np.int64)
+        labels = np.sort(rng.choice(K, size=rng.integers(1, K + 1), replace=False)).astype(np.int64)
+        # scores like 0.1, whose float32 rounding is not the float64 value, and exact cancellations
+        head = rng.choice([0.1, -0.1, 0.3, -0.7, 1e-3], size=len(labels))
+        d_labels, _ = label_wise_errors_of_head(F, Y, rows, len(rows), labels, head, errors)
+        add_head_scores(F, rows, len(rows), labels, head, 1.0)
+        wrong += d_labels
+        recount = np.zeros(n, dtype=np.int64)
+        label_wise_errors(F, Y, np.arange(n, dtype=np.int64), n, recount)
+        np.testing.assert_array_equal(errors, recount, err_msg=f"step {step}")
+        assert wrong == int(((F > 0) != Y).sum())
+
+
+def test_the_first_head_on_zero_float32_scores_is_counted():
+    """f32(0.1) - 0.1 > 0: recovering the old score from the new one would count nothing here."""
+    F = np.zeros((1, 1), dtype=np.float32)
+    Y = np.zeros((1, 1), dtype=np.uint8)
+    errors = np.zeros(1, dtype=np.int64)
+    rows, labels = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
+    d_labels, d_examples = label_wise_errors_of_head(F, Y, rows, 1, labels, np.array([0.1]), errors)
+    assert (d_labels, d_examples, errors[0]) == (1, 1, 1)
