@@ -69,6 +69,9 @@ def check_labels(Y, n_examples: int | None = None, name: str = "Y") -> np.ndarra
         raise ValueError(f"{name} has zero labels")
     if n_examples is not None and Ya.shape[0] != n_examples:
         raise ValueError(f"X has {n_examples} examples but {name} has {Ya.shape[0]}")
+    if Ya.dtype == np.bool_ or (Ya.dtype == np.uint8 and (Ya.size == 0 or Ya.max() <= 1)):
+        # already 0/1: no float64 copy to check, and no copy at all when C-contiguous and writeable
+        return np.require(Ya if Ya.dtype == np.uint8 else Ya.view(np.uint8), requirements=["C", "W"])
     try:
         Yf = Ya.astype(np.float64)
     except (TypeError, ValueError):
