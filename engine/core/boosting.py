@@ -106,19 +106,17 @@ def label_wise_errors(F, Y, rows, n_rows, errors):
 @njit(cache=True, nogil=True)
 def label_wise_errors_of_head(F, Y, rows, n_rows, head_labels, head_scores, errors):
     """Like :func:`label_wise_errors` for the predictions once ``head`` is added to ``F``, called
-    before it is: only the head's labels can change their prediction, so only they are compared.  The
-    new score is rounded to ``F``'s type as adding it will (float32 scores: ``F - head`` afterwards
-    would not give back the old score)."""
+    before it is (float32 scores: ``F - head`` afterwards would not give back the old score): only the
+    head's labels can change their prediction, so only they are compared.  The sum's sign is that of
+    the score stored in float32 but for sums below float32's smallest subnormal, which round to 0."""
     d_labels = 0
     d_examples = 0
-    new = np.empty(1, dtype=F.dtype)
     for r in range(n_rows):
         i = rows[r]
         e = errors[i]
         for c in range(head_labels.shape[0]):
             k = head_labels[c]
-            new[0] = F[i, k] + head_scores[c]
-            new_wrong = (1 if new[0] > 0.0 else 0) != Y[i, k]
+            new_wrong = (1 if F[i, k] + head_scores[c] > 0.0 else 0) != Y[i, k]
             old_wrong = (1 if F[i, k] > 0.0 else 0) != Y[i, k]
             e += int(new_wrong) - int(old_wrong)
         d_labels += e - errors[i]
