@@ -191,7 +191,7 @@ class BoomerClassifier(RuleLearner):
     ``feature_binning`` (:mod:`engine.core.binning`), ``label_binning`` (gradient-based label
     binning of complete and partial heads), ``head_type`` ``'partial-fixed'``/``'partial-dynamic'``,
     ``holdout`` (:mod:`engine.holdout`), ``global_pruning`` (:mod:`engine.pruning`; the model keeps
-    ``selected_steps_`` rules) and ``statistic_type`` (gradients and Hessians in 32 or 64 bits).
+    ``selected_steps_`` rules) and ``statistic_type`` (gradients, Hessians and training scores in 32 or 64 bits).
 
     ``single_label_choice`` (an extension of ours) says which label a single-label head predicts.
     ``'largest-score'`` (the default) is what mlrl-boomer 0.15.6 does (found by reproducing its rules
@@ -283,8 +283,8 @@ class BoomerClassifier(RuleLearner):
             Parameter("time_limit", "int", FROM_INIT, "Time limit (s)", "seconds after which no further rule is "
                       "started (0: no limit; the clock starts after the default rule)", minimum=0,
                       maximum=2**31 - 1, shown=False),
-            Parameter("statistic_type", "choice", FROM_INIT, "Statistics", "gradients and Hessians in 32 or 64 bits",
-                      choices=STATISTIC_TYPES),
+            Parameter("statistic_type", "choice", FROM_INIT, "Statistics",
+                      "gradients, Hessians and training scores in 32 or 64 bits", choices=STATISTIC_TYPES),
             Parameter("random_state", "seed", FROM_INIT, "Seed", "same seed, same rules", minimum=0, maximum=2**32 - 1),
             Parameter("feature_format", "choice", FROM_INIT, "Feature format", "mlrl-boomer's feature format: "
                       "sparse input is searched with its zeros implicit (sparse; auto or empty: when sparse is "
