@@ -687,7 +687,6 @@ class BoomerClassifier(RuleLearner):
             keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
                             METHOD_CODES[binning], binning_options["bin_ratio"], binning_options["min_bins"],
                             binning_options["max_bins"])
-        Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
         F = np.zeros((n, K), dtype=dtype)  # scores in the statistics' type, as mlrl-boomer keeps them
         G = np.empty((n, K), dtype=dtype)
         compact = self._compact_statistics(n, K)
@@ -700,10 +699,10 @@ class BoomerClassifier(RuleLearner):
         all_rows = np.arange(n, dtype=np.int64)
         if compact:  # H holds each example's Hessian as a diagonal plus rank one (engine.core.examplewise_stats)
             H = np.empty((n, compact_width(K)), dtype=dtype)
-            compact_update_statistics(loss, Ysign, F, all_rows, n, G, H)
+            compact_update_statistics(loss, Y, F, all_rows, n, G, H)
         else:
             H = np.empty((n, n_hessian_entries(K, not full_hessian)), dtype=dtype)
-            update_statistics(loss, Ysign, F, all_rows, n, G, H)
+            update_statistics(loss, Y, F, all_rows, n, G, H)
         train = LossTracker(Y, self.prediction, self.loss, self.label_vectors_, F)
         val = None
         if data.X_test is not None:
@@ -727,7 +726,7 @@ class BoomerClassifier(RuleLearner):
                 compact_default_head(G, H, l2, l1, head)
             else:
                 head_on_rows(G, H, all_rows, n, full_hessian, -1, l2, l1, 1.0, head)
-            record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Ysign, F, G, H,
+            record, stop = self._add(Rule((), labels, head.copy(), data.schema), all_rows, n, loss, Y, F, G, H,
                                      labels, head, train, val, monitor, data, math.nan, compact)
             yield record
 
@@ -813,14 +812,14 @@ class BoomerClassifier(RuleLearner):
                 step_weights = weights if drawn_weights is None else drawn_weights
                 if sampled is not None:
                     record, stop, n_cond = self._output_sampled_rule(
-                        sampled, index, keys, cache, seg, ranks, loss, Ysign, F, G, H, H_refine, diagonal, single,
+                        sampled, index, keys, cache, seg, ranks, loss, Y, F, G, H, H_refine, diagonal, single,
                         full_refine, family, head_mode, head_params, step_weights, bagging, l2, l1, eta, n_sample,
                         max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, train, val,
                         monitor, data, X)
                     objective = "the sampled outputs"
                 else:
                     record, stop, n_cond = self._rule_on_label_bins(
-                        index, keys, cache, seg, ranks, loss, Ysign, F, G, H, family, head_params, step_weights,
+                        index, keys, cache, seg, ranks, loss, Y, F, G, H, family, head_params, step_weights,
                         bagging, l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows,
                         attrs, ops, thrs, train, val, monitor, data, X)
                     objective = "the rule's label bins"
@@ -840,7 +839,7 @@ class BoomerClassifier(RuleLearner):
             n_cond, quality, label, n_rows, d_labels, d_examples, n_head = boost_one_rule(
                 index.ptr, index.rows, index.values, keys, cache, seg, ranks, index.missing_ptr,
                 index.missing_rows, index.nominal,
-                loss, Ysign, F, G, H, H_refine, diagonal_columns,
+                loss, Y, F, G, H, H_refine, diagonal_columns,
                 single, full_refine, head_mode, head_params, weights if drawn_weights is None else drawn_weights,
                 bagging, l2, l1, eta, n_sample,
                 max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs, head_labels, head,
@@ -886,7 +885,7 @@ class BoomerClassifier(RuleLearner):
         if s.data.cancelled:
             self.stop_reason_, self.stop_message_ = "cancelled", "training was cancelled"
 
-    def _output_sampled_rule(self, sampled, index, keys, cache, seg, ranks, loss, Ysign, F, G, H, H_refine, diagonal,
+    def _output_sampled_rule(self, sampled, index, keys, cache, seg, ranks, loss, Y, F, G, H, H_refine, diagonal,
                              single, full_refine, family, head_mode, head_params, weights, bagging, l2, l1, eta,
                              n_sample, max_conditions, min_coverage, rng_state, perm, covered, rows, attrs, ops, thrs,
                              train, val, monitor, data, X):
@@ -929,13 +928,13 @@ class BoomerClassifier(RuleLearner):
         labels = sampled[labels]
         rule = Rule(data.learned_conditions(attrs, ops, thrs, n_cond, X), labels, head, data.schema)
         covered_now = rows[:n_rows].copy()
-        record, stop = self._add(rule, covered_now, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor,
+        record, stop = self._add(rule, covered_now, n_rows, loss, Y, F, G, H, labels, head, train, val, monitor,
                                  data, -quality)
         if diagonal is not None:  # the refinement's copy of the Hessians' diagonal
             H_refine[covered_now] = H[covered_now][:, diagonal]
         return record, stop, n_cond
 
-    def _rule_on_label_bins(self, index, keys, cache, seg, ranks, loss, Ysign, F, G, C, family, head_params, weights,
+    def _rule_on_label_bins(self, index, keys, cache, seg, ranks, loss, Y, F, G, C, family, head_params, weights,
                             bagging, l2, l1, eta, n_sample, max_conditions, min_coverage, rng_state, perm, covered,
                             rows, attrs, ops, thrs, train, val, monitor, data, X):
         """One rule of an example-wise loss whose label bins are chosen once (``label_binning_scope='rule'``):
@@ -969,16 +968,16 @@ class BoomerClassifier(RuleLearner):
         n_head = compact_variant_on_rows(G, C, rows, n_rows, True, HEAD_BINNED, head_params, l2, l1, eta, labels, head)
         labels, head = labels[:n_head].copy(), head[:n_head].copy()
         rule = Rule(data.learned_conditions(attrs, ops, thrs, n_cond, X), labels, head, data.schema)
-        record, stop = self._add(rule, rows, n_rows, loss, Ysign, F, G, C, labels, head, train, val, monitor, data,
+        record, stop = self._add(rule, rows, n_rows, loss, Y, F, G, C, labels, head, train, val, monitor, data,
                                  -quality, compact=True)
         return record, stop, n_cond
 
-    def _add(self, rule, rows, n_rows, loss, Ysign, F, G, H, labels, head, train, val, monitor, data, improvement,
+    def _add(self, rule, rows, n_rows, loss, Y, F, G, H, labels, head, train, val, monitor, data, improvement,
              compact=False):
         """Apply a rule to the training scores and statistics (``compact``: of
         :mod:`engine.core.examplewise_stats`); update the tracked losses."""
         apply = compact_apply_head if compact else apply_head
-        train.add_head(rows, n_rows, labels, head, lambda: apply(loss, Ysign, F, G, H, rows, n_rows, labels, head))
+        train.add_head(rows, n_rows, labels, head, lambda: apply(loss, Y, F, G, H, rows, n_rows, labels, head))
         return self._record(rule, rows, n_rows, train, val, monitor, data, improvement)
 
     def _record(self, rule, rows, n_rows, train, val, monitor, data, improvement):
@@ -1004,7 +1003,7 @@ class BoomerClassifier(RuleLearner):
 
 # what engine.post_optimization reads of BoomerClassifier._learn's state
 _POST_OPTIMIZATION_STATE = (
-    "index", "keys", "cache", "seg", "ranks", "loss", "Ysign", "F", "G", "H", "H_refine", "diagonal",
+    "index", "keys", "cache", "seg", "ranks", "loss", "F", "G", "H", "H_refine", "diagonal",
     "diagonal_columns", "single", "full_refine", "family", "head_mode", "head_params", "bagging", "l2", "l1", "eta",
     "n_sample", "max_conditions", "min_coverage", "rng_state", "perm", "covered", "rows", "attrs", "ops", "thrs",
     "head_labels", "head", "train", "val", "data", "X", "Y", "K", "boost_one_rule", "inducer", "vector_index",
@@ -1017,11 +1016,11 @@ class _WatchedLoss:
 
     def __init__(self, loss_code: int, X, Y: np.ndarray, F: np.ndarray | None = None):
         self.loss, self.X, self.holdout = loss_code, X, X is not None
-        self.Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
+        self.Y = np.require(Y, np.uint8, "C")  # the 0/1 labels the loss kernels read (a copy only if needed)
         self.F = np.zeros(Y.shape) if F is None else F
         n = Y.shape[0]
         self.losses = np.zeros(n)
-        self.total = refresh_example_losses(loss_code, self.Ysign, self.F, np.arange(n, dtype=np.int64), n,
+        self.total = refresh_example_losses(loss_code, self.Y, self.F, np.arange(n, dtype=np.int64), n,
                                             self.losses)
 
     def after(self, rule: Rule, rows: np.ndarray, n_rows: int) -> float:
@@ -1030,7 +1029,7 @@ class _WatchedLoss:
             rows = np.flatnonzero(rule_coverage(rule, self.X)).astype(np.int64)
             n_rows = len(rows)
             add_head_scores(self.F, rows, n_rows, rule.head_labels, rule.head_scores, 1.0)
-        self.total += refresh_example_losses(self.loss, self.Ysign, self.F, rows, n_rows, self.losses)
+        self.total += refresh_example_losses(self.loss, self.Y, self.F, rows, n_rows, self.losses)
         return self.total / len(self.losses)
 
 

@@ -73,13 +73,13 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     rows = np.flatnonzero(rule_coverage(rule, X) & in_train).astype(np.int64)
     code = LOSS_CODES[model.loss]
     full = not is_decomposable(model.loss)
-    Ysign = np.where(Y > 0, np.int8(1), np.int8(-1))  # int8 at once: no N x K int64 in between
+    labels01 = np.ascontiguousarray(Y > 0, dtype=np.uint8)  # the 0/1 labels the loss kernels read
 
     m = len(rows)
     G = np.zeros((m, K))
     H = np.zeros((m, n_hessian_entries(K, not full)))
     Fc = np.ascontiguousarray(F[rows])
-    update_statistics(code, np.ascontiguousarray(Ysign[rows]), Fc, np.arange(m, dtype=np.int64), m, G, H)
+    update_statistics(code, labels01[rows], Fc, np.arange(m, dtype=np.int64), m, G, H)
     g, h = G.sum(axis=0), H.sum(axis=0)
     l2 = float(estimator.l2_regularization_weight)
     l1 = float(getattr(estimator, "l1_regularization_weight", 0.0))
@@ -104,10 +104,10 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     shrinkage = 1.0 if rule.is_default else float(estimator.shrinkage)
 
     losses = np.zeros(n)
-    before = refresh_example_losses(code, Ysign, F, train_rows, len(train_rows), losses)
+    before = refresh_example_losses(code, labels01, F, train_rows, len(train_rows), losses)
     Fa = F.copy()
     Fa[np.ix_(rows, labels)] += rule.head_scores
-    after = before + refresh_example_losses(code, Ysign, Fa, rows, m, losses)
+    after = before + refresh_example_losses(code, labels01, Fa, rows, m, losses)
     n_train = max(len(train_rows), 1)
     return HeadStatistics(
         rule_index=index, labels=labels.copy(), gradient_sums=g[labels], hessian_sums=h[diag], solution=solution,

@@ -120,7 +120,7 @@ def nearest_label_vectors(model: RuleModel, scores: np.ndarray, n: int = 2) -> t
         raise ValueError("the model predicts label-wise: it has no known label vectors")
     code = LOSS_CODES[model.loss]
     f = np.ascontiguousarray(scores, dtype=np.float64)
-    signs = np.where(np.asarray(model.label_vectors) > 0, 1, -1).astype(np.int8)
-    losses = np.array([example_loss(code, signs[v], f) for v in range(len(signs))])
+    vectors = np.ascontiguousarray(np.asarray(model.label_vectors) > 0, dtype=np.uint8)
+    losses = np.array([example_loss(code, vectors[v], f) for v in range(len(vectors))])
     order = np.argsort(losses, kind="stable")[:n]
     return order, losses[order]

@@ -105,7 +105,7 @@ class SequentialPostOptimization:
         rows, n_rows = coverage
         labels = np.asarray(rule.head_labels, dtype=np.int64)
         scores = sign * np.asarray(rule.head_scores, dtype=np.float64)
-        apply_head(s.loss, s.Ysign, s.F, s.G, s.H, rows, n_rows, labels, scores)
+        apply_head(s.loss, s.Y, s.F, s.G, s.H, rows, n_rows, labels, scores)
         _refresh_diagonal(s, rows[:n_rows])
         s.train.refresh(rows, n_rows)
         if s.val is not None:
@@ -141,7 +141,7 @@ class SequentialPostOptimization:
         index = s.index
         n_cond, quality, _, n_rows, d_labels, d_examples, n_head = s.boost_one_rule(
             index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, s.ranks, index.missing_ptr,
-            index.missing_rows, index.nominal, s.loss, s.Ysign, s.F, s.G, s.H, s.H_refine, s.diagonal_columns, s.single,
+            index.missing_rows, index.nominal, s.loss, s.Y, s.F, s.G, s.H, s.H_refine, s.diagonal_columns, s.single,
             s.full_refine, s.head_mode, s.head_params, weights, s.bagging, s.l2, s.l1, s.eta, n_sample,
             s.max_conditions, s.min_coverage, s.rng_state, perm, s.covered, s.rows, s.attrs, s.ops, s.thrs, s.head_labels,
             s.head, s.train.Y, s.train.errors, s.train.example_wise, *s.vector_index, s.data.cancel)
@@ -154,7 +154,7 @@ class SequentialPostOptimization:
     def _sampled_outputs(est, s, perm, n_sample, weights):
         """A new output sample (``refine_heads`` with output sampling), as in training."""
         record, _, n_cond = est._output_sampled_rule(
-            s.outputs.next(s.rng_state[0]), s.index, s.keys, s.cache, s.seg, s.ranks, s.loss, s.Ysign, s.F, s.G, s.H,
+            s.outputs.next(s.rng_state[0]), s.index, s.keys, s.cache, s.seg, s.ranks, s.loss, s.Y, s.F, s.G, s.H,
             s.H_refine, s.diagonal, s.single, s.full_refine, s.family, s.head_mode, s.head_params, weights,
             s.bagging, s.l2, s.l1, s.eta, n_sample, s.max_conditions, s.min_coverage, s.rng_state, perm, s.covered,
             s.rows, s.attrs, s.ops, s.thrs, s.train, None, (None, None), s.data, s.X)
@@ -190,7 +190,7 @@ class SequentialPostOptimization:
                        np.zeros(k, dtype=np.uint64), np.zeros(0, dtype=np.uint64), np.full(16, -1, dtype=np.int64))
             n_cond, quality, _, n_rows, _, _, n_head = s.inducer(
                 index.ptr, index.rows, index.values, s.keys, s.cache, s.seg, s.ranks, index.missing_ptr,
-                index.missing_rows, index.nominal, s.loss, np.ascontiguousarray(s.Ysign[:, labels]),
+                index.missing_rows, index.nominal, s.loss, np.ascontiguousarray(s.Y[:, labels]),
                 np.ascontiguousarray(s.F[:, labels]), G_sub, H_sub, H_sub, empty, False, s.full_refine, HEAD_COMPLETE,
                 s.head_params, weights, s.bagging, s.l2, s.l1, s.eta, n_sample, s.max_conditions, s.min_coverage,
                 s.rng_state, perm, s.covered, s.rows, s.attrs, s.ops, s.thrs, np.empty(k, dtype=np.int64), head,
@@ -199,7 +199,7 @@ class SequentialPostOptimization:
                 return None
             head = head[:n_head]
         s.train.add_head(s.rows, n_rows, labels, head,
-                         lambda: apply_head(s.loss, s.Ysign, s.F, s.G, s.H, s.rows, n_rows, labels, head))
+                         lambda: apply_head(s.loss, s.Y, s.F, s.G, s.H, s.rows, n_rows, labels, head))
         _refresh_diagonal(s, s.rows[:n_rows])
         return n_cond, n_rows, quality, labels.copy(), head.copy()
 

@@ -190,7 +190,7 @@ def test_loss_based_example_wise_is_eq19_and_breaks_ties_by_frequency(loss):
     Y = (rng.random((60, 4)) < 0.35).astype(np.uint8)
     pred = Predictors.of(loss, "example-wise", "auto", Y)
     F = rng.normal(scale=2.0, size=(40, 4))
-    signs = np.where(pred.vectors > 0, 1, -1).astype(np.int8)
+    signs = (pred.vectors > 0).astype(np.uint8)
     brute = [pred.vectors[np.argmin([example_loss(LOSS_CODES[loss], s, f) for s in signs])] for f in F]
     np.testing.assert_array_equal(pred.binary_predictions(F), np.array(brute))
     if loss.startswith("logistic"):

@@ -120,7 +120,7 @@ def test_example_wise_prediction_picks_the_best_known_label_vector():
     model = RuleModel([], 1, 3, "example-wise", loss, vectors)
     pred = model.predict_from_scores(scores)
     for i, f in enumerate(scores):
-        losses = [example_loss(LOSS_CODES[loss], np.where(v > 0, 1, -1).astype(np.int8), f) for v in vectors]
+        losses = [example_loss(LOSS_CODES[loss], (v > 0).astype(np.uint8), f) for v in vectors]
         np.testing.assert_array_equal(pred[i], vectors[int(np.argmin(losses))])
     np.testing.assert_array_equal(pred, [[1, 1, 0], [0, 0, 1], [1, 1, 0]])
 

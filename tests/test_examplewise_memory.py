@@ -30,7 +30,7 @@ def _unpack(h, K):
 
 
 def _scores(rng, K, loss):
-    y = rng.choice(np.array([-1, 1], dtype=np.int8), K)
+    y = rng.choice(np.array([0, 1], dtype=np.uint8), K)
     f = rng.uniform(-2.0, 2.0, K)
     if "hinge" in loss:  # away from the kinks, where the second derivative jumps
         f = np.where(np.abs(1 - y * f) < 0.2, f + 0.5, f)
@@ -77,20 +77,20 @@ def test_compact_statistics_equal_the_packed_ones(loss):
 
 
 def test_zero_residual_has_zero_statistics():
-    y = np.array([1, -1, 1], dtype=np.int8)
+    y = np.array([1, 0, 1], dtype=np.uint8)
     g, c = np.ones(3), np.ones(4)
-    compact_example_statistics(LOSS_CODES["squared-error-non-decomposable"], y, y.astype(float), g, c)
+    compact_example_statistics(LOSS_CODES["squared-error-non-decomposable"], y, 2.0 * y - 1.0, g, c)  # f = signs
     assert not g.any() and not c.any()
 
 
 def _compact_sample(n, K, seed, loss="logistic-non-decomposable"):
     rng = np.random.default_rng(seed)
-    Ysign = rng.choice(np.array([-1, 1], dtype=np.int8), (n, K))
+    Y = rng.choice(np.array([0, 1], dtype=np.uint8), (n, K))
     F = rng.normal(scale=1.5, size=(n, K))
     G = np.empty((n, K))
     C = np.empty((n, compact_width(K)))
     rows = np.arange(n, dtype=np.int64)
-    compact_update_statistics(LOSS_CODES[loss], Ysign, F, rows, n, G, C)
+    compact_update_statistics(LOSS_CODES[loss], Y, F, rows, n, G, C)
     return G, C, rows
 
 

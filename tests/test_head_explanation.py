@@ -51,7 +51,7 @@ def test_statistics_and_loss_change_by_brute_force(data):
     assert st.n_covered == covered.sum()
     np.testing.assert_allclose(st.relevant_share, (data.Y[covered][:, st.labels] > 0).mean(axis=0))
     code = LOSS_CODES["logistic-decomposable"]
-    ys = np.where(data.Y > 0, 1, -1).astype(np.int8)
+    ys = (data.Y > 0).astype(np.uint8)
     after = F + np.outer(covered, rules[i].dense_head(data.Y.shape[1]))
     mean = lambda S: np.mean([example_loss(code, ys[j], S[j]) for j in range(len(S))])  # noqa: E731
     assert st.loss_before == pytest.approx(mean(F), rel=1e-10)

@@ -16,7 +16,7 @@ LOSS = "logistic-non-decomposable"
 
 
 def _statistics(rng, n, K, loss=LOSS):
-    y = np.where(rng.random((n, K)) < 0.3, 1, -1).astype(np.int8)
+    y = (rng.random((n, K)) < 0.3).astype(np.uint8)
     f = rng.normal(scale=1.5, size=(n, K))
     G = np.zeros((n, K))
     C = np.zeros((n, compact_width(K)))
@@ -163,7 +163,7 @@ def test_first_condition_is_the_best_of_the_rules_bins(seed):
     est.fit(X, Y)
     assert len(est.records_) == 2
     default_head = est.records_[0].rule.head_scores
-    ys = np.where(Y > 0, 1, -1).astype(np.int8)
+    ys = (Y > 0).astype(np.uint8)
     G, C = np.zeros((n, K)), np.zeros((n, compact_width(K)))
     for i in range(n):
         compact_example_statistics(LOSS_CODES[LOSS], ys[i], default_head.copy(), G[i], C[i])

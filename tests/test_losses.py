@@ -26,7 +26,7 @@ def _numeric_derivatives(code, y, f, eps=1e-5):
 def test_gradient_and_hessian_match_finite_differences(loss, seed):
     rng = np.random.default_rng(seed)
     K = 4
-    y = rng.choice(np.array([-1, 1], dtype=np.int8), K)
+    y = rng.choice(np.array([0, 1], dtype=np.uint8), K)
     # stay away from the hinge kinks, where the second derivative jumps
     f = rng.uniform(-2.0, 2.0, K)
     if "hinge" in loss:
@@ -51,7 +51,7 @@ def test_gradient_and_hessian_match_finite_differences(loss, seed):
 
 
 def test_logistic_losses_hand_computed():
-    y = np.array([1, -1], dtype=np.int8)
+    y = np.array([1, 0], dtype=np.uint8)
     f = np.array([0.0, 0.0])
     # label-wise: 2 * log(2); example-wise: log(1 + 1 + 1) = log 3
     assert example_loss(LOSS_CODES["logistic-decomposable"], y, f) == pytest.approx(2 * np.log(2))
@@ -64,8 +64,25 @@ def test_logistic_losses_hand_computed():
     np.testing.assert_allclose(h, [2 / 9, 1 / 9, 2 / 9])
 
 
+def test_labels_enter_as_zero_one_and_count_as_signs():
+    """A 0/1 label is the sign -1/+1 of the paper's losses: hand-computed at f = (0.5, 0.5)."""
+    y = np.array([1, 0], dtype=np.uint8)
+    f = np.array([0.5, 0.5])
+    # squared error: (0.5 - 1)^2 + (0.5 + 1)^2; squared hinge: max(0, 1 - 0.5)^2 + max(0, 1 + 0.5)^2
+    assert example_loss(LOSS_CODES["squared-error-decomposable"], y, f) == pytest.approx(2.5)
+    assert example_loss(LOSS_CODES["squared-hinge-decomposable"], y, f) == pytest.approx(2.5)
+    assert example_loss(LOSS_CODES["squared-error-non-decomposable"], y, f) == pytest.approx(np.sqrt(2.5))
+    # logistic: log(1 + e^-0.5) + log(1 + e^0.5)
+    assert example_loss(LOSS_CODES["logistic-decomposable"], y, f) == pytest.approx(
+        np.log1p(np.exp(-0.5)) + np.log1p(np.exp(0.5)))
+    g, h = np.zeros(2), np.zeros(2)
+    example_statistics(LOSS_CODES["squared-error-decomposable"], y, f, g, h)
+    np.testing.assert_allclose(g, [2 * (0.5 - 1), 2 * (0.5 + 1)])
+    np.testing.assert_allclose(h, [2.0, 2.0])
+
+
 def test_logistic_is_stable_for_large_scores():
-    y = np.array([1, -1, 1], dtype=np.int8)
+    y = np.array([1, 0, 1], dtype=np.uint8)
     f = np.array([800.0, 900.0, -700.0])
     for loss in ("logistic-decomposable", "logistic-non-decomposable"):
         code = LOSS_CODES[loss]

@@ -254,7 +254,7 @@ def test_predictions_and_probabilities_from_the_references_scores_on_emotions(se
         # equal scores on several labels of 3 of the 297 test examples)
         loss = LOSS_CODES[settings["loss"]]
         for i in differ:
-            ours_loss, their_loss = (example_loss(loss, np.where(v > 0, 1, -1).astype(np.int8), F[i])
+            ours_loss, their_loss = (example_loss(loss, (v > 0).astype(np.uint8), F[i])
                                      for v in (ours[i], theirs[i]))
             assert ours_loss == pytest.approx(their_loss, rel=1e-12, abs=0), i
         assert len(differ) <= 0.02 * len(F)

@@ -15,7 +15,7 @@ def _stats(loss, F, Y):
     full = loss.endswith("non-decomposable")
     G = np.empty((n, K))
     H = np.empty((n, n_hessian_entries(K, not full)))
-    update_statistics(LOSS_CODES[loss], np.where(Y > 0, 1, -1).astype(np.int8), F, np.arange(n), n, G, H)
+    update_statistics(LOSS_CODES[loss], (Y > 0).astype(np.uint8), F, np.arange(n), n, G, H)
     return G, H, full
 
 

@@ -65,8 +65,8 @@ def _statistics_after_default_rule(model, Y):
     n, K = Y.shape
     F = np.tile(np.asarray(model.rules_[0].head_scores, dtype=np.float64), (n, 1))
     G, H = np.empty((n, K)), np.empty((n, K))
-    Ysign = np.where(Y > 0, 1, -1).astype(np.int8)
-    update_statistics(LOSS_CODES["logistic-decomposable"], Ysign, F, np.arange(n, dtype=np.int64), n, G, H)
+    Y01 = (Y > 0).astype(np.uint8)
+    update_statistics(LOSS_CODES["logistic-decomposable"], Y01, F, np.arange(n, dtype=np.int64), n, G, H)
     return G, H
 
 

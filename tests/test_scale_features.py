@@ -243,7 +243,7 @@ def _statistics(K, full, seed):
     loss = "logistic-non-decomposable" if full else "logistic-decomposable"
     G = np.empty((n, K))
     H = np.empty((n, n_hessian_entries(K, not full)))
-    update_statistics(LOSS_CODES[loss], np.where(Y, 1, -1).astype(np.int8), F, np.arange(n), n, G, H)
+    update_statistics(LOSS_CODES[loss], (Y != 0).astype(np.uint8), F, np.arange(n), n, G, H)
     return G[:25].sum(0), H[:25].sum(0)
 
 
@@ -475,7 +475,7 @@ def _holdout_losses(est, X, Y):
     """The mean loss on the holdout set after each rule, recomputed from the model's rules."""
     from engine.core.losses import example_loss
     rows = est.holdout_indices_
-    Xh, Yh = X[rows], np.where(Y[rows] > 0, 1, -1).astype(np.int8)
+    Xh, Yh = X[rows], (Y[rows] > 0).astype(np.uint8)
     F = np.zeros(Yh.shape)
     out = []
     code = LOSS_CODES[est.loss]

@@ -53,7 +53,7 @@ def test_bounded_sweeps_choose_what_unbounded_sweeps_choose(head, loss, K):
         F = rng.normal(scale=0.7, size=(n, K))
         G = np.empty((n, K))
         H = np.empty((n, n_hessian_entries(K, True)))
-        update_statistics(LOSS_CODES[loss], np.where(Y > 0, 1, -1).astype(np.int8), F, np.arange(n), n, G, H)
+        update_statistics(LOSS_CODES[loss], (Y > 0).astype(np.uint8), F, np.arange(n), n, G, H)
         cw = np.where(rng.random(n) < 0.7, rng.integers(1, 3, n), 0).astype(np.float64)
         min_coverage = int(rng.integers(1, 6))
         free = _step(_best_conditions_fast, index, cw, G, H, head, min_coverage)

@@ -7,7 +7,8 @@ from numba import njit
 
 from .heads import complete_scores, label_score, diagonal_position
 from .label_vectors import SEARCH_BUDGET, best_label_vector_into, search_scratch
-from .losses import LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_loss, example_statistics, label_statistics
+from .losses import (LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_loss, example_statistics, label_sign,
+                     label_statistics)
 
 
 @njit(cache=True, nogil=True)
@@ -59,7 +60,7 @@ def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
 
 
 @njit(cache=True, nogil=True)
-def apply_head(loss, Ysign, F, G, H, rows, n_rows, head_labels, head_scores):
+def apply_head(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores):
     """Add the head to the covered examples' scores and refresh their statistics (eq. 12).
 
     For decomposable losses only the head's labels change, so only they are recomputed."""
@@ -70,9 +71,9 @@ def apply_head(loss, Ysign, F, G, H, rows, n_rows, head_labels, head_scores):
             k = head_labels[c]
             F[i, k] += head_scores[c]
             if decomposable:
-                G[i, k], H[i, k] = label_statistics(loss, float(Ysign[i, k]), F[i, k])
+                G[i, k], H[i, k] = label_statistics(loss, float(label_sign(Y[i, k])), F[i, k])
         if not decomposable:
-            example_statistics(loss, Ysign[i], F[i], G[i], H[i])
+            example_statistics(loss, Y[i], F[i], G[i], H[i])
 
 
 @njit(cache=True, nogil=True)
@@ -171,13 +172,13 @@ def example_wise_predict(loss, F, vectors, vec_ptr, vec_idx, keys, hashes, table
 
 
 @njit(cache=True, nogil=True)
-def refresh_example_losses(loss, Ysign, F, rows, n_rows, losses):
+def refresh_example_losses(loss, Y, F, rows, n_rows, losses):
     """Recompute the loss of ``rows[:n_rows]`` from the scores ``F``; returns the change of the
     sum of ``losses`` (global pruning watches the mean loss on the holdout set)."""
     change = 0.0
     for r in range(n_rows):
         i = rows[r]
-        value = example_loss(loss, Ysign[i], F[i])
+        value = example_loss(loss, Y[i], F[i])
         change += value - losses[i]
         losses[i] = value
     return change

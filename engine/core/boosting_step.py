@@ -28,7 +28,7 @@ def _refine_rule(*args):  # pragma: no cover - rebound by boosting_kernel()
 
 
 def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal,
-                   loss, Ysign, F, G, H, H_refine, diagonal,
+                   loss, Y, F, G, H, H_refine, diagonal,
                    single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta, n_sampled_features,
                    max_conditions, min_coverage, rng_state, perm, covered, rows, out_attr, out_op, out_thr,
                    out_labels, out_head, track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys,
@@ -87,7 +87,7 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, mi
     head = out_head[:n_head]
     if not _EXAMPLE_WISE:  # a compile-time constant (``example_wise``): one kind of error tracking is compiled
         d_labels, d_examples = label_wise_errors_of_head(F, track_Y, rows, n_rows, labels, head, errors)
-    apply_head(loss, Ysign, F, G, H, rows, n_rows, labels, head)
+    apply_head(loss, Y, F, G, H, rows, n_rows, labels, head)
     if diagonal.shape[0] > 0:
         for r in range(n_rows):
             i = rows[r]

@@ -39,7 +39,7 @@ from numba import njit
 from . import boosting_step, refinement
 from .head_variants import HEAD_BINNED, assign_bins, binned_solve, variant_head
 from .heads import complete_scores
-from .losses import LOGISTIC_NONDEC, SQHINGE_NONDEC, example_loss, packed_index
+from .losses import LOGISTIC_NONDEC, SQHINGE_NONDEC, example_loss, label_sign, packed_index
 from .refinement import _VALID
 from .sweep import rebound
 
@@ -50,20 +50,21 @@ def compact_width(n_labels: int) -> int:
 
 
 @njit(cache=True, nogil=True)
-def compact_example_statistics(loss, y, f, g, c):
+def compact_example_statistics(loss, labels, f, g, c):
     """Gradient ``g`` (K) and the Hessian's diagonal part and rank-one weight ``c`` (K + 1) of one
-    example's non-decomposable loss at ``f``: H = diag(c[:K]) - c[K] g g'."""
+    example's non-decomposable loss at ``f`` (0/1 ``labels``): H = diag(c[:K]) - c[K] g g'."""
     K = f.shape[0]
     if loss == LOGISTIC_NONDEC:
-        log_z = example_loss(loss, y, f)  # log(1 + sum_k exp(-y_k f_k)), computed stably
+        log_z = example_loss(loss, labels, f)  # log(1 + sum_k exp(-y_k f_k)), computed stably
         for k in range(K):
-            p = math.exp(-y[k] * f[k] - log_z)
-            g[k] = -y[k] * p
+            yk = label_sign(labels[k])
+            p = math.exp(-yk * f[k] - log_z)
+            g[k] = -yk * p
             c[k] = p
         c[K] = 1.0
         return
     hinge = loss == SQHINGE_NONDEC
-    r = example_loss(loss, y, f)  # the norm of the residuals
+    r = example_loss(loss, labels, f)  # the norm of the residuals
     if r * r <= 1e-24:
         for k in range(K):
             g[k] = 0.0
@@ -71,29 +72,30 @@ def compact_example_statistics(loss, y, f, g, c):
         c[K] = 0.0
         return
     for k in range(K):
+        yk = label_sign(labels[k])
         if hinge:
-            v = max(0.0, 1.0 - y[k] * f[k])
-            g[k] = -y[k] * v / r
+            v = max(0.0, 1.0 - yk * f[k])
+            g[k] = -yk * v / r
             c[k] = 1.0 / r if v > 0.0 else 0.0
         else:
-            g[k] = (f[k] - y[k]) / r
+            g[k] = (f[k] - yk) / r
             c[k] = 1.0 / r
     c[K] = 1.0 / r
 
 
 @njit(cache=True, nogil=True)
-def compact_apply_head(loss, Ysign, F, G, C, rows, n_rows, head_labels, head_scores):
+def compact_apply_head(loss, Y, F, G, C, rows, n_rows, head_labels, head_scores):
     """:func:`.boosting.apply_head` for compact statistics (non-decomposable losses)."""
     for r in range(n_rows):
         i = rows[r]
         for c in range(head_labels.shape[0]):
             F[i, head_labels[c]] += head_scores[c]
-        compact_example_statistics(loss, Ysign[i], F[i], G[i], C[i])
+        compact_example_statistics(loss, Y[i], F[i], G[i], C[i])
 
 
-def compact_update_statistics(loss, Ysign, F, rows, n_rows, G, C):
+def compact_update_statistics(loss, Y, F, rows, n_rows, G, C):
     """:func:`.losses.update_statistics` for compact statistics (an empty head applied)."""
-    compact_apply_head(loss, Ysign, F, G, C, rows, n_rows, np.empty(0, dtype=np.int64), np.empty(0))
+    compact_apply_head(loss, Y, F, G, C, rows, n_rows, np.empty(0, dtype=np.int64), np.empty(0))
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -478,7 +478,7 @@ class RuleInducer:
                 best_q, best_covered, pruned = q, covered.copy(), n - (i + 1)
         return conditions[:n - pruned], best_covered
 
-    def __call__(self, ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, loss, Ysign, F, G,
+    def __call__(self, ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows, nominal, loss, Y, F, G,
                  H, H_refine, diagonal, single, full_refine, head_mode, head_params, weights, bagging, l2, l1, eta,
                  n_sampled_features, max_conditions, min_coverage, rng_state, perm, covered, rows, out_attr, out_op,
                  out_thr, out_labels, out_head, track_Y, errors, example_wise, vectors, vec_ptr, vec_idx, vec_keys,
@@ -540,7 +540,7 @@ class RuleInducer:
         head = out_head[:n_head]
         if not example_wise:
             d_labels, d_examples = label_wise_errors_of_head(F, track_Y, rows, n_rows, head_labels, head, errors)
-        apply_head(loss, Ysign, F, G, H, rows, n_rows, head_labels, head)
+        apply_head(loss, Y, F, G, H, rows, n_rows, head_labels, head)
         if diagonal.shape[0] > 0:
             H_refine[row_ids] = H[np.ix_(row_ids, diagonal)]
         if example_wise:

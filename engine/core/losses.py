@@ -1,6 +1,8 @@
 """Loss functions with exact gradients and Hessians (Rapp et al. 2020, eq. 12).
 
-Labels enter the kernels as signs ``y`` in {-1, +1} (int8, N x K), scores ``F`` as float64.
+Labels enter the kernels as they are kept, 0/1 (uint8, N x K); the losses use their signs
+``y`` = 2 * label - 1 in {-1, +1} (:func:`label_sign`), formed where they are read, so a fit keeps no
+second N x K array of signs.  Scores ``F`` are in the statistics' type.
 Decomposable losses have a diagonal Hessian, stored as N x K.  Non-decomposable losses
 store the symmetric K x K Hessian packed row-wise as its upper triangle (N x K(K+1)/2,
 see :func:`packed_index`).
@@ -59,6 +61,12 @@ def _sigmoid(x):
 
 
 @njit(cache=True, nogil=True)
+def label_sign(label):
+    """The sign y of a label in the loss functions: +1 for a relevant label (non-zero), -1 otherwise."""
+    return 1 if label else -1
+
+
+@njit(cache=True, nogil=True)
 def label_statistics(loss, yk, fk):
     """Gradient and Hessian of one label's term of a decomposable loss."""
     if loss == LOGISTIC_DEC:
@@ -73,25 +81,27 @@ def label_statistics(loss, yk, fk):
 
 
 @njit(cache=True, nogil=True)
-def example_statistics(loss, y, f, g, h):
-    """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``."""
+def example_statistics(loss, labels, f, g, h):
+    """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``
+    (``labels``: the example's 0/1 labels)."""
     K = f.shape[0]
     if loss == LOGISTIC_DEC or loss == SQERR_DEC or loss == SQHINGE_DEC:
         for k in range(K):
-            g[k], h[k] = label_statistics(loss, float(y[k]), f[k])
+            g[k], h[k] = label_statistics(loss, float(label_sign(labels[k])), f[k])
     elif loss == LOGISTIC_NONDEC:
         # z_k = exp(-y_k f_k); S = 1 + sum z; work with z_k / S computed stably.
         m = 0.0
         for k in range(K):
-            a = -y[k] * f[k]
+            a = -label_sign(labels[k]) * f[k]
             if a > m:
                 m = a
         total = math.exp(-m)
         for k in range(K):
-            total += math.exp(-y[k] * f[k] - m)
+            total += math.exp(-label_sign(labels[k]) * f[k] - m)
         log_s = m + math.log(total)
         for k in range(K):
-            g[k] = -y[k] * math.exp(-y[k] * f[k] - log_s)  # g_k = -y_k p_k
+            yk = label_sign(labels[k])
+            g[k] = -yk * math.exp(-yk * f[k] - log_s)  # g_k = -y_k p_k
         # H_kk = p_k (1 - p_k), H_kl = -y_k y_l p_k p_l = -g_k g_l: the packed rows in order, the
         # off-diagonal part of each row one contiguous product over slices (a loop from 0 to a length:
         # Numba's range(k + 1, K) indexes may be negative, and LLVM does not vectorise it; 3.7 times as fast)
@@ -111,10 +121,11 @@ def example_statistics(loss, y, f, g, h):
         hinge = loss == SQHINGE_NONDEC
         r2 = 0.0
         for k in range(K):
+            yk = label_sign(labels[k])
             if hinge:
-                v = max(0.0, 1.0 - y[k] * f[k])
+                v = max(0.0, 1.0 - yk * f[k])
             else:
-                v = f[k] - y[k]
+                v = f[k] - yk
             g[k] = v
             r2 += v * v
         if r2 <= 1e-24:
@@ -127,44 +138,45 @@ def example_statistics(loss, y, f, g, h):
         r3 = r2 * r
         for k in range(K):
             vk = g[k]
-            dk = -float(y[k]) if hinge else 1.0  # dv_k/df_k
+            dk = -float(label_sign(labels[k])) if hinge else 1.0  # dv_k/df_k
             active_k = (vk > 0.0) if hinge else True
             for l in range(k, K):
                 vl = g[l]
-                dl = -float(y[l]) if hinge else 1.0
+                dl = -float(label_sign(labels[l])) if hinge else 1.0
                 val = -dk * dl * vk * vl / r3
                 if l == k and active_k:
                     val += 1.0 / r
                 h[packed_index(k, l, K)] = val
         for k in range(K):
-            dk = -float(y[k]) if hinge else 1.0
+            dk = -float(label_sign(labels[k])) if hinge else 1.0
             g[k] = dk * g[k] / r
 
 
 @njit(cache=True, nogil=True)
-def example_loss(loss, y, f):
-    """The loss of one example (used by tests and by the eq. (19) prediction)."""
+def example_loss(loss, labels, f):
+    """The loss of one example with 0/1 ``labels`` at the scores ``f`` (eq. 6 and 7 for the logistic losses)."""
     K = f.shape[0]
     if loss == LOGISTIC_DEC:
         total = 0.0
         for k in range(K):
-            a = -y[k] * f[k]
+            a = -label_sign(labels[k]) * f[k]
             total += max(a, 0.0) + math.log1p(math.exp(-abs(a)))
         return total
     if loss == LOGISTIC_NONDEC:
         m = 0.0
         for k in range(K):
-            m = max(m, -y[k] * f[k])
+            m = max(m, -label_sign(labels[k]) * f[k])
         total = math.exp(-m)
         for k in range(K):
-            total += math.exp(-y[k] * f[k] - m)
+            total += math.exp(-label_sign(labels[k]) * f[k] - m)
         return m + math.log(total)
     total = 0.0
     for k in range(K):
+        yk = label_sign(labels[k])
         if loss == SQERR_DEC or loss == SQERR_NONDEC:
-            v = f[k] - y[k]
+            v = f[k] - yk
         else:
-            v = max(0.0, 1.0 - y[k] * f[k])
+            v = max(0.0, 1.0 - yk * f[k])
         total += v * v
     if loss == SQERR_NONDEC or loss == SQHINGE_NONDEC:
         return math.sqrt(total)
@@ -172,11 +184,11 @@ def example_loss(loss, y, f):
 
 
 @njit(cache=True, nogil=True)
-def update_statistics(loss, Ysign, F, rows, n_rows, G, H):
-    """Recompute gradients and Hessians of ``rows[:n_rows]`` after their scores changed."""
+def update_statistics(loss, Y, F, rows, n_rows, G, H):
+    """Recompute gradients and Hessians of ``rows[:n_rows]`` (0/1 labels ``Y``) after their scores changed."""
     for r in range(n_rows):
         i = rows[r]
-        example_statistics(loss, Ysign[i], F[i], G[i], H[i])
+        example_statistics(loss, Y[i], F[i], G[i], H[i])
 
 
 @njit(cache=True, nogil=True)
