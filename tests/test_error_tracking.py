@@ -36,3 +36,42 @@ def test_the_first_head_on_zero_float32_scores_is_counted():
     rows, labels = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
     d_labels, d_examples = label_wise_errors_of_head(F, Y, rows, 1, labels, np.array([0.1]), errors)
     assert (d_labels, d_examples, errors[0]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("loss", ["logistic-decomposable", "squared-hinge-decomposable", "logistic-non-decomposable",
+                                  "squared-error-non-decomposable"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_fused_update_counts_and_refreshes_as_a_recount(loss, dtype):
+    """``apply_head_tracked`` (one pass) against a recount of the errors and the statistics recomputed
+    from scratch, for single-label (the gathered path), partial and complete heads."""
+    from engine.core.boosting import apply_head_tracked
+    from engine.core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, update_statistics
+
+    rng = np.random.default_rng(1)
+    n, K = 50, 6
+    code = LOSS_CODES[loss]
+    Y = (rng.random((n, K)) < 0.4).astype(np.uint8)
+    F = np.zeros((n, K), dtype=dtype)
+    G = np.zeros((n, K), dtype=dtype)
+    H = np.zeros((n, n_hessian_entries(K, is_decomposable(loss))), dtype=dtype)
+    everyone = np.arange(n, dtype=np.int64)
+    update_statistics(code, Y, F, everyone, n, G, H)
+    errors = np.zeros(n, dtype=np.int64)
+    label_wise_errors(F, Y, everyone, n, errors)
+    wrong, wrong_examples = int(errors.sum()), int((errors > 0).sum())
+    for step in range(120):
+        rows = np.sort(rng.choice(n, size=rng.integers(1, n + 1), replace=False)).astype(np.int64)
+        size = (1, int(rng.integers(2, K)), K)[step % 3]
+        labels = np.sort(rng.choice(K, size=size, replace=False)).astype(np.int64)
+        head = rng.choice([0.1, -0.1, 0.3, -0.7, 1e-3, 2.5], size=size)
+        d_labels, d_examples = apply_head_tracked(code, Y, F, G, H, rows, len(rows), labels, head, Y, errors)
+        wrong += d_labels
+        wrong_examples += d_examples
+        recount = np.zeros(n, dtype=np.int64)
+        label_wise_errors(F, Y, everyone, n, recount)
+        np.testing.assert_array_equal(errors, recount, err_msg=f"step {step}")
+        assert (wrong, wrong_examples) == (int(recount.sum()), int((recount > 0).sum()))
+        G_fresh, H_fresh = np.zeros_like(G), np.zeros_like(H)
+        update_statistics(code, Y, F, everyone, n, G_fresh, H_fresh)
+        np.testing.assert_array_equal(G, G_fresh, err_msg=f"step {step}")
+        np.testing.assert_array_equal(H, H_fresh, err_msg=f"step {step}")

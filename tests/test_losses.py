@@ -91,3 +91,49 @@ def test_logistic_is_stable_for_large_scores():
         example_statistics(code, y, f, g, h)
         assert np.isfinite(g).all() and np.isfinite(h).all()
         assert np.isfinite(example_loss(code, y, f))
+
+
+def test_exp_of_nonpositive_arguments_within_one_ulp_of_libm():
+    """The vectorisable exp of the logistic statistics against libm's (``math.exp``) from 0 down to the
+    subnormal results and to where they round to 0."""
+    import math
+
+    from numba import njit
+
+    from engine.core.losses import exp_nonpositive
+
+    @njit
+    def exp_all(x, out):
+        for i in range(x.shape[0]):
+            out[i] = exp_nonpositive(x[i])
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate([-np.abs(rng.normal(scale=5.0, size=20000)), -rng.uniform(0, 746, 5000),
+                        [0.0, -0.0, -1e-300, -0.5 * math.log(2), -math.log(2), -708.39, -709.0, -740.0, -744.4,
+                         -745.2, -800.0, -math.inf]])
+    out = np.empty_like(x)
+    exp_all(x, out)
+    expected = np.array([math.exp(v) for v in x])
+    ulps = np.abs(out - expected) / np.spacing(np.maximum(expected, 5e-324))
+    assert ulps.max() <= 1.0
+    assert out[x <= -745.2].tolist() == [0.0] * int((x <= -745.2).sum())
+    assert out[x == 0].tolist() == [1.0, 1.0]
+
+
+def test_float32_logistic_statistics_equal_libm_based_ones():
+    """Rounded to the float32 statistics (the default), the gradients and Hessians of the
+    decomposable logistic loss are those of libm's exp: fits are unchanged by the faster exp."""
+    import math
+
+    rng = np.random.default_rng(3)
+    f = rng.normal(scale=4.0, size=20000)
+    y = (rng.random(20000) < 0.5).astype(np.uint8)
+    code = LOSS_CODES["logistic-decomposable"]
+    g = np.zeros(len(f))
+    h = np.zeros(len(f))
+    example_statistics(code, y, f, g, h)
+    sign = np.where(y == 1, 1.0, -1.0)
+    x = -sign * f
+    s = np.array([1.0 / (1.0 + math.exp(-v)) if v >= 0 else math.exp(v) / (1.0 + math.exp(v)) for v in x])
+    np.testing.assert_array_equal(g.astype(np.float32), (-sign * s).astype(np.float32))
+    np.testing.assert_array_equal(h.astype(np.float32), (s * (1.0 - s)).astype(np.float32))

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .boosting import (apply_head, covered_rows, covered_sums, example_wise_errors, head_on_rows,
-                       label_wise_errors_of_head)
+from .boosting import apply_head, apply_head_tracked, covered_rows, covered_sums, example_wise_errors, head_on_rows
 from .chunksize import swap_parallel_chunksize
 from .head_variants import HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED, HEAD_PARTIAL_FIXED, variant_head
 from .heads import complete_scores
@@ -85,9 +84,10 @@ def _boost_one_rule(ptr, idx_rows, values, keys, cache, seg, ranks, miss_ptr, mi
         head_on_rows(G, H_refine, stat_rows, n_stat, full_refine, np.int64(-1), l2, l1, eta, out_head)
     labels = out_labels[:n_head]
     head = out_head[:n_head]
-    if not _EXAMPLE_WISE:  # a compile-time constant (``example_wise``): one kind of error tracking is compiled
-        d_labels, d_examples = label_wise_errors_of_head(F, track_Y, rows, n_rows, labels, head, errors)
-    apply_head(loss, Y, F, G, H, rows, n_rows, labels, head)
+    if _EXAMPLE_WISE:  # a compile-time constant (``example_wise``): one kind of error tracking is compiled
+        apply_head(loss, Y, F, G, H, rows, n_rows, labels, head)
+    else:
+        d_labels, d_examples = apply_head_tracked(loss, Y, F, G, H, rows, n_rows, labels, head, track_Y, errors)
     if diagonal.shape[0] > 0:
         for r in range(n_rows):
             i = rows[r]

@@ -37,9 +37,10 @@ import numpy as np
 from numba import njit
 
 from . import boosting_step, refinement
+from .boosting import label_wise_errors_of_head
 from .head_variants import HEAD_BINNED, assign_bins, binned_solve, variant_head
 from .heads import complete_scores
-from .losses import LOGISTIC_NONDEC, SQHINGE_NONDEC, example_loss, label_sign, packed_index
+from .losses import LOGISTIC_NONDEC, SQHINGE_NONDEC, example_loss, exp_nonpositive, label_sign, packed_index
 from .refinement import _VALID
 from .sweep import rebound
 
@@ -58,7 +59,7 @@ def compact_example_statistics(loss, labels, f, g, c):
         log_z = example_loss(loss, labels, f)  # log(1 + sum_k exp(-y_k f_k)), computed stably
         for k in range(K):
             yk = label_sign(labels[k])
-            p = math.exp(-yk * f[k] - log_z)
+            p = exp_nonpositive(-yk * f[k] - log_z)  # log_z >= every -y_k f_k
             g[k] = -yk * p
             c[k] = p
         c[K] = 1.0
@@ -91,6 +92,15 @@ def compact_apply_head(loss, Y, F, G, C, rows, n_rows, head_labels, head_scores)
         for c in range(head_labels.shape[0]):
             F[i, head_labels[c]] += head_scores[c]
         compact_example_statistics(loss, Y[i], F[i], G[i], C[i])
+
+
+@njit(cache=True, nogil=True)
+def compact_apply_head_tracked(loss, Y, F, G, C, rows, n_rows, head_labels, head_scores, track_Y, errors):
+    """:func:`.boosting.apply_head_tracked` for compact statistics: the label-wise errors of the new
+    scores, then the head applied."""
+    changes = label_wise_errors_of_head(F, track_Y, rows, n_rows, head_labels, head_scores, errors)
+    compact_apply_head(loss, Y, F, G, C, rows, n_rows, head_labels, head_scores)
+    return changes
 
 
 def compact_update_statistics(loss, Y, F, rows, n_rows, G, C):
@@ -381,7 +391,7 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
         _KERNELS[key] = njit(cache=True, nogil=True)(rebound(
             boosting_step._boost_one_rule, "boost_one_rule_compact" + suffix, _refine_rule=refine,
             head_on_rows=compact_head_on_rows, head_variant_on_rows=compact_variant_on_rows,
-            apply_head=compact_apply_head, _VARIANT_HEADS=bool(variant_heads), _EXAMPLE_WISE=bool(example_wise)))
+            apply_head=compact_apply_head, apply_head_tracked=compact_apply_head_tracked, _VARIANT_HEADS=bool(variant_heads), _EXAMPLE_WISE=bool(example_wise)))
     return _KERNELS[key]
 
 

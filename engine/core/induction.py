@@ -35,7 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .boosting import apply_head, covered_rows, example_wise_errors, label_wise_errors_of_head
+from .boosting import apply_head, apply_head_tracked, covered_rows, example_wise_errors
 from .head_variants import HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED, HEAD_SINGLE_LARGEST_SCORE, HEAD_SINGLE
 from .head_variants import variant_head, variant_quality
 from .heads import complete_quality, complete_scores, diagonal_position, label_score
@@ -538,9 +538,11 @@ class RuleInducer:
         out_head[:n_head] = scores
         head_labels = out_labels[:n_head]
         head = out_head[:n_head]
-        if not example_wise:
-            d_labels, d_examples = label_wise_errors_of_head(F, track_Y, rows, n_rows, head_labels, head, errors)
-        apply_head(loss, Y, F, G, H, rows, n_rows, head_labels, head)
+        if example_wise:
+            apply_head(loss, Y, F, G, H, rows, n_rows, head_labels, head)
+        else:
+            d_labels, d_examples = apply_head_tracked(loss, Y, F, G, H, rows, n_rows, head_labels, head, track_Y,
+                                                      errors)
         if diagonal.shape[0] > 0:
             H_refine[row_ids] = H[np.ix_(row_ids, diagonal)]
         if example_wise:
