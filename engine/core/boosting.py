@@ -59,93 +59,92 @@ def head_on_rows(G, H, rows, n_rows, full_hessian, label, l2, l1, scale, out):
         out[k] *= scale
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # (1 + e > 0: no divisor is 0; vectorised)
+@njit(cache=True, nogil=True)
 def apply_head(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores):
     """Add the head to the covered examples' scores and refresh their statistics (eq. 12).
 
     For decomposable losses only the head's labels change, so only they are recomputed."""
-    decomposable = not (loss == LOGISTIC_NONDEC or loss == SQERR_NONDEC or loss == SQHINGE_NONDEC)
-    for r in range(n_rows):
-        i = rows[r]
-        for c in range(head_labels.shape[0]):
-            k = head_labels[c]
-            F[i, k] += head_scores[c]
-            if decomposable:
-                G[i, k], H[i, k] = label_statistics(loss, float(label_sign(Y[i, k])), F[i, k])
-        if not decomposable:
-            example_statistics(loss, Y[i], F[i], G[i], H[i])
+    _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, Y, np.empty(0, dtype=np.int64), False)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # (1 + e > 0: no divisor is 0; vectorised)
-def _apply_label_tracked(loss, Y, F, G, H, rows, n_rows, k, score, track_Y, errors):
-    """:func:`apply_head_tracked` for a single-label head of a decomposable loss: the covered examples'
-    new scores of label ``k`` gathered into a contiguous buffer, their statistics computed there (a
-    loop LLVM vectorises) and scattered back."""
-    f = np.empty(n_rows)
-    y = np.empty(n_rows)
-    g = np.empty(n_rows)
-    h = np.empty(n_rows)
-    d_labels = 0
-    d_examples = 0
-    for r in range(n_rows):
-        i = rows[r]
-        old = F[i, k]
-        new = old + score
-        before = errors[i]
-        e = before + int((1 if new > 0.0 else 0) != track_Y[i, k]) - int((1 if old > 0.0 else 0) != track_Y[i, k])
-        d_labels += e - before
-        d_examples += (1 if e > 0 else 0) - (1 if before > 0 else 0)
-        errors[i] = e
-        F[i, k] = new
-        f[r] = F[i, k]  # the score as stored (float32 scores: rounded)
-        y[r] = label_sign(Y[i, k])
-    for r in range(n_rows):
-        g[r], h[r] = label_statistics(loss, y[r], f[r])
-    for r in range(n_rows):
-        i = rows[r]
-        G[i, k] = g[r]
-        H[i, k] = h[r]
-    return d_labels, d_examples
-
-
-@njit(cache=True, nogil=True, error_model="numpy")  # (1 + e > 0: no divisor is 0; vectorised)
+@njit(cache=True, nogil=True)
 def apply_head_tracked(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, errors):
     """:func:`apply_head` and :func:`label_wise_errors_of_head` in one pass over the covered examples
     (each score is read once, for its old and new prediction); returns the change of (wrong labels,
     wrong examples).  The same arithmetic as the two, so the same statistics and counts."""
+    return _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, errors, True)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _count_change(old, new, label, before):
+    """Wrong labels of an example once one score moves from ``old`` to ``new`` (eq. 18)."""
+    return before + int((1 if new > 0.0 else 0) != label) - int((1 if old > 0.0 else 0) != label)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")  # (1 + e > 0: no divisor is 0; vectorised)
+def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, errors, track):
+    """:func:`apply_head`, with ``track`` also :func:`label_wise_errors_of_head`'s counts.  A decomposable
+    loss's complete head is applied row by row (contiguous: LLVM vectorises the statistics), any other
+    of its heads label by label: the covered examples' new scores of a label gathered into a buffer,
+    their statistics computed there and scattered back.  The changes of the wrong examples add up
+    label by label to the change from before the head to after it."""
     decomposable = not (loss == LOGISTIC_NONDEC or loss == SQERR_NONDEC or loss == SQHINGE_NONDEC)
     n_head = head_labels.shape[0]
-    complete = n_head == F.shape[1]  # the labels 0..K-1 in order: rows read contiguously (vectorised)
-    if n_head == 1 and decomposable:
-        return _apply_label_tracked(loss, Y, F, G, H, rows, n_rows, head_labels[0], head_scores[0], track_Y, errors)
     d_labels = 0
     d_examples = 0
+    if decomposable and n_head < F.shape[1]:
+        f = np.empty(n_rows)
+        y = np.empty(n_rows)
+        g = np.empty(n_rows)
+        h = np.empty(n_rows)
+        for c in range(n_head):
+            k = head_labels[c]
+            for r in range(n_rows):
+                i = rows[r]
+                old = F[i, k]
+                new = old + head_scores[c]
+                if track:
+                    before = errors[i]
+                    e = _count_change(old, new, track_Y[i, k], before)
+                    d_labels += e - before
+                    d_examples += (1 if e > 0 else 0) - (1 if before > 0 else 0)
+                    errors[i] = e
+                F[i, k] = new
+                f[r] = F[i, k]  # the score as stored (float32 scores: rounded)
+                y[r] = label_sign(Y[i, k])
+            for r in range(n_rows):
+                g[r], h[r] = label_statistics(loss, y[r], f[r])
+            for r in range(n_rows):
+                i = rows[r]
+                G[i, k] = g[r]
+                H[i, k] = h[r]
+        return d_labels, d_examples
+    complete = n_head == F.shape[1]  # the labels 0..K-1 in order
     for r in range(n_rows):
         i = rows[r]
-        before = errors[i]
+        before = errors[i] if track else 0
         e = before
-        if complete:
+        if complete and decomposable:  # a loop of its own, over contiguous entries: vectorised
             for k in range(n_head):
                 old = F[i, k]
                 new = old + head_scores[k]
-                e += int((1 if new > 0.0 else 0) != track_Y[i, k]) - int((1 if old > 0.0 else 0) != track_Y[i, k])
+                e = _count_change(old, new, track_Y[i, k], e)
                 F[i, k] = new
-                if decomposable:
-                    G[i, k], H[i, k] = label_statistics(loss, float(label_sign(Y[i, k])), F[i, k])
+                G[i, k], H[i, k] = label_statistics(loss, float(label_sign(Y[i, k])), F[i, k])
         else:
             for c in range(n_head):
                 k = head_labels[c]
                 old = F[i, k]
                 new = old + head_scores[c]
-                e += int((1 if new > 0.0 else 0) != track_Y[i, k]) - int((1 if old > 0.0 else 0) != track_Y[i, k])
+                if track:
+                    e = _count_change(old, new, track_Y[i, k], e)
                 F[i, k] = new
-                if decomposable:
-                    G[i, k], H[i, k] = label_statistics(loss, float(label_sign(Y[i, k])), F[i, k])
         if not decomposable:
             example_statistics(loss, Y[i], F[i], G[i], H[i])
-        d_labels += e - before
-        d_examples += (1 if e > 0 else 0) - (1 if before > 0 else 0)
-        errors[i] = e
+        if track:
+            d_labels += e - before
+            d_examples += (1 if e > 0 else 0) - (1 if before > 0 else 0)
+            errors[i] = e
     return d_labels, d_examples
 
 
