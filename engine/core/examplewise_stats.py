@@ -50,7 +50,7 @@ def compact_width(n_labels: int) -> int:
     return n_labels + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")  # (every divisor checked > 0; vectorised)
 def compact_example_statistics(loss, labels, f, g, c):
     """Gradient ``g`` (K) and the Hessian's diagonal part and rank-one weight ``c`` (K + 1) of one
     example's non-decomposable loss at ``f`` (0/1 ``labels``): H = diag(c[:K]) - c[K] g g'."""
