@@ -43,7 +43,8 @@ def test_the_first_head_on_zero_float32_scores_is_counted():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_fused_update_counts_and_refreshes_as_a_recount(loss, dtype):
     """``apply_head_tracked`` (one pass) against a recount of the errors and the statistics recomputed
-    from scratch, for single-label (the gathered path), partial and complete heads."""
+    from scratch, for single-label (the gathered path), partial and complete heads (in order: the
+    contiguous path; out of order: the general one)."""
     from engine.core.boosting import apply_head_tracked
     from engine.core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, update_statistics
 
@@ -61,10 +62,15 @@ def test_the_fused_update_counts_and_refreshes_as_a_recount(loss, dtype):
     wrong, wrong_examples = int(errors.sum()), int((errors > 0).sum())
     for step in range(120):
         rows = np.sort(rng.choice(n, size=rng.integers(1, n + 1), replace=False)).astype(np.int64)
-        size = (1, int(rng.integers(2, K)), K)[step % 3]
-        labels = np.sort(rng.choice(K, size=size, replace=False)).astype(np.int64)
+        size = (1, int(rng.integers(2, K)), K, K)[step % 4]
+        labels = rng.choice(K, size=size, replace=False).astype(np.int64)
+        if step % 4 != 3:  # the last kind: every label, out of order
+            labels = np.sort(labels)
         head = rng.choice([0.1, -0.1, 0.3, -0.7, 1e-3, 2.5], size=size)
+        expected = F.copy()
+        add_head_scores(expected, rows, len(rows), labels, head, 1.0)
         d_labels, d_examples = apply_head_tracked(code, Y, F, G, H, rows, len(rows), labels, head, Y, errors)
+        np.testing.assert_array_equal(F, expected, err_msg=f"step {step}")
         wrong += d_labels
         wrong_examples += d_examples
         recount = np.zeros(n, dtype=np.int64)

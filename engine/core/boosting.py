@@ -92,7 +92,10 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
     n_head = head_labels.shape[0]
     d_labels = 0
     d_examples = 0
-    if decomposable and n_head < F.shape[1]:
+    complete = n_head == F.shape[1]
+    for c in range(n_head if complete else 0):
+        complete = complete and head_labels[c] == c  # the labels 0..K-1 in order
+    if decomposable and not complete:
         f = np.empty(n_rows)
         y = np.empty(n_rows)
         g = np.empty(n_rows)
@@ -119,7 +122,6 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
                 G[i, k] = g[r]
                 H[i, k] = h[r]
         return d_labels, d_examples
-    complete = n_head == F.shape[1]  # the labels 0..K-1 in order
     for r in range(n_rows):
         i = rows[r]
         before = errors[i] if track else 0
