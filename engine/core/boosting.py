@@ -191,9 +191,7 @@ def label_wise_errors_of_head(F, Y, rows, n_rows, head_labels, head_scores, erro
         e = errors[i]
         for c in range(head_labels.shape[0]):
             k = head_labels[c]
-            new_wrong = (1 if F[i, k] + head_scores[c] > 0.0 else 0) != Y[i, k]
-            old_wrong = (1 if F[i, k] > 0.0 else 0) != Y[i, k]
-            e += int(new_wrong) - int(old_wrong)
+            e = _count_change(F[i, k], F[i, k] + head_scores[c], Y[i, k], e)
         d_labels += e - errors[i]
         d_examples += (1 if e > 0 else 0) - (1 if errors[i] > 0 else 0)
         errors[i] = e

@@ -391,7 +391,8 @@ def compact_boosting_kernel(first: str, fixed: str, threaded: bool, variant_head
         _KERNELS[key] = njit(cache=True, nogil=True)(rebound(
             boosting_step._boost_one_rule, "boost_one_rule_compact" + suffix, _refine_rule=refine,
             head_on_rows=compact_head_on_rows, head_variant_on_rows=compact_variant_on_rows,
-            apply_head=compact_apply_head, apply_head_tracked=compact_apply_head_tracked, _VARIANT_HEADS=bool(variant_heads), _EXAMPLE_WISE=bool(example_wise)))
+            apply_head=compact_apply_head, apply_head_tracked=compact_apply_head_tracked,
+            _VARIANT_HEADS=bool(variant_heads), _EXAMPLE_WISE=bool(example_wise)))
     return _KERNELS[key]
 
 
