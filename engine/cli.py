@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 import warnings
@@ -10,6 +11,7 @@ import warnings
 from . import metrics
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
 from .boomer import SINGLE_LABEL_CHOICES
+from .bench.record import add_record_option, recording
 from .fileio import atomic_open, check_output_path
 
 MAX_RULES = 10_000_000
@@ -275,8 +277,9 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
                    help="--scale: head types (default both)")
     p.add_argument("--max-n-200", type=_bounded_int(100, 10_000_000), default=10_000,
                    help="--scale: the largest N run with 200 or more labels (default 10000)")
-    p.set_defaults(func=lambda a: __import__("engine.bench.scale" if a.scale else "engine.bench.boomer",
-                                             fromlist=["run"]).run(a))
+    add_record_option(p)
+    p.set_defaults(func=_recorded(lambda a: "scale" if a.scale else "bench",
+                                  lambda a: "engine.bench.scale" if a.scale else "engine.bench.boomer"))
 
     p = sub.add_parser("bench_ranking", help="label ranking (Dekel et al. 2003): the four decompositions and "
                                              "BOOMER's scores as rankings, 5-fold CV on the benchmark data")
@@ -286,13 +289,15 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=_bounded_int(1, 1_000_000), default=300)
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=500, help="BOOMER's rules")
     p.add_argument("--scale", action="store_true", help="per-iteration time against edges and non-zeros instead")
-    p.set_defaults(func=lambda a: __import__("engine.bench.ranking", fromlist=["run"]).run(a))
+    add_record_option(p)
+    p.set_defaults(func=_recorded(lambda a: "ranking", lambda a: "engine.bench.ranking"))
 
     p = sub.add_parser("bench_mlme", help="ML-ME against binary relevance and a single CTBN (k-fold CV)")
     p.add_argument("--data", nargs="*", default=None, choices=("emotions", "scene", "yeast", "enron"),
                    help="subset of emotions, scene, yeast, enron (default: the first three)")
     p.add_argument("--folds", type=_bounded_int(2, 20), default=10)
-    p.set_defaults(func=lambda a: __import__("engine.bench.mlme", fromlist=["run"]).run(a))
+    add_record_option(p)
+    p.set_defaults(func=_recorded(lambda a: "mlme", lambda a: "engine.bench.mlme"))
 
     from .evaluation.command import add_parser as add_evaluate
 
@@ -314,6 +319,15 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--trajectories", help="also write all trajectories to this JSON or CSV file")
     p.set_defaults(func=lambda a: __import__("engine.evaluation.figure1", fromlist=["main"]).run(a))
     return parser
+
+
+def _recorded(name_of, module_of):
+    """A benchmark subcommand: its module's ``run(args)``, its table appended to its history with
+    ``--record`` (:mod:`engine.bench.record`)."""
+    def run(args):
+        with recording(name_of(args), args.record, " ".join(["python -m engine", *sys.argv[1:]])):
+            return importlib.import_module(module_of(args)).run(args)
+    return run
 
 
 def main(argv=None) -> int:

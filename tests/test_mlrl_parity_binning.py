@@ -2,7 +2,7 @@
 interpreter through ``tests/mlrl_reference_driver.py``; ``MLRL_REFERENCE_PYTHON`` names it; without it
 every test here is skipped, saying why).
 
-Why its rules are shorter than ours with ``feature_binning`` and instance sampling together (README,
+Why its rules are shorter than ours with ``feature_binning`` and instance sampling together (docs/benchmarks/scale.md,
 "Binning with bagging"): its search over an attribute's bins adds the extreme bin first and evaluates
 nothing on that side when the bin holds no example of non-zero weight; after a rule's first condition
 every attribute is searched upwards from its lowest covered bin only, so such a bin takes the whole

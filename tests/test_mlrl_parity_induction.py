@@ -68,7 +68,7 @@ def _same_rules(ref: dict, ours, X, X_test, Y=None, exact=True):
         np.testing.assert_allclose(ours.decision_function(X_test), np.asarray(ref["scores"]), rtol=1e-6, atol=1e-9)
 
 
-# Beam search: the rules are the reference's up to here; later ones can differ (README: from about the
+# Beam search: the rules are the reference's up to here; later ones can differ (docs/parameters.md: from about the
 # 7th rule on this data the reference finds longer rules whose path through the beam we did not trace)
 BEAM_RULES = 6
 
@@ -166,7 +166,7 @@ def test_defaults_are_the_references(tmp_path):
 def test_beam_search_on_emotions_is_as_accurate_as_the_references(tmp_path):
     """emotions, 2/3 split, no sampling, 64-bit statistics: the beams hold the same rule reached along
     different condition orders, whose qualities differ only by rounding, and the reference's strict
-    comparisons keep or drop them by its rounding (README), so the rules drift apart from the 4th on;
+    comparisons keep or drop them by its rounding (docs/parameters.md), so the rules drift apart from the 4th on;
     here the two beam searches are compared by their test Hamming loss."""
     from pathlib import Path
 

@@ -4,7 +4,7 @@ deterministic settings (no instance sampling) the same rules and predictions on 
 ``MLRL_REFERENCE_PYTHON`` names the interpreter (default ``/work/refvenv/bin/python``); without it,
 or without mlrl-seco in it, every test here is skipped, saying why.
 
-What cannot agree (see the README): instance, feature and output samples (other random generators),
+What cannot agree (see docs/benchmarks/seco.md): instance, feature and output samples (other random generators),
 hence the default model's rules.  Beam search and sequential post-optimization:
 ``tests/test_mlrl_seco_parity_beam.py``.
 """

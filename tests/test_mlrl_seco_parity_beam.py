@@ -78,7 +78,7 @@ SPARSE = [{"rule_induction": BEAM},
 @pytest.mark.parametrize("settings", SPARSE, ids=lambda s: json.dumps(s))
 def test_same_rules_from_sparse_input(settings, emotions, tmp_path):
     """Sparse (CSC) training features: the reference's rules, default rule and predictions.  Three quirks of
-    its sparse vectors decide them (README): equal values stand in a sparse attribute's vector as GCC's
+    its sparse vectors decide them (docs/benchmarks/seco.md): equal values stand in a sparse attribute's vector as GCC's
     std::sort leaves them, and its search of the non-zero block leaves out the entry first among the smallest
     values (the beam's rule 9 was 'f68 > 1' here, not the reference's 'f66 <= 0.1977'; the first setting's);
     that block's head is the one of the examples it evaluated, not of those it covers (greedy rule 183 of

@@ -186,7 +186,7 @@ def test_binning_keeps_quality_and_handles_sparse_and_missing_values():
         assert loss_binned <= loss_exact + 0.03
 
 
-# -- feature binning with examples out of the sample (README, "Binning with bagging") -----------------
+# -- feature binning with examples out of the sample (docs/benchmarks/scale.md, "Binning with bagging") -----------------
 
 BINNED_BAGGING = dict(loss="logistic-decomposable", head_type="single", max_rules=2, shrinkage=0.3,
                       l2_regularization_weight=1.0, feature_binning="equal-width{bin_ratio=0.05}",

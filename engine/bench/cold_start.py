@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from engine.bench.record import add_record_option, recording
 
 
 def _child(setting_json: str, start: float) -> dict:
@@ -74,8 +75,15 @@ def run(argv=None) -> int:
     parser.add_argument("--learners", nargs="*", help="only these registry keys (default: all)")
     parser.add_argument("--only", nargs="*", help="only settings whose label contains one of these strings")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per process")
+    add_record_option(parser)
     args = parser.parse_args(argv)
-    settings = default_settings(args.learners or None)
+    with recording("cold_start", args.record):
+        _table(default_settings(args.learners or None), args)
+    return 0
+
+
+def _table(settings, args) -> None:
+    """One row per setting: cold (an empty cache of its own), then warm."""
     if args.only:
         settings = [s for s in settings if any(o in s.title for o in args.only)]
     print(f"{'setting':52s} | {'import':>6s} {'first':>7s} {'all':>7s} {'kernels':>7s} | "
@@ -95,7 +103,6 @@ def run(argv=None) -> int:
               f"{cold['compiled']:7d} | {warm['first_step_s']:10.2f} {warm['all_s']:8.2f}", flush=True)
     print("(seconds on the window's opening data; first = Start to the first learned step, all = until every "
           "kernel of the setting is compiled; each setting cold in its own empty cache, then warm)")
-    return 0
 
 
 if __name__ == "__main__":

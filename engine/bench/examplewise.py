@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from engine.boomer import BoomerClassifier
+from engine.bench.record import add_record_option, recording
 
 
 def _data(n: int, K: int, seed: int):
@@ -49,8 +50,10 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000, 20000, 50000])
     p.add_argument("--labels", type=int, default=20)
     p.add_argument("--rules", type=int, default=20)
+    add_record_option(p)
     args = p.parse_args(argv)
-    run(args.sizes, args.labels, args.rules)
+    with recording("examplewise", args.record):
+        run(args.sizes, args.labels, args.rules)
     return 0
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from engine import AdaBoostMHClassifier, BoomerClassifier, SeCoClassifier, metrics
 from engine.bench.boomer import DATA_DIR, DATASETS, _settings
 from engine.datasets import load
+from engine.bench.record import add_record_option, recording
 
 _NOT_ESTIMATOR_PARAMS = ("rule_pruning", "default_rule")  # passed to the reference only
 
@@ -63,13 +64,15 @@ def main(argv=None) -> int:
     parser.add_argument("--data", nargs="*", choices=sorted(DATASETS), default=["emotions", "yeast"])
     parser.add_argument("--learners", nargs="*", choices=sorted(LEARNERS), default=sorted(LEARNERS))
     parser.add_argument("--repeats", type=int, default=6, help="timed fits per row (seeds 1, 2, 3, 1, ...)")
+    add_record_option(parser)
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     missing = [n for n in args.data if not (DATA_DIR / DATASETS[n]).is_file()]
     if missing:
         parser.error(f"data not found in {DATA_DIR}: {', '.join(missing)}")
-    run(args.data, args.learners, args.repeats)
+    with recording("learners", args.record):
+        run(args.data, args.learners, args.repeats)
     return 0
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from engine import metrics
 from engine.bench.boomer import BAGGING, run_driver
 from engine.bench.scale import make_data
+from engine.bench.record import add_record_option, recording
 
 
 def settings(rules: int, seed: int, scope: str = "condition") -> dict:
@@ -114,9 +115,11 @@ def main(argv=None) -> int:
                    help="the reference's address-space cap (default 8 GiB)")
     p.add_argument("--scopes", nargs="+", choices=("condition", "rule"), default=["rule"],
                    help="our label_binning_scope values to run (default: rule)")
+    add_record_option(p)
     args = p.parse_args(argv)
-    return run(args.sizes, args.labels, args.rules, args.reference_python, args.reference_memory_gib,
-               scopes=tuple(args.scopes))
+    with recording("many_labels", args.record):
+        return run(args.sizes, args.labels, args.rules, args.reference_python, args.reference_memory_gib,
+                   scopes=tuple(args.scopes))
 
 
 if __name__ == "__main__":

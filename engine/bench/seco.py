@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from engine.seco import SeCoClassifier
+from engine.bench.record import add_record_option, recording
 
 
 def synthetic(n_examples: int, n_features: int, n_labels: int, seed: int):
@@ -118,11 +119,13 @@ def main(argv=None) -> int:
     parser.add_argument("--rules", type=int, default=15)
     parser.add_argument("--max-labels", type=int, default=12)
     parser.add_argument("--seed", type=int, default=0)
+    add_record_option(parser)
     args = parser.parse_args(argv)
-    if args.reference_python:
-        against_reference(args.reference_python)
-        return 0
-    rows = run(args.examples, args.features, args.rules, args.max_labels, args.seed)
+    with recording("seco", args.record):
+        if args.reference_python:
+            against_reference(args.reference_python)
+            return 0
+        rows = run(args.examples, args.features, args.rules, args.max_labels, args.seed)
     return 0 if all(r[-1] for r in rows) else 1
 
 
