@@ -29,7 +29,7 @@ from engine.trajectory import LOSSES
 from boomer_gui.components import exports
 from boomer_gui.components.events import Event
 from boomer_gui.components.session import Session, load_session
-from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, preset_name
+from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, preset_name, steps_document
 
 
 def spec_of(run: Run | None) -> LearnerSpec | None:
@@ -364,8 +364,8 @@ class Controller:
 
     def session(self, learner: str, params: dict, has_model: bool, active, view: dict | None = None) -> Session:
         """The session document: data, learner settings, the shown model and its switches, and every
-        run of every learner with its series and model (so any run can be inspected after reopening;
-        the steps of a learner whose steps are not rules are not kept, its model is).  A model that
+        run of every learner with its series, its steps and its model (so any run can be inspected
+        after reopening as it was).  A model that
         cannot be written (a run stopped before its first step) is left out and its run named in
         :attr:`unsaved_models`; its series and every other run are saved."""
         if self.data is None:
@@ -382,6 +382,9 @@ class Controller:
                 if d["model"] is None:
                     del d["model"]
                     self.unsaved_models.append(run.name)
+            steps = steps_document(run, "model" in d or (run is self.run and model_doc is not None))
+            if steps is not None:
+                d["steps"] = steps
             runs.append(d)
         return Session(data=self.data.spec, learner=learner, params=params, model=model_doc, runs=runs,
                        current_run=current, active=switches, view=dict(view or {}))

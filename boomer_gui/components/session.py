@@ -65,7 +65,6 @@ class Session:
         if model is not None:
             estimator = persistence.estimator_from_document(model, "session model")
         runs = check.sequence(d.get("runs") or [], "runs", max_length=10_000)
-        checked_runs = RunHistory.from_list(runs)  # every run and its model checked, once
         current = d.get("current_run")
         if current is not None:
             if model is None:
@@ -73,6 +72,8 @@ class Session:
             current = check.integer(current, "current_run", 0, max(len(runs), 1))
             if current >= len(runs):
                 raise ValueError(f"current_run: {current} but the session has {len(runs)} runs")
+        # every run, its model and its steps checked, once (the shown run's model is the session's)
+        checked_runs = RunHistory.from_list(runs, {current: estimator} if current is not None else None)
         active = d.get("active")
         if active is not None:
             if estimator is None:

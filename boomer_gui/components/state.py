@@ -310,8 +310,9 @@ class Run:
                            for k, vals in self.series.items()}}
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "Run":
-        """A run from a (possibly hand-edited) session; every field is checked (ValueError)."""
+    def from_dict(cls, d: Mapping, estimator=None) -> "Run":
+        """A run from a (possibly hand-edited) session; every field is checked (ValueError).
+        ``estimator``: the run's model when the session keeps it outside the run (the shown run's)."""
         from matplotlib.colors import is_color_like
 
         from engine import model_document as check
@@ -340,7 +341,6 @@ class Run:
         if whatif is not None:
             whatif = {check.string(k, f"{where}, whatif"): check.number(v, f"{where}, whatif {k}")
                       for k, v in check.mapping(whatif, f"{where}, whatif").items()}
-        estimator = None
         if d.get("model") is not None:
             from engine import persistence
 
@@ -357,14 +357,50 @@ class Run:
         early = d.get("ended_early")
         early = None if early is None else check.string(early, f"{where}, ended_early")[:2000]
         revised = check.integer(d.get("revised", 0), f"{where}, revised", 0, max(len(trajectory), 1))
-        return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
+        learner = check.string(d.get("learner", ""), f"{where}, learner")
+        records = _read_steps(d.get("steps"), learner, len(trajectory), estimator, where)
+        return cls(name=name, color=color, learner=learner,
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
                    status="stopped" if status in ("running", "paused") else status, trajectory=trajectory,
                    whatif=whatif,
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
                    marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator,
-                   ended_early=early, revised=revised)
+                   ended_early=early, revised=revised, records=records)
+
+
+def _read_steps(items, learner: str, n_steps: int, estimator, where: str) -> list | None:
+    """A saved run's steps (engine.step_document), or None: none saved, or a learner this version does
+    not know (its components cannot be shown anyway)."""
+    if items is None:
+        return None
+    from engine.registry import get as get_learner
+    from engine.step_document import decode_steps
+
+    try:
+        spec = get_learner(learner)
+    except ValueError:
+        return None
+    return decode_steps(items, n_steps, spec.component.cls, getattr(estimator, "model_", None), f"{where}, steps")
+
+
+def steps_document(run: Run, model_saved: bool) -> list | None:
+    """The run's steps as a session saves them, or None: no steps kept, a rule run whose model is not
+    saved (its rules are checked against the model on reading), or a learner whose steps have no
+    saved form."""
+    from engine.registry import get as get_learner
+    from engine.step_document import encode_steps
+
+    if run.records is None:
+        return None
+    try:
+        spec = get_learner(run.learner)
+    except ValueError:
+        return None
+    rules = spec.component.kind == "rule"
+    if (rules and not model_saved) or (not rules and spec.component.cls is None):
+        return None
+    return encode_steps(run.records)
 
 
 class RunHistory:
@@ -408,12 +444,13 @@ class RunHistory:
         return [r.to_dict() for r in self.runs]
 
     @classmethod
-    def from_list(cls, items: Iterable[Mapping]) -> "RunHistory":
+    def from_list(cls, items: Iterable[Mapping], estimators: Mapping[int, Any] | None = None) -> "RunHistory":
+        """The runs of a session; ``estimators`` maps a run's position to its model kept outside it."""
         from engine import model_document as check
 
         history = cls()
-        for d in check.sequence(items, "runs", max_length=10_000):
-            history.add(Run.from_dict(d))
+        for i, d in enumerate(check.sequence(items, "runs", max_length=10_000)):
+            history.add(Run.from_dict(d, (estimators or {}).get(i)))
         return history
 
 
