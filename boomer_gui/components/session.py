@@ -97,12 +97,14 @@ class Session:
         return self.checked_runs
 
 
-VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "strongly", "selected_rule")
+VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "strongly", "selected_rule", "selected_step",
+               "example", "top_tab", "details_tab", "plot_tab")
 
 
 def check_view(view) -> dict:
-    """The view state of a session: label and attribute filters (indices or null), the filter text
-    and the selected rule (an index or null); unknown fields are refused."""
+    """The view state of a session: label and attribute filters (indices or null), the filter text,
+    the selected rule and step, the explained test example and the shown tabs (indices or null);
+    unknown fields are refused."""
     if view is None:
         return {}
     view = check.mapping(view, "view")
