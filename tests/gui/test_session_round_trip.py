@@ -140,3 +140,61 @@ def test_a_step_run_reopens_with_its_selected_step_and_tab(qtbot, make_window, t
     other.details.setCurrentWidget(other.step_view.inspector)
     assert "Iteration 3" in other.step_view.inspector.toPlainText()
     assert errors == []
+
+
+def _ring(window, run):
+    """The ring's point on ``run``'s trajectory ([] when there is none) and its rule count on the loss plots."""
+    art = window.plot.lines_of(run)
+    return _values(art.point.get_xdata()), _values(art.h_point.get_xdata())
+
+
+def test_opening_another_session_leaves_nothing_of_the_last_one(qtbot, make_window, tmp_path, errors):
+    empty = make_window()  # data, no runs: a session with nothing shown
+    empty.save_session(tmp_path / "empty.json")
+    window = make_window()
+    _train(window, qtbot, "boomer", {"max_rules": 5})
+    window.select_rule(2)
+    window.details.setCurrentWidget(window.explanation)
+    assert window.explanation.spin.suffix() == " of 300"
+    assert "5 / 5 rules" == window.run_controls.count.text() and "5 rules" in window.run_controls.info.text()
+    assert _ring(window, window.run)[0] != []
+    window.save_session(tmp_path / "boomer.json")
+
+    window.open_session(tmp_path / "empty.json")
+    assert window.history.runs == [] and window.run is None and window.table_model.rowCount() == 0
+    assert window.run_controls.info.text() == "Ready" and window.run_controls.count.text() == ""
+    assert window.explanation.spin.suffix() == "" and window.explanation.spin.maximum() == 0
+    assert window.explanation.sort.count() == 2  # no label of the last model to sort by
+    assert window.count_label.text() == "0 rules" and window.loss_label.text() == ""
+    assert window.plot.plotted_runs() == [] and " of " not in window.inspector.examples_label.text()
+
+    window.open_session(tmp_path / "boomer.json")  # and back: its own texts again
+    assert window.explanation.spin.suffix() == " of 300" and window.run_controls.count.text() == "5 / 5 rules"
+    assert [r.index for r in window.browser.selected_records()] == [2] and _ring(window, window.run)[0] != []
+
+    window.learner_panel.set_learner("label-ranking")  # a run of steps: the rule views' texts go
+    window.learner_panel.set_params(RANKING)
+    shown = window.run
+    assert window.start_training()
+    assert _ring(window, shown) == ([], [None, None]) and window.plot._highlight_at is None
+    assert window.explanation.spin.suffix() == ""
+    with qtbot.waitSignal(window.training.done, timeout=300_000):
+        pass
+    assert _ring(window, shown) == ([], [None, None])
+    assert errors == []
+
+
+def test_the_ring_of_a_selected_rule_leaves_when_a_new_run_starts(qtbot, make_window, errors):
+    window = make_window()
+    _train(window, qtbot, "boomer", {"max_rules": 5})
+    first = window.run
+    window.select_rule(3)
+    point, count = _ring(window, first)
+    assert point == [round(first.series["test_hamming"][3], 12)] and count == [4, 4]  # after its 4th rule
+    assert window.start_training()
+    assert _ring(window, first) == ([], [None, None])
+    with qtbot.waitSignal(window.training.done, timeout=300_000):
+        pass
+    window.plot.draw_now()
+    assert all(_ring(window, run) == ([], [None, None]) for run in window.history.runs)
+    assert errors == []
