@@ -65,9 +65,9 @@ def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> s
 
 
 def records_of(run: Run, model) -> list:
-    """The step records of ``run``: as streamed, or rebuilt from its model and its series for a run
-    read from a session (one series entry per step: a stump round of AdaBoost.MH adds two rules,
-    which share their step's losses)."""
+    """The step records of ``run``: as streamed (or saved with a session), or rebuilt from its model and
+    its series for a run of an older session that kept no steps (one series entry per step: a stump
+    round of AdaBoost.MH adds two rules, which share their step's losses)."""
     if run.records is not None:
         return list(run.records)
     s, n_rules, n_steps = run.series, len(model.rules), max(len(run), 1)
@@ -288,7 +288,7 @@ class Controller:
 
     def show(self, run: Run, est) -> list:
         """Make ``run`` (with its fitted ``est``) the shown run; returns its records: rule records,
-        or the steps of a learner whose steps are not rules (none for such a run read from a session)."""
+        or the steps of a learner whose steps are not rules (none for a run of an older session)."""
         run.estimator = est
         self.estimator, self.run, self.whatif = est, run, None
         if shows_steps(spec_of(run)):

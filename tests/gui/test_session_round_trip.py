@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 RANKING = {"max_iterations": 6, "eval_every": 2}
 MLME = {"n_experts": 2, "max_em_iter": 4, "early_stopping": False, "sa_iterations": 10}
 SIX = (("boomer", {"max_rules": 6}), ("seco", {"max_rules": 3}), ("adaboost-mh", {"max_rules": 3}),
-       ("label-ranking", RANKING), ("ml-me", MLME), ("cc-lr", {}))
+       ("label-ranking", RANKING), ("ml-me", MLME), ("cc-lr", {}),
+       ("boomer", {"max_rules": 4, "post_optimization": "sequential{num_iterations=1}"}))  # revisions too
 
 
 def _train(window, qtbot, learner, params):
@@ -89,7 +90,7 @@ def test_a_session_of_all_six_learners_reopens_as_it_was(qtbot, make_window, tmp
         _train(window, qtbot, learner, params)
     runs = window.history.runs
     assert [r.learner for r in runs] == [k for k, _ in SIX]
-    assert all(len(r.records) == len(r) > 0 for r in runs)
+    assert all(len(r.records) == len(r) > 0 for r in runs) and runs[-1].revised == 3
 
     # the state a user leaves: BOOMER's run picked, a label filter, a rule selected, the explanation shown
     window.run_table.view.selectRow(0)
@@ -106,7 +107,8 @@ def test_a_session_of_all_six_learners_reopens_as_it_was(qtbot, make_window, tmp
     path = tmp_path / "six.json"
     window.save_session(path)
     every_before = _every_run(window)
-    assert [c["steps"] for c in every_before] == [False, False, False, True, True, True]
+    assert [c["steps"] for c in every_before] == [False, False, False, True, True, True, False]
+    assert every_before[-1]["count"].endswith("4 rules from 7 steps (3 revisions)")  # the label filter stays
     assert all(len(c["rows"]) > 0 for c in every_before)
 
     other = make_window()
@@ -116,6 +118,12 @@ def test_a_session_of_all_six_learners_reopens_as_it_was(qtbot, make_window, tmp
     for key in before:
         assert after[key] == before[key], key
     assert _every_run(other) == every_before
+
+    # a reopened run replays from its saved steps, to the same table
+    other.run_table.view.selectRow(2)  # AdaBoost.MH's stumps: two rules a step
+    assert other.replay()
+    other.driver.settle()
+    assert _components(other) == every_before[2]
     assert errors == []
 
 
