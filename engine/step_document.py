@@ -48,6 +48,8 @@ def encode_component(value) -> Any:
         return [encode_component(v) for v in value]
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return value
+    if hasattr(value, "dtype") and value.dtype.kind == "b":
+        return bool(value)
     if isinstance(value, int) or (hasattr(value, "dtype") and value.dtype.kind in "iu"):
         return int(value)
     return _float(value)

@@ -3,9 +3,11 @@ field for field, and malformed step lists refused with one ValueError naming the
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 
+import numpy as np
 import pytest
 
 from engine.datasets import make_synthetic
@@ -118,3 +120,33 @@ def test_rule_steps_need_a_model_and_other_steps_their_class(data):
     mixed[0] = _doc("boomer", {"max_rules": 1}, data)[2][0]
     with pytest.raises(ValueError, match="a rule step, but the run has no model"):
         decode_steps(mixed, len(steps), get("cc-lr").component.cls)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Part:
+    name: str
+    weight: float
+
+
+@dataclasses.dataclass(frozen=True)
+class _Component:
+    flag: bool
+    count: int
+    ids: tuple[int, ...]
+    parts: tuple[_Part, ...]
+    note: str | None
+
+
+def test_a_component_of_numpy_scalars_comes_back_as_python_values():
+    from engine.steps import Step
+
+    step = Step(0, "thing", _Component(np.bool_(True), np.int64(3), (np.int32(1), 2), (_Part("a", np.float32(0.5)),),
+                                       None), {"loss": np.float64(0.25), "gap": float("nan")})
+    doc = json.loads(json.dumps(encode_steps([step])))
+    back = decode_steps(doc, 1, _Component)[0]
+    assert back.component == _Component(True, 3, (1, 2), (_Part("a", 0.5),), None)
+    assert type(back.component.flag) is bool and type(back.component.count) is int
+    assert back.metrics["loss"] == 0.25 and math.isnan(back.metrics["gap"])
+    doc[0]["component"]["flag"] = 1
+    with pytest.raises(ValueError, match="step 0, component, flag: expected true or false"):
+        decode_steps(doc, 1, _Component)

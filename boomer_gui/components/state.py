@@ -400,7 +400,10 @@ def steps_document(run: Run, model_saved: bool) -> list | None:
     rules = spec.component.kind == "rule"
     if (rules and not model_saved) or (not rules and spec.component.cls is None):
         return None
-    return encode_steps(run.records)
+    try:
+        return encode_steps(run.records)
+    except (TypeError, ValueError, AttributeError):  # a plug-in's component of another form: its model is kept
+        return None
 
 
 class RunHistory:
