@@ -382,6 +382,8 @@ class Controller:
                 if d["model"] is None:
                     del d["model"]
                     self.unsaved_models.append(run.name)
+            if "model" not in d:  # the shown run's switches are the session's; a run without a model has none
+                d.pop("active", None)
             steps = steps_document(run, "model" in d or (run is self.run and model_doc is not None))
             if steps is not None:
                 d["steps"] = steps

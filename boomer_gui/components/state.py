@@ -306,6 +306,8 @@ class Run:
                 "dataset": self.dataset, "data_key": self.data_key, "seed": self.seed, "elapsed": self.elapsed,
                 "marker": self.marker, "ended_early": self.ended_early,
                 **({"revised": self.revised} if self.revised else {}),
+                **({"active": [bool(a) for a in self.active]} if self.active is not None and not np.all(self.active)
+                   else {}),
                 "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
                            for k, vals in self.series.items()}}
 
@@ -366,7 +368,21 @@ class Run:
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
                    marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator,
-                   ended_early=early, revised=revised, records=records)
+                   ended_early=early, revised=revised, records=records,
+                   active=_read_switches(d.get("active"), estimator, where))
+
+
+def _read_switches(active, estimator, where: str) -> np.ndarray | None:
+    """A run's what-if switches (saved while another run was shown): one true/false per rule of its model."""
+    if active is None:
+        return None
+    from engine import model_document as check
+
+    active = check.sequence(active, f"{where}, active", max_length=10 ** 7)
+    model = getattr(estimator, "model_", None)
+    if model is None or len(active) != len(model.rules) or not all(isinstance(a, bool) for a in active):
+        raise ValueError(f"{where}, active: expected one true/false switch per rule of the run's model")
+    return np.asarray(active, dtype=bool)
 
 
 def _read_steps(items, learner: str, n_steps: int, estimator, where: str) -> list | None:

@@ -231,7 +231,7 @@ class RunViews(QObject):
         if spec is not None:
             table.set_step_columns(spec.step_columns, spec.improvement)
         table.append(records)
-        if active is not None and len(active) == len(records):
+        if active is not None and len(active) == table.rowCount():  # one per rule (a stump step adds two)
             table.active[:] = np.asarray(active, dtype=bool)
         self.attach_model()
         if active is not None and not all(active):

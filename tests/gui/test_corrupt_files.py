@@ -102,6 +102,7 @@ CORRUPT_SESSIONS = {
         d, runs=[{**d["runs"][0], "steps": [{**d["runs"][0]["steps"][0], "rules": [
             {"conditions": [{"attribute": 10 ** 6, "operator": "<=", "threshold": 0.5}],
              "head": {"labels": [0], "scores": [1.0]}}]}] + d["runs"][0]["steps"][1:]}]),
+    "a run's switches of the wrong length": lambda d: _session_with(d, runs=[{**d["runs"][0], "active": [True]}]),
     "a step missing": lambda d: _session_with(d, runs=[{**d["runs"][0], "steps": d["runs"][0]["steps"][1:]}]),
     "a step's metric of text": lambda d: _session_with(
         d, runs=[{**d["runs"][0], "steps": [{**d["runs"][0]["steps"][0], "metrics": {"train_hamming": "x"}}]

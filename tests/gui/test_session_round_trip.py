@@ -92,7 +92,12 @@ def test_a_session_of_all_six_learners_reopens_as_it_was(qtbot, make_window, tmp
     assert [r.learner for r in runs] == [k for k, _ in SIX]
     assert all(len(r.records) == len(r) > 0 for r in runs) and runs[-1].revised == 3
 
-    # the state a user leaves: BOOMER's run picked, a label filter, a rule selected, the explanation shown
+    # the state a user leaves: rules of AdaBoost.MH's and the post-optimized run switched off (what-if),
+    # BOOMER's first run picked, a label filter, a rule selected, the explanation shown
+    for row in (2, 6):
+        window.run_table.view.selectRow(row)
+        window.set_rule_active(1, False)
+        assert runs[row].whatif is not None
     window.run_table.view.selectRow(0)
     window.browser.label_filter.setCurrentIndex(2)  # the second label
     qtbot.waitUntil(lambda: window.proxy.rowCount() < window.table_model.rowCount())
@@ -110,6 +115,9 @@ def test_a_session_of_all_six_learners_reopens_as_it_was(qtbot, make_window, tmp
     assert [c["steps"] for c in every_before] == [False, False, False, True, True, True, False]
     assert every_before[-1]["count"].endswith("4 rules from 7 steps (3 revisions)")  # the label filter stays
     assert all(len(c["rows"]) > 0 for c in every_before)
+    for row in (2, 6):  # the switches stay with their run (AdaBoost.MH's stumps: two rules a step)
+        assert every_before[row]["rows"][1][1] == Qt.Unchecked
+        assert every_before[row]["loss_label"].startswith("what-if")
 
     other = make_window()
     other.open_session(path)
@@ -120,10 +128,10 @@ def test_a_session_of_all_six_learners_reopens_as_it_was(qtbot, make_window, tmp
     assert _every_run(other) == every_before
 
     # a reopened run replays from its saved steps, to the same table
-    other.run_table.view.selectRow(2)  # AdaBoost.MH's stumps: two rules a step
+    other.run_table.view.selectRow(1)
     assert other.replay()
     other.driver.settle()
-    assert _components(other) == every_before[2]
+    assert _components(other) == every_before[1]
     assert errors == []
 
 
