@@ -14,6 +14,7 @@ the step and field."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import types
 import typing
@@ -101,11 +102,16 @@ def _decode(value, hint, where: str):
     raise ValueError(f"{where}: a field of type {hint} cannot be read")
 
 
+@functools.lru_cache(maxsize=64)
+def _fields(cls: type) -> tuple[tuple[str, ...], dict]:
+    """A dataclass's field names and their resolved annotations (resolving them is slow: once per class)."""
+    return tuple(f.name for f in dataclasses.fields(cls)), typing.get_type_hints(cls)
+
+
 def decode_component(value, cls: type, where: str = "component"):
     """A ``cls`` (frozen dataclass) from its JSON form, every field checked against its annotation."""
     d = check.mapping(value, where)
-    hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
+    names, hints = _fields(cls)
     unknown = sorted(str(k) for k in d if k not in names)
     if unknown:
         raise ValueError(f"{where}: unknown field(s) {', '.join(unknown)}")
