@@ -251,6 +251,7 @@ class MainWindow(QMainWindow):
         self.run_table.select(shown if shown is not run else None)
         if run is shown:
             self.views.clear()
+            self.run_controls.reset()  # nothing of the removed run stays in the run bar
             self.update_enabled()
         return True
 

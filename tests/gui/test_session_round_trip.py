@@ -200,6 +200,21 @@ def test_opening_another_session_leaves_nothing_of_the_last_one(qtbot, make_wind
     assert errors == []
 
 
+def test_removing_the_shown_run_leaves_nothing_of_it(qtbot, make_window, errors):
+    window = make_window()
+    _train(window, qtbot, "boomer", {"max_rules": 4})
+    _train(window, qtbot, "boomer", {"max_rules": 3})
+    kept, shown = window.history.runs
+    window.select_rule(1)
+    assert window.run_controls.count.text() == "3 / 3 rules" and _ring(window, shown)[0] != []
+    assert window.remove_run(shown)
+    assert window.history.runs == [kept] and window.run is None and window.table_model.rowCount() == 0
+    assert window.run_controls.info.text() == "Ready" and window.run_controls.count.text() == ""
+    assert window.explanation.spin.suffix() == "" and window.loss_label.text() == ""
+    assert _ring(window, kept) == ([], [None, None])
+    assert errors == []
+
+
 def test_the_ring_of_a_selected_rule_leaves_when_a_new_run_starts(qtbot, make_window, errors):
     window = make_window()
     _train(window, qtbot, "boomer", {"max_rules": 5})
