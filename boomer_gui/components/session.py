@@ -2,7 +2,8 @@
 
 A session holds the data source (file path or synthetic kind/size/seed) and split, the learner
 key and parameters, the current model (the estimator's own model document), which rules are
-switched on, and the trajectories of all runs."""
+switched on, every run of every learner (its trajectory, its steps, its model and its what-if
+switches) and the view: filters, the selected rule and step, the explained example, the shown tabs."""
 from __future__ import annotations
 
 import json
