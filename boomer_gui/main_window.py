@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         app.run_removed.connect(self.plot.remove_run)
         app.history_replaced.connect(self.plot.set_history)
         app.history_replaced.connect(self.run_model.set_history)
+        app.history_replaced.connect(self.views.history_replaced)
 
     def _connect_widgets(self) -> None:
         d, rc = self.driver, self.run_controls
@@ -147,7 +148,7 @@ class MainWindow(QMainWindow):
 
     def _steps_of_run(self):
         run = self.app.run
-        if run is None:
+        if run is None or self.views.step_spec is not None:  # no rules shown: no steps to count them by
             return None
         if run.revised:  # post-optimization: the rules, and revisions of them
             return len(run), "step"
@@ -250,6 +251,7 @@ class MainWindow(QMainWindow):
         self.run_table.select(shown if shown is not run else None)
         if run is shown:
             self.views.clear()
+            self.run_controls.reset()  # nothing of the removed run stays in the run bar
             self.update_enabled()
         return True
 

@@ -53,13 +53,16 @@ class Column:
 @dataclass(frozen=True)
 class ComponentView:
     """How to present what a step adds: its kind (``step.kind``), table columns, an inspector
-    (``inspect(step, schema)`` → HTML) and, for a loaded model, ``summary(estimator)`` → HTML."""
+    (``inspect(step, schema)`` → HTML) and, for a loaded model, ``summary(estimator)`` → HTML;
+    ``cls`` is the class of ``step.component`` (a frozen dataclass: sessions save steps with it,
+    see :mod:`engine.step_document`)."""
 
     kind: str
     noun: str  # "rule", "iteration", "expert": what the budget counts, for progress texts
     columns: tuple[Column, ...] = ()
     inspect: Callable[[Any, Any], str] | None = None
     summary: Callable[[Any], str] | None = None
+    cls: type | None = None
 
 
 CLASSIFIER_METRICS = (
@@ -303,7 +306,7 @@ register(LearnerSpec(
         "update", "iteration",
         columns=(Column("largest change", lambda s: s.component.summary()),
                  Column("moved", lambda s: s.component.n_changed)),
-        inspect=_ranking_inspect, summary=_ranking_summary),
+        inspect=_ranking_inspect, summary=_ranking_summary, cls=_ranking.ParallelUpdate),
 ))
 
 
@@ -359,7 +362,7 @@ register(LearnerSpec(
         "expert", "expert",
         columns=(Column("tree", lambda s: s.component.summary()),
                  Column("accepted", lambda s: "yes" if s.component.accepted else "no")),
-        inspect=_mlme_inspect, summary=_mlme_summary),
+        inspect=_mlme_inspect, summary=_mlme_summary, cls=_mlme.ExpertStep),
 ))
 
 
@@ -396,5 +399,5 @@ register(LearnerSpec(
         columns=(Column("label", lambda s: str(s.component.label)),
                  Column("reads labels", lambda s: str(len(s.component.inputs))),
                  Column("largest coefficients", lambda s: s.component.strongest)),
-        inspect=_chain_inspect, summary=_chain_summary),
+        inspect=_chain_inspect, summary=_chain_summary, cls=_chain.ChainLink),
 ))

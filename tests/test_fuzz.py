@@ -242,16 +242,25 @@ def _session_module():
 @pytest.fixture(scope="module")
 def session_document():
     from engine import BoomerClassifier
+    from engine.registry import get
 
     session, state = _session_module()
     data = make_synthetic("conditional-dependence", n_examples=150, seed=0)
     est = BoomerClassifier(max_rules=5)
     history = state.RunHistory()
     run = history.new_run("boomer: default", "boomer", est.get_params())
-    run.append(est.fit_iter(data.X, data.Y))
+    run.records = list(est.fit_iter(data.X, data.Y))
+    run.append(run.records)
+    chain = get("cc-lr").make()  # a learner whose steps are not rules: its steps and model in the run
+    steps_run = history.new_run("cc-lr", "cc-lr", chain.get_params())
+    steps_run.records = list(chain.fit_iter(data.X, data.Y))
+    steps_run.append(steps_run.records)
+    runs = history.to_list()
+    runs[0]["steps"] = state.steps_document(run, True)
+    runs[1].update(steps=state.steps_document(steps_run, True), model=chain.to_model_dict())
     n_rules = len(est.rules_)
     return session.Session(state.DataSpec(n_examples=150, n_test=150), "boomer", est.get_params(),
-                           est.to_model_dict(), history.to_list(), 0, [True] * (n_rules - 1) + [False]).to_dict()
+                           est.to_model_dict(), runs, 0, [True] * (n_rules - 1) + [False]).to_dict()
 
 
 @FUZZ

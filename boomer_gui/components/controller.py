@@ -29,7 +29,7 @@ from engine.trajectory import LOSSES
 from boomer_gui.components import exports
 from boomer_gui.components.events import Event
 from boomer_gui.components.session import Session, load_session
-from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, preset_name
+from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, preset_name, steps_document
 
 
 def spec_of(run: Run | None) -> LearnerSpec | None:
@@ -65,9 +65,9 @@ def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> s
 
 
 def records_of(run: Run, model) -> list:
-    """The step records of ``run``: as streamed, or rebuilt from its model and its series for a run
-    read from a session (one series entry per step: a stump round of AdaBoost.MH adds two rules,
-    which share their step's losses)."""
+    """The step records of ``run``: as streamed (or saved with a session), or rebuilt from its model and
+    its series for a run of an older session that kept no steps (one series entry per step: a stump
+    round of AdaBoost.MH adds two rules, which share their step's losses)."""
     if run.records is not None:
         return list(run.records)
     s, n_rules, n_steps = run.series, len(model.rules), max(len(run), 1)
@@ -288,7 +288,7 @@ class Controller:
 
     def show(self, run: Run, est) -> list:
         """Make ``run`` (with its fitted ``est``) the shown run; returns its records: rule records,
-        or the steps of a learner whose steps are not rules (none for such a run read from a session)."""
+        or the steps of a learner whose steps are not rules (none for a run of an older session)."""
         run.estimator = est
         self.estimator, self.run, self.whatif = est, run, None
         if shows_steps(spec_of(run)):
@@ -364,8 +364,8 @@ class Controller:
 
     def session(self, learner: str, params: dict, has_model: bool, active, view: dict | None = None) -> Session:
         """The session document: data, learner settings, the shown model and its switches, and every
-        run of every learner with its series and model (so any run can be inspected after reopening;
-        the steps of a learner whose steps are not rules are not kept, its model is).  A model that
+        run of every learner with its series, its steps and its model (so any run can be inspected
+        after reopening as it was).  A model that
         cannot be written (a run stopped before its first step) is left out and its run named in
         :attr:`unsaved_models`; its series and every other run are saved."""
         if self.data is None:
@@ -382,6 +382,11 @@ class Controller:
                 if d["model"] is None:
                     del d["model"]
                     self.unsaved_models.append(run.name)
+            if "model" not in d:  # the shown run's switches are the session's; a run without a model has none
+                d.pop("active", None)
+            steps = steps_document(run, "model" in d or (run is self.run and model_doc is not None))
+            if steps is not None:
+                d["steps"] = steps
             runs.append(d)
         return Session(data=self.data.spec, learner=learner, params=params, model=model_doc, runs=runs,
                        current_run=current, active=switches, view=dict(view or {}))

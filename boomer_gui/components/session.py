@@ -2,7 +2,8 @@
 
 A session holds the data source (file path or synthetic kind/size/seed) and split, the learner
 key and parameters, the current model (the estimator's own model document), which rules are
-switched on, and the trajectories of all runs."""
+switched on, every run of every learner (its trajectory, its steps, its model and its what-if
+switches) and the view: filters, the selected rule and step, the explained example, the shown tabs."""
 from __future__ import annotations
 
 import json
@@ -65,7 +66,6 @@ class Session:
         if model is not None:
             estimator = persistence.estimator_from_document(model, "session model")
         runs = check.sequence(d.get("runs") or [], "runs", max_length=10_000)
-        checked_runs = RunHistory.from_list(runs)  # every run and its model checked, once
         current = d.get("current_run")
         if current is not None:
             if model is None:
@@ -73,6 +73,8 @@ class Session:
             current = check.integer(current, "current_run", 0, max(len(runs), 1))
             if current >= len(runs):
                 raise ValueError(f"current_run: {current} but the session has {len(runs)} runs")
+        # every run, its model and its steps checked, once (the shown run's model is the session's)
+        checked_runs = RunHistory.from_list(runs, {current: estimator} if current is not None else None)
         active = d.get("active")
         if active is not None:
             if estimator is None:
@@ -96,12 +98,14 @@ class Session:
         return self.checked_runs
 
 
-VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "strongly", "selected_rule")
+VIEW_FIELDS = ("label_filter", "attribute_filter", "text_filter", "strongly", "selected_rule", "selected_step",
+               "example", "top_tab", "details_tab", "plot_tab")
 
 
 def check_view(view) -> dict:
-    """The view state of a session: label and attribute filters (indices or null), the filter text
-    and the selected rule (an index or null); unknown fields are refused."""
+    """The view state of a session: label and attribute filters (indices or null), the filter text,
+    the selected rule and step, the explained test example and the shown tabs (indices or null);
+    unknown fields are refused."""
     if view is None:
         return {}
     view = check.mapping(view, "view")

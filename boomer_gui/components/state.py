@@ -306,12 +306,15 @@ class Run:
                 "dataset": self.dataset, "data_key": self.data_key, "seed": self.seed, "elapsed": self.elapsed,
                 "marker": self.marker, "ended_early": self.ended_early,
                 **({"revised": self.revised} if self.revised else {}),
+                **({"active": [bool(a) for a in self.active]} if self.active is not None and not np.all(self.active)
+                   else {}),
                 "series": {k: [None if (isinstance(v, float) and math.isnan(v)) else v for v in vals]
                            for k, vals in self.series.items()}}
 
     @classmethod
-    def from_dict(cls, d: Mapping) -> "Run":
-        """A run from a (possibly hand-edited) session; every field is checked (ValueError)."""
+    def from_dict(cls, d: Mapping, estimator=None) -> "Run":
+        """A run from a (possibly hand-edited) session; every field is checked (ValueError).
+        ``estimator``: the run's model when the session keeps it outside the run (the shown run's)."""
         from matplotlib.colors import is_color_like
 
         from engine import model_document as check
@@ -340,7 +343,6 @@ class Run:
         if whatif is not None:
             whatif = {check.string(k, f"{where}, whatif"): check.number(v, f"{where}, whatif {k}")
                       for k, v in check.mapping(whatif, f"{where}, whatif").items()}
-        estimator = None
         if d.get("model") is not None:
             from engine import persistence
 
@@ -357,14 +359,67 @@ class Run:
         early = d.get("ended_early")
         early = None if early is None else check.string(early, f"{where}, ended_early")[:2000]
         revised = check.integer(d.get("revised", 0), f"{where}, revised", 0, max(len(trajectory), 1))
-        return cls(name=name, color=color, learner=check.string(d.get("learner", ""), f"{where}, learner"),
+        learner = check.string(d.get("learner", ""), f"{where}, learner")
+        records = _read_steps(d.get("steps"), learner, len(trajectory), estimator, where)
+        return cls(name=name, color=color, learner=learner,
                    params=dict(check.mapping(d.get("params") or {}, f"{where}, params")), visible=visible,
                    status="stopped" if status in ("running", "paused") else status, trajectory=trajectory,
                    whatif=whatif,
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
                    marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator,
-                   ended_early=early, revised=revised)
+                   ended_early=early, revised=revised, records=records,
+                   active=_read_switches(d.get("active"), estimator, where))
+
+
+def _read_switches(active, estimator, where: str) -> np.ndarray | None:
+    """A run's what-if switches (saved while another run was shown): one true/false per rule of its model."""
+    if active is None:
+        return None
+    from engine import model_document as check
+
+    active = check.sequence(active, f"{where}, active", max_length=10 ** 7)
+    model = getattr(estimator, "model_", None)
+    if model is None or len(active) != len(model.rules) or not all(isinstance(a, bool) for a in active):
+        raise ValueError(f"{where}, active: expected one true/false switch per rule of the run's model")
+    return np.asarray(active, dtype=bool)
+
+
+def _read_steps(items, learner: str, n_steps: int, estimator, where: str) -> list | None:
+    """A saved run's steps (engine.step_document), or None: none saved, or a learner this version does
+    not know (its components cannot be shown anyway)."""
+    if items is None:
+        return None
+    from engine.registry import get as get_learner
+    from engine.step_document import decode_steps
+
+    try:
+        spec = get_learner(learner)
+    except ValueError:
+        return None
+    return decode_steps(items, n_steps, spec.component.cls, getattr(estimator, "model_", None), f"{where}, steps")
+
+
+def steps_document(run: Run, model_saved: bool) -> list | None:
+    """The run's steps as a session saves them, or None: no steps kept, a rule run whose model is not
+    saved (its rules are checked against the model on reading), or a learner whose steps have no
+    saved form."""
+    from engine.registry import get as get_learner
+    from engine.step_document import encode_steps
+
+    if run.records is None:
+        return None
+    try:
+        spec = get_learner(run.learner)
+    except ValueError:
+        return None
+    rules = spec.component.kind == "rule"
+    if (rules and not model_saved) or (not rules and spec.component.cls is None):
+        return None
+    try:
+        return encode_steps(run.records)
+    except (TypeError, ValueError, AttributeError):  # a plug-in's component of another form: its model is kept
+        return None
 
 
 class RunHistory:
@@ -408,12 +463,13 @@ class RunHistory:
         return [r.to_dict() for r in self.runs]
 
     @classmethod
-    def from_list(cls, items: Iterable[Mapping]) -> "RunHistory":
+    def from_list(cls, items: Iterable[Mapping], estimators: Mapping[int, Any] | None = None) -> "RunHistory":
+        """The runs of a session; ``estimators`` maps a run's position to its model kept outside it."""
         from engine import model_document as check
 
         history = cls()
-        for d in check.sequence(items, "runs", max_length=10_000):
-            history.add(Run.from_dict(d))
+        for i, d in enumerate(check.sequence(items, "runs", max_length=10_000)):
+            history.add(Run.from_dict(d, (estimators or {}).get(i)))
         return history
 
 

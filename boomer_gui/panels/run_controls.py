@@ -180,6 +180,15 @@ class RunControls(QWidget):
         self.info.setText(f"{run.name}: {n} {self.noun}{'s' if n != 1 else ''} · {run.status}{took}")
         self.info.setToolTip(run.describe())
 
+    def reset(self) -> None:
+        """No run shown (another session opened): nothing of the last run stays."""
+        self.progress.setRange(0, 1)
+        self.progress.setFormat("")
+        self.progress.setValue(0)
+        self.count.setText("")
+        self.info.setText("Ready")
+        self.info.setToolTip("")
+
     def finish(self, n: int, state: str, elapsed: float, ended_early: str | None = None) -> None:
         """The run's last step is shown; ``ended_early`` says why it ended before its budget."""
         if self.progress.maximum() == 0:

@@ -332,7 +332,7 @@ class StepView(QWidget):
 
     def show_run(self, run, spec: LearnerSpec, schema=None, summary: str | None = None) -> None:
         """Show ``run``'s steps (all of them, at once); ``summary`` (HTML: its model) fills the
-        inspector until a step is selected (a run read from a session has its model only)."""
+        inspector until a step is selected."""
         self.set_spec(spec, schema)
         self.run = run
         self.append(list(run.records or []))
@@ -354,6 +354,13 @@ class StepView(QWidget):
             if self.model.steps[src.row()].index == index:
                 self.table.selectRow(row)
                 return
+
+    def selected_step(self) -> int | None:
+        """The index of the selected step (None: none is)."""
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or not self.model.steps:
+            return None
+        return int(self.model.steps[self.proxy.mapToSource(rows[0]).row()].index)
 
     def _current_changed(self, current, _previous) -> None:
         if not current.isValid() or self.spec is None:

@@ -196,8 +196,16 @@ class ExplanationPanel(QWidget):
             self.show_example(self.example)
 
     def clear(self, message: str = "") -> None:
+        """No model: nothing of the last one stays (its test set's size, its label choices)."""
         self.model = None
         self.explanation = None
+        self.example = 0
+        self.spin.blockSignals(True)
+        self.spin.setMaximum(0)
+        self.spin.setSuffix("")
+        self.spin.blockSignals(False)
+        while self.sort.count() > 2:
+            self.sort.removeItem(2)
         self.table.clear()
         self.table.setRowCount(0)
         self.table.setColumnCount(0)

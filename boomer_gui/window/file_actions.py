@@ -99,7 +99,30 @@ class FileActions(QObject):
         w = self.w
         spec = w.learner_panel.spec
         return self.app.session(spec.key if spec else "", w.learner_panel.params(), w.views.has_model(),
-                                w.browser.model.active.tolist(), w.browser.view_state())
+                                w.browser.model.active.tolist(), self.view_state())
+
+    def view_state(self) -> dict:
+        """What a session keeps of the views: the rule filters and the selected rule, the selected step,
+        the explained test example and the tab shown in each tab widget."""
+        w = self.w
+        return {**w.browser.view_state(), "selected_step": w.step_view.selected_step(),
+                "example": w.explanation.example if w.explanation.model is not None else None,
+                "top_tab": w.top_tabs.currentIndex(), "details_tab": w.details.currentIndex(),
+                "plot_tab": w.plot.tabs.currentIndex()}
+
+    def restore_views(self, view: dict) -> None:
+        """A session's view state (entries that do not fit what is shown are left as they are); the
+        tabs last, since selecting a rule shows the rule inspector."""
+        w = self.w
+        w.browser.restore_view(view)
+        if view.get("selected_step") is not None and w.views.step_spec is not None:
+            w.step_view.select_step(view["selected_step"])
+        if view.get("example") is not None and w.explanation.model is not None:
+            w.explanation.show_example(view["example"])
+        for tabs, key in ((w.top_tabs, "top_tab"), (w.details, "details_tab"), (w.plot.tabs, "plot_tab")):
+            i = view.get(key)
+            if i is not None and i < tabs.count() and tabs.isTabVisible(i):
+                tabs.setCurrentIndex(i)
 
     def save_session(self, path) -> None:
         if self.w.training_active:
@@ -130,7 +153,7 @@ class FileActions(QObject):
                 w.statusBar().showMessage(f"Learner settings not restored: {exc}", 10000)
         self.app.replace_history(s.history())
         self._show_session_model(s)
-        w.browser.restore_view(s.view)
+        self.restore_views(s.view)
         w.unsaved = False
         w.statusBar().showMessage(f"Session {Path(path).name} opened", 8000)
         w.update_enabled()
@@ -148,6 +171,7 @@ class FileActions(QObject):
             views.show_loaded_model(spec, s.estimator, name="session model", run=run, active=s.active)
         if run is not None:
             self.w.run_table.select(run)
+            self.w.run_controls.show_run(run, self.w.run_model.nouns.get(run.learner))
 
     def open_session_dialog(self) -> None:
         self._dialog("Cannot open the session", self.open_session, self._ask_open("Open session", SESSION_FILTER))

@@ -25,17 +25,25 @@ class RunViews(QObject):
 
     # -- which views -----------------------------------------------------------------------------
     def clear(self) -> None:
-        """Forget the model shown (data changed or a new run starts)."""
+        """Forget the model shown (data changed, a new run starts, another session): no view keeps
+        its text, the ring of its selected rule leaves the plot."""
         w, data = self.w, self.app.data
+        w.plot.highlight(None, None)
         w.browser.model.clear()
         w.browser.model.set_schema(data.train.schema if data else None, data.train.n_labels if data else 0)
         self.app.forget_model()
+        w.browser.update_count()  # '0 rules', not counted against the run shown before
         w.inspector.clear()
         w.explanation.clear()
         w.head_view.set_context(None, None, None)
         self.selected_rule = None
         w.loss_label.setText("")
         self.show_steps_of(None)
+
+    def history_replaced(self, _history) -> None:
+        """Another session's runs: every view of the shown run resets, the run bar too."""
+        self.clear()
+        self.w.run_controls.reset()
 
     def show_steps_of(self, spec) -> None:
         """The step table, step inspector and learner plots of ``spec`` (a learner whose steps are
@@ -223,7 +231,7 @@ class RunViews(QObject):
         if spec is not None:
             table.set_step_columns(spec.step_columns, spec.improvement)
         table.append(records)
-        if active is not None and len(active) == len(records):
+        if active is not None and len(active) == table.rowCount():  # one per rule (a stump step adds two)
             table.active[:] = np.asarray(active, dtype=bool)
         self.attach_model()
         if active is not None and not all(active):

@@ -98,6 +98,15 @@ CORRUPT_SESSIONS = {
     "unknown learner parameter": lambda d: _session_with(d, learner__params={"bogus": 1}),
     "wrong number of switches": lambda d: _session_with(d, active=[True]),
     "bad data field": lambda d: _session_with(d, data__n_examples="many"),
+    "a step's rule out of range": lambda d: _session_with(
+        d, runs=[{**d["runs"][0], "steps": [{**d["runs"][0]["steps"][0], "rules": [
+            {"conditions": [{"attribute": 10 ** 6, "operator": "<=", "threshold": 0.5}],
+             "head": {"labels": [0], "scores": [1.0]}}]}] + d["runs"][0]["steps"][1:]}]),
+    "a run's switches of the wrong length": lambda d: _session_with(d, runs=[{**d["runs"][0], "active": [True]}]),
+    "a step missing": lambda d: _session_with(d, runs=[{**d["runs"][0], "steps": d["runs"][0]["steps"][1:]}]),
+    "a step's metric of text": lambda d: _session_with(
+        d, runs=[{**d["runs"][0], "steps": [{**d["runs"][0]["steps"][0], "metrics": {"train_hamming": "x"}}]
+                  + d["runs"][0]["steps"][1:]}]),
     "truncated": lambda d: json.dumps(d)[:200],
     "deeply nested": lambda d: "[" * 50000 + "]" * 50000,
 }
