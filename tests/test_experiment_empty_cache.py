@@ -56,6 +56,7 @@ SCRIPT = textwrap.dedent('''
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2400)  # on an empty cache the workers compile BOOMER's kernels: minutes on a busy machine
 def test_boomer_tasks_compile_in_workers_on_an_empty_cache_after_runs_of_every_learner(tmp_path):
     from engine import registry
 

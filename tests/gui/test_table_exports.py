@@ -73,6 +73,7 @@ def test_the_runs_table_exports_as_csv_markdown_and_latex(three_runs, tmp_path):
 
 def test_ctrl_c_copies_the_selected_runs_as_tab_separated_text(three_runs, qtbot):
     w = three_runs
+    w.top_tabs.setCurrentWidget(w.run_table)  # the Runs tab shown, as the user sees it
     view = w.run_table.view
     sm = view.selectionModel()
     sm.select(w.run_model.index(0, COL_NAME), QItemSelectionModel.ClearAndSelect | QItemSelectionModel.Rows)
