@@ -90,6 +90,7 @@ def test_the_tab_shows_a_failed_tasks_reason_in_its_row_and_the_traceback_on_cli
     assert [tab.task_table.item(i, REASON_COLUMN).text() for i in failed] == [REASON] * 4
     assert all(tab.task_table.item(i, REASON_COLUMN).text() == "" for i in range(8) if i not in failed)
     assert "4 failed" in tab.status.text()
+    assert tab.results.by_measure["hamming"].cells[0][0] == "failed"  # no result for xgboost-br: it says why
 
     assert not tab.show_failure(next(i for i in range(8) if i not in failed))  # a task that did not fail
     rect = tab.task_table.visualItemRect(tab.task_table.item(failed[0], REASON_COLUMN))

@@ -235,6 +235,7 @@ class ResultTables:
 
 def tables(rep: ExperimentReport) -> ResultTables:
     out = {}
+    failed = {(t["dataset"], t["name"]) for t, _ in rep.failures}
     for m in rep.measures:
         meas = measure(m)
         done, learners, V = rep.ranked(m)
@@ -248,8 +249,10 @@ def tables(rep: ExperimentReport) -> ResultTables:
             texts = []
             for lr, v in zip(rep.learners, row):
                 cell = rep.cells.get((d, lr))
-                texts.append("…" if cell is None else "n/a" if not cell.applies(m)
-                             else f"{v:.3g} ± {cell.std(m):.1g}")
+                if cell is None:  # folds missing: still to come, or failed
+                    texts.append("failed" if (d, lr) in failed else "…")
+                else:
+                    texts.append("n/a" if not cell.applies(m) else f"{v:.3g} ± {cell.std(m):.1g}")
             cells.append(texts)
             best.append([not math.isnan(v) and v == top for v in row])
         out[m] = MeasureTable(m, meas.title, list(rep.datasets), list(rep.learners), cells, best, learners, avg, cd)

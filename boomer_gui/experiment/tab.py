@@ -660,6 +660,8 @@ class ExperimentTab(QWidget):
                                          + 4)
         if not self.results.draw_cd(t.measure, self.cd_figure):
             self.cd_figure.clear()
-            self.cd_figure.text(0.5, 0.5, "the CD diagram appears when two data sets are complete", ha="center",
+            failed = len(self.results.report.failures) if self.results.report is not None else 0
+            gaps = f"\n{failed} failed task(s) leave gaps: Start tries them again" if failed else ""
+            self.cd_figure.text(0.5, 0.5, "the CD diagram appears when two data sets are complete" + gaps, ha="center",
                                 va="center", fontsize=9, color="#666666")
         self.cd_canvas.draw_idle()
