@@ -20,7 +20,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +41,8 @@ PRELUDE = textwrap.dedent('''
 def run_script(tmp_path, body: str, env: dict | None = None) -> dict:
     script = tmp_path / "main_script.py"
     script.write_text(PRELUDE + textwrap.dedent(body))
-    environment = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache"), **(env or {})}
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache"),
+                   **(env or {})}
     environment.pop("NUMBA_NUM_THREADS", None)
     out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=environment, capture_output=True, text=True,
                          timeout=300)

@@ -12,7 +12,7 @@ import pytest
 
 from boomer_gui.components.state import Run
 from boomer_gui.components.tables import Table, runs_table, write_runs, write_table
-from engine.evaluation.tables import csv_text, latex_table, markdown_table, tsv_text
+from engine.evaluation.tables import latex_table, markdown_table, tsv_text
 
 AWKWARD = [["a, b", 'say "hi"', 0.1 + 0.2, 1], ["two\nlines", "tab\there", None, 2], ["ünïcödé ±", "#_&%$", 1e-17, 3]]
 COLUMNS = ["text", "quoted", "value", "n"]

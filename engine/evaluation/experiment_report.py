@@ -318,8 +318,9 @@ def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
     written.append(path)
     if rep.failures:
         path = out_dir / "failures.txt"
-        path.write_text("\n".join(f"== {d}, fold {f}, {lr} ({c or 'no grid'}) ==\n{error.rstrip()}\n" for (d, f, lr, c, _),
-                                  (_, error) in zip(rep.failure_rows(), rep.failures)), encoding="utf-8")
+        blocks = [f"== {d}, fold {f}, {lr} ({c or 'no grid'}) ==\n{error.rstrip()}\n"
+                  for (d, f, lr, c, _), (_, error) in zip(rep.failure_rows(), rep.failures)]
+        path.write_text("\n".join(blocks), encoding="utf-8")
         written.append(path)
     for m in rep.measures:
         done, learners, V = rep.ranked(m)

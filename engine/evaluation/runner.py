@@ -77,8 +77,9 @@ def compute(todo: list[dict], function, names: list[str], put, put_failure, prog
             on_result: Callable | None = None, cancel=None, on_failure: Callable | None = None) -> int:
     """Run ``function`` on every task on Dask (submitted, and so run, in order) and ``put`` each
     result the moment it arrives (``put_failure(key, traceback)`` for a task that raised, then
-    ``on_failure(key, traceback)``); the number of failed tasks.  ``cancel`` (a ``threading.Event``) stops within half a second: tasks not
-    finished are dropped, those stored stay."""
+    ``on_failure(key, traceback)``); the number of failed tasks.  ``cancel`` (a
+    ``threading.Event``) stops within half a second: tasks not finished are dropped, those stored
+    stay."""
     from dask.distributed import Client, LocalCluster, wait
 
     cluster = None
