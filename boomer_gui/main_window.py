@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
         text = self.browser.selected_text(self.data.train.schema if self.data else None)
         if text:
             QApplication.clipboard().setText(text)
-            self.statusBar().showMessage(f"{text.count(chr(10)) + 1} rule(s) copied", 4000)
+            self.statusBar().showMessage(f"{text.count(chr(10)) - 1} rule(s) copied", 4000)  # less the header
         return text
 
     # -- data and runs ---------------------------------------------------------------------------

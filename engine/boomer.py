@@ -163,8 +163,9 @@ def _on_preferred_threads(learn):
             return
         import numba
 
-        before = numba.get_num_threads()
-        numba.set_num_threads(min(wanted, numba.config.NUMBA_NUM_THREADS))
+        from .threads import numba_threads
+
+        before = numba_threads(wanted)
         try:
             yield from learn(self, data)
         finally:

@@ -58,3 +58,32 @@ def with_single_threaded_blas(generator_function):
         with single_threaded_blas():
             yield from generator_function(*args, **kwargs)
     return wrapper
+
+
+def numba_threads(wanted: int) -> int:
+    """Set this thread's Numba thread count to ``wanted`` (0: every launched thread), bounded by the
+    threads the pool launched (or will launch); the count this thread had before.
+
+    Numba reads ``NUMBA_NUM_THREADS`` when it is imported, launches its pool with that many threads
+    at the first parallel call, and re-reads the environment at every compilation, refusing to go on
+    when the value changed after the launch.  A process whose environment changed between the
+    import and the launch (a Dask worker: the spawned child imports the parent's main module, and
+    Numba with it, before the nanny applies the worker's environment) would launch a pool of the
+    stale size and fail at its first compilation.  So the environment is read again here, before
+    the pool launches; thread counts are never passed through ``NUMBA_NUM_THREADS`` after import;
+    and if the pool was launched before someone changed the variable, the variable is set back to
+    the pool's size, so that a compilation never fails for it."""
+    import numba
+    from numba.core import config
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock:  # what a compilation does first, under the same lock
+        try:
+            config.reload_config()
+        except RuntimeError:  # launched before the variable changed: the environment follows the pool
+            os.environ["NUMBA_NUM_THREADS"] = str(config.NUMBA_NUM_THREADS)
+            config.reload_config()
+    before = numba.get_num_threads()  # launches the pool, at the size the environment says now
+    launched = config.NUMBA_NUM_THREADS
+    numba.set_num_threads(launched if wanted <= 0 else max(1, min(int(wanted), launched)))
+    return before

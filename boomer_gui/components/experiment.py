@@ -14,7 +14,8 @@ from typing import Any, Callable
 from engine.evaluation.candidates import Candidate, candidates
 from engine.evaluation.cd_diagram import cd_figure
 from engine.evaluation.experiment_file import Experiment, load_experiment, parse_experiment
-from engine.evaluation.experiment_report import ExperimentReport, build_experiment_report, write_experiment_report
+from engine.evaluation.experiment_report import (ExperimentReport, build_experiment_report, last_line,
+                                                  write_experiment_report)
 from engine.evaluation.experiment_run import run_experiment
 from engine.evaluation.experiment_tasks import make_tasks
 from engine.evaluation.scoring import ALL_MEASURES, COST, measure
@@ -124,24 +125,34 @@ class TaskRow:
     learner: str
     configuration: str
     status: str  # 'queued', 'stored', 'done', 'failed'
+    error: str = ""  # a failed task's whole traceback (the worker's); its last line says what went wrong
+
+    @property
+    def reason(self) -> str:
+        return last_line(self.error)
 
 
-def task_rows(tasks: list[dict], stored: set[str]) -> list[TaskRow]:
-    """The tasks as the view lists them; a configuration names the values of its learner's grid."""
+def task_rows(tasks: list[dict], stored: set[str], failures: dict[str, str] | None = None) -> list[TaskRow]:
+    """The tasks as the view lists them; a configuration names the values of its learner's grid.  A
+    task not stored whose last attempt failed (``failures``: key -> traceback) is 'failed', with its
+    traceback (a new run tries it again)."""
+    failures = failures or {}
     varying: dict[str, set] = {}
     for t in tasks:
         first = next(u["config"] for u in tasks if u["name"] == t["name"])
         varying.setdefault(t["name"], set()).update(k for k, v in t["config"].items() if first.get(k) != v)
     return [TaskRow(t["key"], t["dataset"], t["fold"], t["name"],
                     ", ".join(f"{k}={t['config'][k]}" for k in sorted(varying[t["name"]])) or "—",
-                    "stored" if t["key"] in stored else "queued") for t in tasks]
+                    "stored" if t["key"] in stored else "failed" if t["key"] in failures else "queued",
+                    "" if t["key"] in stored else failures.get(t["key"], "")) for t in tasks]
 
 
 def run(exp: Experiment, store_path, emit: Callable[[str, Any], None], *, scheduler: str | None = None,
         workers: int | None = None, cancel=None, report_dir=None) -> None:
     """Run (or resume) ``exp`` into the store, blocking: ``emit('plan', [TaskRow])`` before any work,
-    ``emit('result', (key, ResultTables))`` as each result is stored, ``emit('failed', key)``,
-    ``emit('done', summary)`` at the end (with the report written to ``report_dir`` if given)."""
+    ``emit('result', (key, ResultTables))`` as each result is stored, ``emit('failed', (key,
+    traceback))`` as a task fails, ``emit('done', (summary, ResultTables))`` at the end (with the
+    report written to ``report_dir`` if given)."""
     with ResultStore(store_path) as store:
         def planned(tasks, todo):
             emit("plan", task_rows(tasks, {t["key"] for t in tasks} - {t["key"] for t in todo}))
@@ -149,11 +160,9 @@ def run(exp: Experiment, store_path, emit: Callable[[str, Any], None], *, schedu
         def stored(result, client):
             emit("result", (result.key, tables(build_experiment_report(exp, store))))
 
-        failures_before = len(store.failures())
         summary = run_experiment(exp, store, scheduler=scheduler, n_workers=workers, cancel=cancel, on_plan=planned,
-                                 on_result=stored, stream=_Quiet())
-        for key, _ in store.failures()[failures_before:]:
-            emit("failed", key)
+                                 on_result=stored, on_failure=lambda key, error: emit("failed", (key, error)),
+                                 stream=_Quiet())
         rep = build_experiment_report(exp, store)
         if report_dir is not None:
             write_experiment_report(rep, report_dir)
@@ -170,11 +179,12 @@ def stored_tables(exp: Experiment, store_path) -> "ResultTables | None":
 
 def planned_rows(exp: Experiment, store_path) -> list[TaskRow]:
     """Every task of ``exp``, those already in the store marked 'stored' (what a resumed run skips)."""
-    stored = set()
+    stored, failures = set(), {}
     if Path(store_path).is_file():
         with ResultStore(store_path, readonly=True) as store:
             stored = store.experiment_keys()
-    return task_rows(make_tasks(exp), stored)
+            failures = dict(store.failures())  # the last attempt's, of each key
+    return task_rows(make_tasks(exp), stored, failures)
 
 
 class _Quiet:
@@ -211,6 +221,7 @@ class ResultTables:
     by_measure: dict[str, MeasureTable]
     n_done: int
     n_tasks: int
+    report: ExperimentReport | None = None  # what the tables were made from (exports write it)
 
     def draw_cd(self, m: str, figure) -> bool:
         """Draw the measure's CD diagram into a matplotlib figure; False (nothing drawn) with fewer
@@ -224,6 +235,7 @@ class ResultTables:
 
 def tables(rep: ExperimentReport) -> ResultTables:
     out = {}
+    failed = {(t["dataset"], t["name"]) for t, _ in rep.failures}
     for m in rep.measures:
         meas = measure(m)
         done, learners, V = rep.ranked(m)
@@ -237,12 +249,14 @@ def tables(rep: ExperimentReport) -> ResultTables:
             texts = []
             for lr, v in zip(rep.learners, row):
                 cell = rep.cells.get((d, lr))
-                texts.append("…" if cell is None else "n/a" if not cell.applies(m)
-                             else f"{v:.3g} ± {cell.std(m):.1g}")
+                if cell is None:  # folds missing: still to come, or failed
+                    texts.append("failed" if (d, lr) in failed else "…")
+                else:
+                    texts.append("n/a" if not cell.applies(m) else f"{v:.3g} ± {cell.std(m):.1g}")
             cells.append(texts)
             best.append([not math.isnan(v) and v == top for v in row])
         out[m] = MeasureTable(m, meas.title, list(rep.datasets), list(rep.learners), cells, best, learners, avg, cd)
-    return ResultTables(list(rep.measures), out, rep.n_done, rep.n_tasks)
+    return ResultTables(list(rep.measures), out, rep.n_done, rep.n_tasks, rep)
 
 
 # --------------------------------------------------------------------------------- helpers

@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 
 from engine import persistence
 from engine.api import atomic_write_text
+from engine.evaluation.tables import tsv_text
 from engine.registry import get as get_learner
 from engine.rules import Rule, Schema
 
@@ -112,31 +113,50 @@ def metadata_lines(metadata: Mapping | None, active=None) -> list[str]:
 
 
 def rules_text(records: Sequence, schema: Schema | None = None, metadata: Mapping | None = None,
-               active=None) -> str:
-    lines = [f"# {len(records)} rules; 'head' lists label: score (positive = relevant)"]
+               active=None, shown: Mapping | None = None) -> str:
+    lines = [f"# {shown_text(shown) or f'{len(records)} rules'}; 'head' lists label: score (positive = relevant)"]
     lines += metadata_lines(metadata, active)
     for i, rec in enumerate(records):
         lines.append(f"{rec.index:>5}{'' if _active(active, i) else ' off'}  {rec.rule.to_text(schema)}")
     return "\n".join(lines) + "\n"
 
 
-def rules_csv(records: Sequence, schema: Schema | None = None, active=None) -> str:
-    """CSV whose first line is the header row, one row per rule, nothing else (the metadata go to
-    the sidecar, :func:`csv_sidecar`)."""
+def rule_rows(records: Sequence, schema: Schema | None = None, active=None) -> list[list]:
+    """One row of :data:`CSV_COLUMNS` per rule."""
     schema = schema or Schema()
-    out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(list(CSV_COLUMNS))
+    rows = []
     for i, rec in enumerate(records):
         r = rec.rule
         s = _stats(rec)
-        w.writerow([rec.index, int(_active(active, i)), r.body_text(schema), r.head_text(schema), len(r.conditions),
-                    ";".join(schema.label(int(k)) for k in r.head_labels),
-                    ";".join(f"{v:.6g}" for v in r.head_scores), "" if s["coverage"] is None else s["coverage"],
-                    "" if s["improvement"] is None else f"{s['improvement']:.6g}",
-                    *("" if s[k] is None else f"{s[k]:.6g}" for k in
-                      ("train_hamming", "train_subset", "test_hamming", "test_subset"))])
+        rows.append([rec.index, int(_active(active, i)), r.body_text(schema), r.head_text(schema), len(r.conditions),
+                     ";".join(schema.label(int(k)) for k in r.head_labels),
+                     ";".join(f"{v:.6g}" for v in r.head_scores), "" if s["coverage"] is None else s["coverage"],
+                     "" if s["improvement"] is None else f"{s['improvement']:.6g}",
+                     *("" if s[k] is None else f"{s[k]:.6g}" for k in
+                       ("train_hamming", "train_subset", "test_hamming", "test_subset"))])
+    return rows
+
+
+def rules_csv(records: Sequence, schema: Schema | None = None, active=None) -> str:
+    """CSV whose first line is the header row, one row per rule, nothing else (the metadata go to
+    the sidecar, :func:`csv_sidecar`)."""
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(list(CSV_COLUMNS))
+    w.writerows(rule_rows(records, schema, active))
     return out.getvalue()
+
+
+def rules_tsv(records: Sequence, schema: Schema | None = None, active=None) -> str:
+    """The rules as tab-separated text with the CSV's columns (the header first), for the clipboard."""
+    return tsv_text(list(CSV_COLUMNS), rule_rows(records, schema, active))
+
+
+def shown_text(shown: Mapping | None) -> str:
+    """'176 of 1000 rules: label amazed (strongly)' for a filtered export, '' for all rules."""
+    if not shown:
+        return ""
+    return f"{shown['n_shown']} of {shown['n_total']} rules: {shown['filter']}"
 
 
 def csv_sidecar_path(path) -> Path:
@@ -146,17 +166,21 @@ def csv_sidecar_path(path) -> Path:
 
 
 def csv_sidecar(records: Sequence, schema: Schema | None = None, metadata: Mapping | None = None,
-                active=None, csv_name: str = "") -> dict:
+                active=None, csv_name: str = "", shown: Mapping | None = None) -> dict:
     """The CSV file's metadata: the run (data identity, learner, parameters, seed), the rules'
-    count, the what-if switches and what the columns hold."""
-    off = [] if active is None else [int(i) for i, a in enumerate(active) if not a]
-    return {"format": RULES_FORMAT + "-csv", "version": RULES_VERSION, "table": csv_name,
-            "metadata": export_metadata(metadata), "n_rules": len(records), "rules_switched_off": off,
-            "labels": list((schema or Schema()).label_names), "columns": CSV_COLUMNS}
+    count, the what-if switches, what the columns hold and, for the rules a filter showed
+    (``shown``: ``filter``, ``n_shown``, ``n_total``), the filter and 'N of M rules'."""
+    off = [int(rec.index) for i, rec in enumerate(records) if not _active(active, i)]
+    out = {"format": RULES_FORMAT + "-csv", "version": RULES_VERSION, "table": csv_name,
+           "metadata": export_metadata(metadata), "n_rules": len(records), "rules_switched_off": off,
+           "labels": list((schema or Schema()).label_names), "columns": CSV_COLUMNS}
+    if shown:
+        out.update(filter=shown["filter"], rules=f"{shown['n_shown']} of {shown['n_total']} rules")
+    return out
 
 
 def rules_json(records: Sequence, schema: Schema | None = None, metadata: Mapping | None = None,
-               active=None) -> dict:
+               active=None, shown: Mapping | None = None) -> dict:
     schema = schema or Schema()
     rules = []
     for i, rec in enumerate(records):
@@ -164,27 +188,32 @@ def rules_json(records: Sequence, schema: Schema | None = None, metadata: Mappin
         d.update(_stats(rec))
         d["active"] = _active(active, i)
         rules.append(d)
-    return {"format": RULES_FORMAT, "version": RULES_VERSION, "metadata": export_metadata(metadata),
-            "labels": list(schema.label_names), "attributes": list(schema.feature_names), "rules": rules}
+    doc = {"format": RULES_FORMAT, "version": RULES_VERSION, "metadata": export_metadata(metadata),
+           "labels": list(schema.label_names), "attributes": list(schema.feature_names), "rules": rules}
+    if shown:
+        doc["filter"] = shown_text(shown)
+    return doc
 
 
 def write_rules(path, records: Sequence, schema: Schema | None = None, fmt: str | None = None,
-                metadata: Mapping | None = None, active=None) -> str:
+                metadata: Mapping | None = None, active=None, shown: Mapping | None = None) -> str:
     """Write rules as text, CSV or JSON (``fmt`` or the file suffix), with the run's ``metadata``
     (data set, learner, parameters, seed) and the what-if switches ``active``; returns the format.
-    CSV writes its metadata to a sidecar (:func:`csv_sidecar_path`) after the table."""
+    CSV writes its metadata to a sidecar (:func:`csv_sidecar_path`) after the table.  ``shown``
+    (``filter``: what the filter keeps, ``n_shown``, ``n_total``) says that ``records`` are the rules
+    a filter showed: every format says so."""
     path = Path(path)
     fmt = (fmt or path.suffix.lstrip(".") or "txt").lower()
     if fmt in ("txt", "text"):
-        atomic_write_text(path, rules_text(records, schema, metadata, active), encoding="utf-8")
+        atomic_write_text(path, rules_text(records, schema, metadata, active, shown), encoding="utf-8")
         return "txt"
     if fmt == "csv":
         atomic_write_text(path, rules_csv(records, schema, active), encoding="utf-8")
-        sidecar = csv_sidecar(records, schema, metadata, active, path.name)
+        sidecar = csv_sidecar(records, schema, metadata, active, path.name, shown)
         atomic_write_text(csv_sidecar_path(path), json.dumps(sidecar, indent=1), encoding="utf-8")
         return "csv"
     if fmt == "json":
-        atomic_write_text(path, json.dumps(rules_json(records, schema, metadata, active), indent=1),
+        atomic_write_text(path, json.dumps(rules_json(records, schema, metadata, active, shown), indent=1),
                           encoding="utf-8")
         return "json"
     raise ValueError(f"unknown rule export format {fmt!r}; use .txt, .csv or .json")

@@ -3,21 +3,55 @@ results (a table per measure and its CD diagram) on the right.  Everything it kn
 comes from :mod:`boomer_gui.components.experiment`; the run happens in a thread of its own."""
 from __future__ import annotations
 
+import html
 import threading
 from pathlib import Path
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import QThread, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
-from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QFileDialog, QFormLayout, QGridLayout,
-                               QGroupBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget, QMessageBox,
-                               QProgressBar, QPushButton, QScrollArea, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtGui import QAction, QBrush, QColor, QFont, QFontDatabase, QKeySequence
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QCheckBox, QComboBox, QDialog, QDialogButtonBox,
+                               QFileDialog, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QHeaderView, QLabel,
+                               QLineEdit, QListWidget, QMessageBox, QPlainTextEdit, QProgressBar, QPushButton,
+                               QScrollArea, QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from boomer_gui.components import experiment as model
+from boomer_gui.components import tables as table_exports
+from boomer_gui.components.experiment import last_line
 
 STATUS_COLOURS = {"queued": "#888888", "stored": "#1f6f3f", "done": "#1f6f3f", "failed": "#b00020"}
+TASK_COLUMNS = ["status", "data set", "fold", "learner", "configuration", "reason"]
+REASON = TASK_COLUMNS.index("reason")
+
+
+class FailureDialog(QDialog):
+    """A failed task's whole traceback (selectable, copyable)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Task failed")
+        self.resize(760, 420)
+        self.heading = QLabel()
+        self.heading.setWordWrap(True)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)
+        copy = buttons.addButton("Copy", QDialogButtonBox.ActionRole)
+        copy.clicked.connect(lambda: QApplication.clipboard().setText(self.text.toPlainText()))
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.heading)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+
+    def show_error(self, task: str, error: str) -> None:
+        self.heading.setText(f"<b>{html.escape(task)}</b>: {html.escape(last_line(error))}")
+        self.text.setPlainText(error)
+        self.show()
+        self.raise_()
 
 
 class RunThread(QThread):
@@ -68,6 +102,71 @@ class ExperimentTab(QWidget):
 
     # ------------------------------------------------------------------------------ layout
     def _build(self) -> None:
+        left = self._build_editor()
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(4, 4, 4, 4)
+        run_box = QGroupBox("Run")
+        run_form = QFormLayout(run_box)
+        store_row = QHBoxLayout()
+        self.store_edit = QLineEdit(str(Path.cwd() / "experiment.sqlite"))
+        self.store_edit.setToolTip("results are kept here; starting again computes only what it lacks")
+        browse = QPushButton("…")
+        browse.clicked.connect(self._store_dialog)
+        store_row.addWidget(self.store_edit, 1)
+        store_row.addWidget(browse)
+        run_form.addRow("Result store", store_row)
+        where = QHBoxLayout()
+        self.workers_spin = QSpinBox()
+        self.workers_spin.setRange(1, 256)
+        self.workers_spin.setValue(2)
+        self.scheduler_edit = QLineEdit()
+        self.scheduler_edit.setPlaceholderText("empty: a local cluster; or tcp://HOST:8786")
+        where.addWidget(QLabel("local workers"))
+        where.addWidget(self.workers_spin)
+        where.addWidget(QLabel("scheduler"))
+        where.addWidget(self.scheduler_edit, 1)
+        run_form.addRow("Dask", where)
+        controls = QHBoxLayout()
+        self.start_button, self.stop_button = QPushButton("Start"), QPushButton("Stop")
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setFormat("%v of %m tasks")
+        controls.addWidget(self.start_button)
+        controls.addWidget(self.stop_button)
+        controls.addWidget(self.progress, 1)
+        run_form.addRow(controls)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        run_form.addRow(self.status)
+        rv.addWidget(run_box)
+
+        results = self._build_results()
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.task_table)
+        split.addWidget(results)
+        split.setSizes([170, 470])
+        rv.addWidget(split, 1)
+
+        outer = QSplitter()
+        for part in (left, right):  # scrolled, so that the window still fits a 1280 x 800 screen
+            scroll = QScrollArea()
+            scroll.setWidget(part)
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QScrollArea.NoFrame)
+            scroll.setMinimumWidth(200)
+            outer.addWidget(scroll)
+        outer.setSizes([460, 540])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(outer)
+        self._fill_presets()
+
+    def _build_editor(self) -> QWidget:
+        """The experiment being edited: name, data sets, learners, the selected learner's
+        parameters and the protocol."""
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(4, 4, 4, 4)
@@ -132,6 +231,10 @@ class ExperimentTab(QWidget):
         pv.addWidget(self.param_message)
         lv.addWidget(params_box, 3)
 
+        lv.addWidget(self._build_protocol())
+        return left
+
+    def _build_protocol(self) -> QGroupBox:
         protocol_box = QGroupBox("Protocol: cross-validation")
         form = QGridLayout(protocol_box)
         self.folds_spin = self._spin(2, 100, self.draft.folds, "folds")
@@ -151,50 +254,17 @@ class ExperimentTab(QWidget):
         form.addWidget(self.stratified_check, 1, 0, 1, 2)
         form.addWidget(QLabel("tune grids by"), 1, 2)
         form.addWidget(self.tune_combo, 1, 3, 1, 3)
-        lv.addWidget(protocol_box)
+        return protocol_box
 
-        right = QWidget()
-        rv = QVBoxLayout(right)
-        rv.setContentsMargins(4, 4, 4, 4)
-        run_box = QGroupBox("Run")
-        run_form = QFormLayout(run_box)
-        store_row = QHBoxLayout()
-        self.store_edit = QLineEdit(str(Path.cwd() / "experiment.sqlite"))
-        self.store_edit.setToolTip("results are kept here; starting again computes only what it lacks")
-        browse = QPushButton("…")
-        browse.clicked.connect(self._store_dialog)
-        store_row.addWidget(self.store_edit, 1)
-        store_row.addWidget(browse)
-        run_form.addRow("Result store", store_row)
-        where = QHBoxLayout()
-        self.workers_spin = QSpinBox()
-        self.workers_spin.setRange(1, 256)
-        self.workers_spin.setValue(2)
-        self.scheduler_edit = QLineEdit()
-        self.scheduler_edit.setPlaceholderText("empty: a local cluster; or tcp://HOST:8786")
-        where.addWidget(QLabel("local workers"))
-        where.addWidget(self.workers_spin)
-        where.addWidget(QLabel("scheduler"))
-        where.addWidget(self.scheduler_edit, 1)
-        run_form.addRow("Dask", where)
-        controls = QHBoxLayout()
-        self.start_button, self.stop_button = QPushButton("Start"), QPushButton("Stop")
-        self.start_button.clicked.connect(self.start)
-        self.stop_button.clicked.connect(self.stop)
-        self.stop_button.setEnabled(False)
-        self.progress = QProgressBar()
-        self.progress.setFormat("%v of %m tasks")
-        controls.addWidget(self.start_button)
-        controls.addWidget(self.stop_button)
-        controls.addWidget(self.progress, 1)
-        run_form.addRow(controls)
-        self.status = QLabel("")
-        self.status.setWordWrap(True)
-        run_form.addRow(self.status)
-        rv.addWidget(run_box)
-
-        self.task_table = _table(["status", "data set", "fold", "learner", "configuration"])
+    def _build_results(self) -> QWidget:
+        """The task table (a failed task's reason in its row) and the results (a table per measure,
+        exported and copied, and its CD diagram) below it."""
+        self.task_table = _table(TASK_COLUMNS)
         self.task_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.task_table.setToolTip("A failed task's row says why; click it for the whole traceback")
+        self.task_table.cellClicked.connect(lambda row, _: self.show_failure(row))
+        self.errors: dict[int, str] = {}  # row of the task table -> its task's traceback
+        self.failure_dialog: FailureDialog | None = None
         results = QWidget()
         res = QVBoxLayout(results)
         res.setContentsMargins(0, 0, 0, 0)
@@ -203,34 +273,32 @@ class ExperimentTab(QWidget):
         self.measure_combo.currentTextChanged.connect(lambda _: self._show_results())
         pick.addWidget(QLabel("Measure"))
         pick.addWidget(self.measure_combo, 1)
+        self.export_button = QPushButton("Export results…")
+        self.export_button.setToolTip("Save the results (every data set, learner and measure) as CSV, or every "
+                                      "measure's table as Markdown or LaTeX, as the report writes them; Ctrl+C in the "
+                                      "table copies the selected rows")
+        self.export_button.clicked.connect(self._export_dialog)
+        self.export_button.setEnabled(False)
+        pick.addWidget(self.export_button)
         res.addLayout(pick)
         self.result_table = _table([])
         self.result_table.verticalHeader().setVisible(True)
         self.result_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.result_table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        copy = QAction("Copy selected rows", self.result_table)
+        copy.setShortcut(QKeySequence.Copy)
+        copy.setShortcutContext(Qt.WidgetShortcut)
+        copy.triggered.connect(self.copy_results)
+        export = QAction("Export results…", self.result_table)
+        export.triggered.connect(self._export_dialog)
+        self.result_table.addActions([copy, export])
+        self.result_table.setContextMenuPolicy(Qt.ActionsContextMenu)
         res.addWidget(self.result_table)
         self.cd_figure = Figure(figsize=(5, 2.2), dpi=90)
         self.cd_canvas = FigureCanvasQTAgg(self.cd_figure)
         self.cd_canvas.setMinimumHeight(140)
         res.addWidget(self.cd_canvas, 1)  # the table keeps its rows' height, the diagram the rest
-        split = QSplitter(Qt.Vertical)
-        split.addWidget(self.task_table)
-        split.addWidget(results)
-        split.setSizes([170, 470])
-        rv.addWidget(split, 1)
-
-        outer = QSplitter()
-        for part in (left, right):  # scrolled, so that the window still fits a 1280 x 800 screen
-            scroll = QScrollArea()
-            scroll.setWidget(part)
-            scroll.setWidgetResizable(True)
-            scroll.setFrameShape(QScrollArea.NoFrame)
-            scroll.setMinimumWidth(200)
-            outer.addWidget(scroll)
-        outer.setSizes([460, 540])
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(outer)
-        self._fill_presets()
+        return results
 
     def _spin(self, low, high, value, attribute) -> QSpinBox:
         spin = QSpinBox()
@@ -456,7 +524,8 @@ class ExperimentTab(QWidget):
             self._mark(key, "done")
             self._results(tables)
         elif kind == "failed":
-            self._mark(payload, "failed")
+            key, error = payload
+            self._mark(key, "failed", error)
         elif kind == "done":
             summary, tables = payload
             self._results(tables)
@@ -467,31 +536,92 @@ class ExperimentTab(QWidget):
 
     def _plan(self, rows) -> None:
         self.task_table.setRowCount(len(rows))
-        self.rows = {}
+        self.rows, self.errors = {}, {}
         for i, r in enumerate(rows):
             self.rows[r.key] = i
-            for j, text in enumerate((r.status, r.dataset, str(r.fold + 1), r.learner, r.configuration)):
+            for j, text in enumerate((r.status, r.dataset, str(r.fold + 1), r.learner, r.configuration, "")):
                 self.task_table.setItem(i, j, QTableWidgetItem(text))
             self._colour(i, r.status)
+            if r.error:
+                self._show_error(i, r.error)
         self.task_table.resizeColumnsToContents()
         self.progress.setRange(0, max(1, len(rows)))
         self.progress.setValue(sum(r.status == "stored" for r in rows))
 
-    def _mark(self, key: str, status: str) -> None:
+    def _mark(self, key: str, status: str, error: str = "") -> None:
         i = self.rows.get(key)
         if i is None:
             return
         self.task_table.item(i, 0).setText(status)
         self._colour(i, status)
+        if error:
+            self._show_error(i, error)
+        elif i in self.errors:  # computed this time: the earlier failure is gone
+            del self.errors[i]
+            self.task_table.item(i, REASON).setText("")
         self.task_table.scrollToItem(self.task_table.item(i, 0))  # the latest task in sight
         self.progress.setValue(self.progress.value() + 1)
+
+    def _show_error(self, i: int, error: str) -> None:
+        """The row of a failed task: the error's last line, the traceback a click away."""
+        self.errors[i] = error
+        item = self.task_table.item(i, REASON)
+        item.setText(last_line(error))
+        item.setForeground(QBrush(QColor(STATUS_COLOURS["failed"])))
+        item.setToolTip("Click for the whole traceback:\n\n" + "\n".join(error.rstrip().splitlines()[-8:]))
+
+    def show_failure(self, row: int) -> bool:
+        """Show the traceback of the task in ``row`` (False: it did not fail)."""
+        error = self.errors.get(row)
+        if error is None:
+            return False
+        task = ", ".join(self.task_table.item(row, j).text() for j in (3, 1))
+        if self.failure_dialog is None:
+            self.failure_dialog = FailureDialog(self)
+        self.failure_dialog.show_error(f"{task}, fold {self.task_table.item(row, 2).text()}", error)
+        return True
 
     def _colour(self, i: int, status: str) -> None:
         self.task_table.item(i, 0).setForeground(QBrush(QColor(STATUS_COLOURS.get(status, "#000000"))))
 
     # ----------------------------------------------------------------------------- results
+    def copy_results(self) -> str:
+        """The selected rows of the results table (as shown, the header first) on the clipboard as
+        tab-separated text; the text."""
+        t = self.result_table
+        rows = sorted({i.row() for i in t.selectionModel().selectedIndexes()})
+        if not rows:
+            return ""
+        columns = [""] + [t.horizontalHeaderItem(j).text() for j in range(t.columnCount())]
+        cells = [[t.verticalHeaderItem(i).text()] + [t.item(i, j).text() if t.item(i, j) else ""
+                                                       for j in range(t.columnCount())] for i in rows]
+        text = table_exports.shown_rows_tsv(columns, cells)
+        QApplication.clipboard().setText(text)
+        return text
+
+    def export_results(self, path) -> str:
+        """Write the results (CSV, Markdown or LaTeX by the suffix); the format."""
+        if self.results is None or self.results.report is None:
+            raise ValueError("there are no results to export yet")
+        return table_exports.write_experiment_results(path, self.results.report)
+
+    def _export_dialog(self) -> None:
+        path, chosen = QFileDialog.getSaveFileName(self, "Export results", str(Path(self.store_edit.text()).with_suffix(
+            ".csv")), table_exports.TABLE_EXPORT_FILTER)
+        if not path:
+            return
+        if not Path(path).suffix and "(*." in chosen:
+            path += chosen.split("(*", 1)[1].split(")", 1)[0]
+        try:
+            self.export_results(path)
+        except (ValueError, OSError) as exc:
+            QMessageBox.warning(self, "Export results", " ".join(str(exc).split()))
+            return
+        self.status.setText(f"results exported to {path}")
+
     def _results(self, tables: model.ResultTables) -> None:
         self.results = tables
+        self.export_button.setEnabled(tables.report is not None and tables.n_done > 0)
         current = self.measure_combo.currentText()
         self.measure_combo.blockSignals(True)
         self.measure_combo.clear()
@@ -530,6 +660,8 @@ class ExperimentTab(QWidget):
                                          + 4)
         if not self.results.draw_cd(t.measure, self.cd_figure):
             self.cd_figure.clear()
-            self.cd_figure.text(0.5, 0.5, "the CD diagram appears when two data sets are complete", ha="center",
+            failed = len(self.results.report.failures) if self.results.report is not None else 0
+            gaps = f"\n{failed} failed task(s) leave gaps: Start tries them again" if failed else ""
+            self.cd_figure.text(0.5, 0.5, "the CD diagram appears when two data sets are complete" + gaps, ha="center",
                                 va="center", fontsize=9, color="#666666")
         self.cd_canvas.draw_idle()

@@ -195,6 +195,7 @@ class RunTable(QWidget):
 
     runSelected = Signal(object)
     removeRequested = Signal(object)
+    exportRequested = Signal()
 
     def __init__(self, model: RunTableModel, parent=None):
         super().__init__(parent)
@@ -202,7 +203,7 @@ class RunTable(QWidget):
         self.view = QTableView()
         self.view.setModel(model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)  # the current row is the shown run
         self.view.verticalHeader().hide()
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
@@ -223,7 +224,12 @@ class RunTable(QWidget):
         hint.setWordWrap(True)  # the table fits a narrow column (presentation mode)
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Save the table (every run's losses, settings and time) as CSV, Markdown or "
+                                      "LaTeX; Ctrl+C copies the selected rows")
+        self.export_button.clicked.connect(self.exportRequested)
         bar.addWidget(hint, 1)
+        bar.addWidget(self.export_button)
         bar.addWidget(self.remove_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -261,6 +267,11 @@ class RunTable(QWidget):
 
     def selected_run(self) -> Run | None:
         return self.model.run_at(self.view.currentIndex().row())
+
+    def selected_runs(self) -> list[Run]:
+        """The selected rows' runs, in the table's order."""
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        return [r for r in (self.model.run_at(i) for i in rows) if r is not None]
 
     def _remove_clicked(self) -> None:
         run = self.selected_run()

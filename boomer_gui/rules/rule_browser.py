@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 from superqt.utils import qdebounced
 
+from boomer_gui.components import exports
 from boomer_gui.rules.rule_table import RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
 
 FILTER_DELAY_MS = 200
@@ -108,8 +109,33 @@ class RuleBrowser(QWidget):
         return [self.proxy.index(r, 0).data(RecordRole) for r in rows]
 
     def selected_text(self, schema) -> str:
-        """The selected rules as text, one per line: index, body -> head."""
-        return "\n".join(f"{rec.index}\t{rec.rule.to_text(schema)}" for rec in self.selected_records())
+        """The selected rules as tab-separated text: a header row, then one row per rule with the
+        columns of the CSV export."""
+        shown = sorted({i.row() for i in self.table.selectionModel().selectedRows()})  # in the table's order
+        rows = [self.proxy.mapToSource(self.proxy.index(r, 0)).row() for r in shown]
+        if not rows:
+            return ""
+        records = [self.model.records[i] for i in rows]
+        active = [bool(self.model.active[i]) for i in rows] if len(self.model.active) == len(self.model.records) \
+            else None
+        return exports.rules_tsv(records, schema, active)
+
+    def shown_rows(self) -> list[int]:
+        """The rows (of the model, in learning order) that the filters keep."""
+        if not self.proxy.filtering:
+            return list(range(self.model.rowCount()))
+        return sorted(self.proxy.mapToSource(self.proxy.index(r, 0)).row() for r in range(self.proxy.rowCount()))
+
+    def filter_text(self) -> str:
+        """What the filters keep, in words: "label 'amazed' (strongly); attribute 'x'; text 'y'"."""
+        parts = []
+        if self.proxy.label is not None:
+            parts.append(f"label '{self.label_filter.currentText()}' ({self.label_mode.currentText()})")
+        if self.proxy.attribute is not None:
+            parts.append(f"attribute '{self.attribute_filter.currentText()}'")
+        if self.proxy.text:
+            parts.append(f"text '{self.proxy.text}'")
+        return "; ".join(parts) or "no filter"
 
     # -- sessions ------------------------------------------------------------------------------------
     def view_state(self) -> dict:

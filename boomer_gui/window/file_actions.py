@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from engine.registry import get as get_learner
 
-from boomer_gui.components import exports
+from boomer_gui.components import exports, tables
 from boomer_gui.components.controller import shows_steps
 from boomer_gui.components.session import Session, save_session
 from boomer_gui.plots.trajectory_plot import EXPORT_FILTER
@@ -43,14 +43,43 @@ class FileActions(QObject):
 
     # -- rules and plots -------------------------------------------------------------------------
     def export_rules(self, path) -> None:
-        table = self.w.browser.model
-        records = table.records
-        if not records:
+        """The rules the table shows: all of them, or those its filters keep (the export says which)."""
+        table, browser = self.w.browser.model, self.w.browser
+        if not table.records:
             raise ValueError("there are no rules to export")
+        rows = browser.shown_rows()
+        records = [table.records[i] for i in rows]
+        if not records:
+            raise ValueError(f"the filter ({browser.filter_text()}) shows no rules to export")
         run, data = self.app.run, self.app.data
         meta = run.metadata() if run is not None else {}
-        active = table.active.tolist() if len(table.active) == len(records) else None
-        exports.write_rules(path, records, data.train.schema if data else None, metadata=meta, active=active)
+        active = [bool(table.active[i]) for i in rows] if len(table.active) == len(table.records) else None
+        shown = None if len(rows) == len(table.records) else \
+            {"filter": browser.filter_text(), "n_shown": len(rows), "n_total": len(table.records)}
+        exports.write_rules(path, records, data.train.schema if data else None, metadata=meta, active=active,
+                            shown=shown)
+
+    # -- the Runs table --------------------------------------------------------------------------
+    def export_runs(self, path) -> None:
+        runs = list(self.w.run_model.history.runs)
+        if not runs:
+            raise ValueError("there are no runs to export")
+        tables.write_runs(path, runs)
+        self.w.statusBar().showMessage(f"{len(runs)} run(s) exported to {Path(path).name}", 6000)
+
+    def export_runs_dialog(self) -> None:
+        path = self.ask_save("Export the Runs table", tables.TABLE_EXPORT_FILTER, "runs.csv")
+        self._dialog("Cannot export the runs", self.export_runs, path)
+
+    def copy_runs(self) -> str:
+        """The selected runs of the Runs table as tab-separated text on the clipboard; the text."""
+        runs = self.w.run_table.selected_runs()
+        if not runs:
+            return ""
+        text = tables.runs_tsv(runs)
+        QApplication.clipboard().setText(text)
+        self.w.statusBar().showMessage(f"{len(runs)} run(s) copied", 4000)
+        return text
 
     def export_rules_dialog(self) -> None:
         path = self.ask_save("Export rules", exports.RULE_EXPORT_FILTER, "rules.txt")

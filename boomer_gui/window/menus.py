@@ -30,6 +30,8 @@ def build_menus(w) -> None:
     w.act_save_model = _action(w, m, "Save &model…", w.files.save_model_dialog)
     w.act_export_rules = _action(w, m, "Export &rules (text, CSV, JSON)…", w.files.export_rules_dialog)
     w.act_export_plot = _action(w, m, "Export &plot (PNG, SVG, PDF)…", w.files.export_plot_dialog)
+    w.act_export_runs = _action(w, m, "Export the runs &table (CSV, Markdown, LaTeX)…", w.files.export_runs_dialog,
+                                tip="Every run's losses, settings and time")
     m.addSeparator()
     w.act_open_evaluation = _action(w, m, "Open e&valuation results…", w.files.open_evaluation_dialog,
                                     tip="A result store of python -m engine evaluate (the paper's Table 1)")
@@ -40,6 +42,13 @@ def build_menus(w) -> None:
                                "Copy the selected rules as text")
     w.act_copy_rules.setShortcutContext(Qt.WidgetWithChildrenShortcut)  # Ctrl+C elsewhere is untouched
     w.browser.table.addAction(w.act_copy_rules)
+    w.act_copy_runs = _action(w, e, "Copy selected r&uns", w.files.copy_runs, QKeySequence.Copy,
+                              "Copy the selected rows of the Runs table as tab-separated text")
+    w.act_copy_runs.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+    w.run_table.view.addAction(w.act_copy_runs)
+    w.run_table.view.addAction(w.act_export_runs)
+    w.run_table.view.setContextMenuPolicy(Qt.ActionsContextMenu)
+    w.run_table.exportRequested.connect(w.files.export_runs_dialog)
     r = w.menuBar().addMenu("&Run")
     w.act_start = _action(w, r, "&Start", w.start_training, "Ctrl+R")
     w.act_pause = _action(w, r, "&Pause / resume", w.driver.toggle_pause, "Ctrl+P")

@@ -1,8 +1,9 @@
 """An experiment's report, rebuilt from its file and the store alone: per data set, learner and
 measure the mean and standard deviation (``np.std``, over the outer folds) of the configuration the
 inner cross-validation selected in each fold; ranks, Friedman / Iman-Davenport, the Nemenyi CD and
-Wilcoxon tests against the best; written as ``results.csv``, ``results.md``, ``cd_<measure>.png``
-(two or more complete data sets) and ``curves_<data set>.png`` (test losses against the number of
+Wilcoxon tests against the best; written as ``results.csv``, ``results.md``, ``results.tex`` (the
+tables in LaTeX), ``failures.txt`` (the tracebacks of failed tasks), ``cd_<measure>.png`` (two or
+more complete data sets) and ``curves_<data set>.png`` (test losses against the number of
 rules, or steps, of the learners that stream them)."""
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from .experiment_tasks import make_tasks, n_splits, tune_measure
 from .scoring import evaluate, measure
 from .statistics import critical_distance, friedman, ranks, wilcoxon
 from .store import ResultStore
+from .tables import latex_escape, latex_table, markdown_table
 
 
 @dataclass
@@ -53,6 +55,12 @@ class ExperimentReport:
     cells: dict[tuple[str, str], Cell] = field(default_factory=dict)
     n_tasks: int = 0
     n_done: int = 0
+    failures: list[tuple[dict, str]] = field(default_factory=list)  # (task, traceback) of tasks not computed
+
+    def failure_rows(self) -> list[list]:
+        """[data set, fold (1-based), learner, configuration, the error's last line] per failed task."""
+        return [[t["dataset"], t["fold"] + 1, t["name"], ", ".join(f"{k}={v}" for k, v in sorted(t["config"].items())),
+                 last_line(error)] for t, error in self.failures]
 
     def value(self, m: str, d: str, learner: str) -> float:
         cell = self.cells.get((d, learner))
@@ -94,6 +102,8 @@ def build_experiment_report(exp: Experiment, store: ResultStore) -> ExperimentRe
     groups: dict[tuple, list] = defaultdict(list)
     for t in tasks:
         groups[(t["dataset"], t["name"], t["fold"])].append(t)
+    failed = dict(store.failures())  # each key's last attempt
+    rep.failures = [(t, failed[t["key"]]) for t in tasks if t["key"] in failed and t["key"] not in results]
     labels = {d: store.dataset_labels(d) for d in rep.datasets}
     for d in rep.datasets:
         for entry in exp.learners:
@@ -111,6 +121,12 @@ def build_experiment_report(exp: Experiment, store: ResultStore) -> ExperimentRe
             rep.cells[(d, entry.name)] = Cell(folds, [r.config for r in chosen], [r.curve for r in chosen],
                                               chosen[0].costs.get("size-unit", ""), candidate(entry.key).noun)
     return rep
+
+
+def last_line(error: str) -> str:
+    """A traceback's last non-empty line: the error and its message."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
 
 
 def select(results: list, tune_by: str):
@@ -148,15 +164,17 @@ def statistics_lines(rep: ExperimentReport, m: str) -> list[str]:
             f"Wilcoxon signed-rank, {learners[best]} (best average rank) against: {pairs}."]
 
 
-def measure_section(rep: ExperimentReport, m: str) -> list[str]:
+def measure_rows(rep: ExperimentReport, m: str, bold=lambda text: f"**{text}**") -> list[list[str]]:
+    """The measure's table as the report writes it: per data set its name and, per learner, 'mean ±
+    std (rank)' (``bold`` around the best of the row), '…' while folds are missing, 'n/a' where the
+    measure does not apply."""
     meas = measure(m)
-    out = [f"### {meas.title} (`{m}`, {'higher' if meas.higher_is_better else 'lower'} is better)", "",
-           "| data set | " + " | ".join(rep.learners) + " |", "|---" * (len(rep.learners) + 1) + "|"]
     done, learners, V = rep.ranked(m)
     R = ranks(V, meas.higher_is_better) if len(done) and len(learners) else None
+    rows = []
     for d in rep.datasets:
         row, best = rep.row(m, d)
-        cells = []
+        cells = [d]
         for lr, v in zip(rep.learners, row):
             cell = rep.cells.get((d, lr))
             if cell is None:
@@ -167,29 +185,62 @@ def measure_section(rep: ExperimentReport, m: str) -> list[str]:
                 continue
             text = f"{_fmt(v)} ± {_fmt(cell.std(m))}"
             if v == best:
-                text = f"**{text}**"
+                text = bold(text)
             if R is not None and d in done and lr in learners:
                 text += f" ({R[done.index(d)][learners.index(lr)]:g})"
             cells.append(text)
-        out.append(f"| {d} | " + " | ".join(cells) + " |")
+        rows.append(cells)
+    return rows
+
+
+def measure_heading(m: str) -> str:
+    meas = measure(m)
+    return f"{meas.title} ({m}, {'higher' if meas.higher_is_better else 'lower'} is better)"
+
+
+def measure_section(rep: ExperimentReport, m: str) -> list[str]:
+    meas = measure(m)
+    out = [f"### {meas.title} (`{m}`, {'higher' if meas.higher_is_better else 'lower'} is better)", "",
+           *markdown_table(["data set", *rep.learners], measure_rows(rep, m))]
     out += ["", *statistics_lines(rep, m), ""]
     return out
+
+
+def measure_latex(rep: ExperimentReport, m: str) -> list[str]:
+    """The measure's table as a LaTeX table (the best of a row in bold, the ranks in parentheses)."""
+    rows = [[latex_escape(c).replace("\x00", "\\textbf{").replace("\x01", "}").replace("±", "$\\pm$")
+             .replace("…", "\\ldots{}") for c in r]
+            for r in measure_rows(rep, m, bold=lambda t: f"\x00{t}\x01")]
+    return latex_table([latex_escape(c) for c in ["data set", *rep.learners]], rows, measure_heading(m), escape=False)
+
+
+def result_rows(rep: ExperimentReport) -> list[list]:
+    """Per measure, data set and learner with every fold in: [data set, learner, measure, mean, std,
+    rank (None outside the ranked table), folds] with the numbers as computed."""
+    out = []
+    for m in rep.measures:
+        done, learners, V = rep.ranked(m)
+        R = ranks(V, measure(m).higher_is_better) if len(done) and len(learners) else None
+        for d in rep.datasets:
+            for lr in rep.learners:
+                cell = rep.cells.get((d, lr))
+                if cell is None or not cell.applies(m):
+                    continue
+                rank = float(R[done.index(d)][learners.index(lr)]) if R is not None and d in done and lr in learners \
+                    else None
+                out.append([d, lr, m, cell.mean(m), cell.std(m), rank, len(cell.folds[m])])
+    return out
+
+
+RESULT_COLUMNS = ["dataset", "learner", "measure", "mean", "std", "rank", "folds"]
 
 
 def write_csv(rep: ExperimentReport, path: Path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as stream:
         w = csv.writer(stream)
-        w.writerow(["dataset", "learner", "measure", "mean", "std", "rank", "folds"])
-        for m in rep.measures:
-            done, learners, V = rep.ranked(m)
-            R = ranks(V, measure(m).higher_is_better) if len(done) and len(learners) else None
-            for d in rep.datasets:
-                for lr in rep.learners:
-                    cell = rep.cells.get((d, lr))
-                    if cell is None or not cell.applies(m):
-                        continue
-                    rank = R[done.index(d)][learners.index(lr)] if R is not None and d in done and lr in learners else ""
-                    w.writerow([d, lr, m, f"{cell.mean(m):.6g}", f"{cell.std(m):.6g}", rank, len(cell.folds[m])])
+        w.writerow(RESULT_COLUMNS)
+        for d, lr, m, mean, std, rank, n in result_rows(rep):
+            w.writerow([d, lr, m, f"{mean:.6g}", f"{std:.6g}", "" if rank is None else rank, n])
 
 
 def mean_curve(curves: list[list]) -> np.ndarray | None:
@@ -248,6 +299,10 @@ def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
         lines += ["## Measures that do not apply", ""]
         lines += [f"- {lr}: {', '.join(ms)}" for lr, ms in na.items()]
         lines.append("")
+    if rep.failures:
+        lines += ["## Failed tasks", "", f"{len(rep.failures)} task(s) failed (a new run tries them again); the whole "
+                  "tracebacks are in failures.txt.", "",
+                  *markdown_table(["data set", "fold", "learner", "configuration", "error"], rep.failure_rows()), ""]
     for m in rep.measures:
         lines += measure_section(rep, m)
     lines += ["## Model size units and selected configurations", "", "| data set | learner | size unit | selected "
@@ -258,6 +313,15 @@ def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
     path = out_dir / "results.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     written.append(path)
+    path = out_dir / "results.tex"
+    path.write_text("\n\n".join("\n".join(measure_latex(rep, m)) for m in rep.measures) + "\n", encoding="utf-8")
+    written.append(path)
+    if rep.failures:
+        path = out_dir / "failures.txt"
+        blocks = [f"== {d}, fold {f}, {lr} ({c or 'no grid'}) ==\n{error.rstrip()}\n"
+                  for (d, f, lr, c, _), (_, error) in zip(rep.failure_rows(), rep.failures)]
+        path.write_text("\n".join(blocks), encoding="utf-8")
+        written.append(path)
     for m in rep.measures:
         done, learners, V = rep.ranked(m)
         if len(done) >= 2 and len(learners) >= 2:

@@ -35,9 +35,10 @@ def plan(exp: Experiment, store: ResultStore) -> tuple[list[dict], list[dict]]:
 
 def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None = None, n_workers: int | None = None,
                    threads: int = 1, stream=None, on_result: Callable | None = None, cancel=None,
-                   on_plan: Callable | None = None) -> RunSummary:
+                   on_plan: Callable | None = None, on_failure: Callable | None = None) -> RunSummary:
     """Compute every task whose result is not in the store.  ``on_plan(tasks, todo)`` is called
-    before any work, ``on_result(result, client)`` after each result is stored."""
+    before any work, ``on_result(result, client)`` after each result is stored, ``on_failure(key,
+    traceback)`` after a failed task's traceback is stored."""
     start = time.monotonic()
     tasks, todo = plan(exp, store)
     for t in todo:
@@ -50,6 +51,7 @@ def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None
         return RunSummary(len(tasks), len(tasks), 0, 0, time.monotonic() - start)
     names = [f"{t['name']}-{t['dataset']}-{t['fold']}-{t['key']}" for t in todo]
     n_failed = compute(todo, run_experiment_task, names, store.put_result, store.put_failure, progress,
-                       scheduler=scheduler, n_workers=n_workers, threads=threads, on_result=on_result, cancel=cancel)
+                       scheduler=scheduler, n_workers=n_workers, threads=threads, on_result=on_result, cancel=cancel,
+                       on_failure=on_failure)
     n_done = len(store.experiment_keys() & {t["key"] for t in todo})
     return RunSummary(len(tasks), len(tasks) - len(todo), n_done, n_failed, time.monotonic() - start)

@@ -16,6 +16,7 @@ from dataclasses import asdict
 import numpy as np
 import scipy.sparse as sp
 
+from ..threads import numba_threads
 from .candidates import candidate
 from .data import fingerprint, load_parts
 from .experiment_file import Experiment, Protocol
@@ -165,9 +166,7 @@ def load_task_data(task: dict):
 
 def run_experiment_task(task: dict) -> ExperimentResult:
     """Run one task (on any worker)."""
-    import numba
-
-    numba.set_num_threads(min(int(task.get("threads", 1)), numba.config.NUMBA_NUM_THREADS))
+    numba_threads(int(task.get("threads", 1)))  # before anything launches Numba's pool
     X, Y, sizes = load_task_data(task)
     p = Protocol(**task["protocol"])
     train, test = splits(p, Y, sizes)[task["fold"]]

@@ -60,24 +60,36 @@ class Progress:
 
 
 def worker_environment(threads: int) -> dict:
-    return {"NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
-            "OPENBLAS_NUM_THREADS": str(threads)}
+    """The BLAS and OpenMP thread counts of a worker process.  Not Numba's: a task sets that itself
+    (:func:`engine.threads.numba_threads`), since Numba reads ``NUMBA_NUM_THREADS`` at import, which
+    in a spawned worker comes before the nanny applies this environment (the parent's main module is
+    imported again first), and refuses to compile once the variable differs from its launched pool."""
+    return {"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": str(threads)}
+
+
+def failure_text(error: BaseException, tb=None) -> str:
+    """A failed task's whole traceback (the worker's, as Dask sends it back), its last line the error."""
+    return "".join(traceback.format_exception(type(error), error, tb if tb is not None else error.__traceback__))
 
 
 def compute(todo: list[dict], function, names: list[str], put, put_failure, progress: Progress | None, *,
             scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
-            on_result: Callable | None = None, cancel=None) -> int:
+            on_result: Callable | None = None, cancel=None, on_failure: Callable | None = None) -> int:
     """Run ``function`` on every task on Dask (submitted, and so run, in order) and ``put`` each
-    result the moment it arrives (``put_failure(key, error)`` for a task that raised); the number of
-    failed tasks.  ``cancel`` (a ``threading.Event``) stops within half a second: tasks not
-    finished are dropped, those stored stay."""
+    result the moment it arrives (``put_failure(key, traceback)`` for a task that raised, then
+    ``on_failure(key, traceback)``); the number of failed tasks.  ``cancel`` (a
+    ``threading.Event``) stops within half a second: tasks not finished are dropped, those stored
+    stay."""
     from dask.distributed import Client, LocalCluster, wait
 
     cluster = None
     if scheduler is None:
         workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               env=worker_environment(threads), silence_logs=40)
+        import dask
+
+        with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):  # a fork would copy the
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,  # parent's OpenMP pool
+                                   dashboard_address=":0", env=worker_environment(threads), silence_logs=40)
         client = Client(cluster)
     else:
         client = Client(scheduler, timeout="30s")
@@ -104,8 +116,10 @@ def compute(todo: list[dict], function, names: list[str], put, put_failure, prog
                     if on_result is not None:
                         on_result(result, client)
                 else:
-                    error = future.exception()
-                    put_failure(key_of[future.key], "".join(traceback.format_exception_only(type(error), error)))
+                    error = failure_text(future.exception(), future.traceback())
+                    put_failure(key_of[future.key], error)
+                    if on_failure is not None:
+                        on_failure(key_of[future.key], error)
                     n_failed += 1
                     if progress is not None:
                         progress.update(failed=True)

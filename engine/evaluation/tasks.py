@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..threads import numba_threads
 from .data import DataSpec, fingerprint, folds, load_spec
 from .methods import SEED, Method, method
 from .profiles import Profile
@@ -67,9 +68,7 @@ def _fingerprint(files: tuple[str, ...]) -> str:
 
 def run_task(task: dict) -> TaskResult:
     """Fit the task's configuration group on the fold's training rows; predict its test rows."""
-    import numba
-
-    numba.set_num_threads(min(int(task.get("threads", 1)), numba.config.NUMBA_NUM_THREADS))
+    numba_threads(int(task.get("threads", 1)))  # before anything launches Numba's pool
     if _fingerprint(tuple(task["files"])) != task["fingerprint"]:
         raise RuntimeError(f"the worker on {socket.gethostname()} reads different files for {task['dataset']!r}")
     X, Y = load_spec(task["dataset"], tuple(task["files"]))
