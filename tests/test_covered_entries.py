@@ -3,7 +3,7 @@ entries the sweep's own walk compacts, and fits learn the same rules with them a
 import numpy as np
 import pytest
 
-import engine.boomer as boomer
+import engine.boomer.estimator as boomer
 from engine.boomer import BoomerClassifier
 from engine.core.covered_entries import MISSING, compact_covered, rank_entries
 from engine.core.features import build_feature_index

@@ -5,7 +5,7 @@ whole fits against fits on packed per-example Hessians (the same rules and score
 import numpy as np
 import pytest
 
-from engine import boomer
+from engine.boomer import estimator as boomer
 from engine.boomer import BoomerClassifier, _check_statistics_memory, statistics_bytes
 from engine.core.examplewise_stats import (binned_system_on_rows, compact_covered_sums, compact_example_statistics,
                                            compact_update_statistics, compact_width)

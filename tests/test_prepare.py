@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import engine.boomer as boomer_module
+import engine.boomer.estimator as boomer_module
 from engine import BoomerClassifier, prepare
 from engine.core.refinement import (INTERLEAVE_MIN_EXAMPLES, PARALLEL_MIN_WORK, first_step_family,
                                     fixed_label_family, may_thread, rule_refinement)

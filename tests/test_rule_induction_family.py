@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-import engine.boomer as boomer
+import engine.boomer.estimator as boomer
 from engine.boomer import BoomerClassifier
 from engine.core.induction import Induction, RuleInducer
 from engine.core.losses import LOSS_CODES, update_statistics

@@ -133,7 +133,7 @@ def our_numeric_search(monkeypatch):
     """Unbinned attributes searched by our own walk (every threshold between distinct values), not as
     mlrl-boomer searches them (engine.core.sweep: SEARCH_DENSE): binned attributes are searched by our walk
     over their bins, so that is the exact search they must equal."""
-    import engine.boomer as boomer
+    import engine.boomer.estimator as boomer
 
     monkeypatch.setattr(boomer, "search_segments", lambda index, *args: np.zeros((index.n_features, 5), np.int64))
     monkeypatch.setattr(boomer, "search_keys", lambda ptr, values: values)

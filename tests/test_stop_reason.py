@@ -58,7 +58,7 @@ def test_statistics_that_cannot_fit_in_memory_are_refused_with_the_reason(monkey
     """Example-wise losses keep a K x K Hessian per example: refused up front, naming the size."""
     import pytest
 
-    from engine import boomer
+    from engine.boomer import estimator as boomer
 
     monkeypatch.setattr(boomer, "physical_memory", lambda: 2**20)  # a 1 MiB machine
     rng = np.random.default_rng(0)

@@ -12,32 +12,32 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from .core.binning import METHOD_CODES, bin_keys
-from .core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
-from .core.boosting_step import boosting_kernel, head_variant_on_rows
-from .core.examplewise_stats import (choose_bins, compact_apply_head, compact_boosting_kernel, compact_default_head,
+from ..core.binning import METHOD_CODES, bin_keys
+from ..core.boosting import add_head_scores, apply_head, covered_rows, head_on_rows, refresh_example_losses
+from ..core.boosting_step import boosting_kernel, head_variant_on_rows
+from ..core.examplewise_stats import (choose_bins, compact_apply_head, compact_boosting_kernel, compact_default_head,
                                      compact_rule_refinement, compact_update_statistics, compact_variant_on_rows,
                                      compact_width, project_onto_bins, sample_diagonal_sums)
-from .core.covered_entries import rank_entries
-from .core.features import build_feature_index
-from .core.refinement import (bagging_weights, first_step_family, fixed_label_family, may_thread, order_as_reference,
+from ..core.covered_entries import rank_entries
+from ..core.features import build_feature_index
+from ..core.refinement import (bagging_weights, first_step_family, fixed_label_family, may_thread, order_as_reference,
                               reference_sparse_format, rule_refinement, search_segments)
-from .core.sweep import search_keys
-from .core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
+from ..core.sweep import search_keys
+from ..core.head_variants import (HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE,
                                  HEAD_SINGLE_LARGEST_SCORE, HEAD_BINNED_DYNAMIC, HEAD_BINNED_FIXED,
                                  label_cardinality32, partial_fixed_size, side_bins)
-from .core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
-from .holdout import split_holdout
-from .learner import RuleLearner, RuleRecord, TrainingData, learned_rules
-from .model import RuleModel, rule_coverage
-from .options import OPTIONS, option_help, parse_option, value_names
-from .parameters import FROM_INIT, Parameter
-from .post_optimization import SequentialPostOptimization
-from .predictors import Predictors, binary_mode, fit_calibration, unique_rows
-from .pruning import make_pruning
-from .sampling import OutputSampler, bounded_count, feature_sample_plan, output_sample_statistics, weighted_draws
-from .rules import Rule
-from .tracking import LossTracker
+from ..core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, packed_index, update_statistics
+from ..holdout import split_holdout
+from ..learner import RuleLearner, RuleRecord, TrainingData, learned_rules
+from ..model import RuleModel, rule_coverage
+from ..options import OPTIONS, option_help, parse_option, value_names
+from ..parameters import FROM_INIT, Parameter
+from ..post_optimization import SequentialPostOptimization
+from ..predictors import Predictors, binary_mode, fit_calibration, unique_rows
+from ..pruning import make_pruning
+from ..sampling import OutputSampler, bounded_count, feature_sample_plan, output_sample_statistics, weighted_draws
+from ..rules import Rule
+from ..tracking import LossTracker
 
 HEAD_TYPES = value_names("head_type")
 INSTANCE_SAMPLING = value_names("instance_sampling")
@@ -461,7 +461,7 @@ class BoomerClassifier(RuleLearner):
     def _inducer(self) -> "RuleInducer | None":
         """The rule induction of :mod:`engine.core.induction`, or None for the default greedy kernel
         (imported here: the default path does not load it)."""
-        from .core.induction import Induction, RuleInducer
+        from ..core.induction import Induction, RuleInducer
 
         name, options = parse_option("rule_induction", self.rule_induction)
         irep = parse_option("rule_pruning", self.rule_pruning)[0] == "irep"
