@@ -17,7 +17,7 @@ from .boomer import PAPER_2020, BoomerClassifier
 
 _PAPER = {k: v for k, v in PAPER_2020.items() if k != "max_rules"}  # presets leave the budget alone
 from .parameters import Parameter, declared  # noqa: F401 - Parameter is part of this API
-from .post_optimization import revision_steps
+from .boomer.post_optimization import revision_steps
 
 
 @dataclass(frozen=True)
