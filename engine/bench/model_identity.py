@@ -44,8 +44,22 @@ BOOMER_SETTINGS = {
                                 "statistic_type": "64-bit", "shrinkage": 0.5, "l1_regularization_weight": 0.1},
 }
 
+# SeCo: mlrl-seco's covering loop (greedy and beam, single and partial heads, the heuristics, sampling,
+# holdout, binning, IREP or none, post-optimization) and the PAKDD 2018 search
 SECO_SETTINGS = {
     "defaults": {},
+    "partial-kln-laplace": {"head_type": "partial", "lift_function": "kln", "heuristic": "laplace"},
+    "beam-m-estimate": {"rule_induction": "top-down-beam-search{beam_width=3}", "heuristic": "m-estimate"},
+    "no-pruning-wra": {"rule_pruning": "none", "heuristic": "weighted-relative-accuracy",
+                       "instance_sampling": "none"},
+    "sampled-features-outputs": {"feature_sampling": "without-replacement", "output_sampling": "round-robin"},
+    "holdout-binned": {"holdout": "random", "feature_binning": "equal-width"},
+    "post-optimization": {"post_optimization": "sequential{num_iterations=1}", "head_type": "partial"},
+    "bagging-precision": {"instance_sampling": "with-replacement{sample_size=0.7}", "heuristic": "precision",
+                          "rule_induction": "top-down-greedy{max_conditions=3,min_coverage=5}"},
+    "pakdd-subset": {"search": "pakdd-2018{heuristic=subset-accuracy}"},
+    "pakdd-f-measure-exhaustive": {"search": "pakdd-2018{heuristic=f-measure,head_search=exhaustive}",
+                                   "rule_induction": "top-down-greedy{min_coverage=10}"},
 }
 
 
@@ -113,7 +127,7 @@ def write(folder: Path, learner: str, rules: int) -> None:
         settings, budget, weights_ok = BOOMER_SETTINGS, {"max_rules": rules}, True
     else:
         from engine.seco import SeCoClassifier as cls
-        settings, budget, weights_ok = SECO_SETTINGS, {}, False
+        settings, budget, weights_ok = SECO_SETTINGS, {"max_rules": rules}, False
     folder.mkdir(parents=True, exist_ok=True)
     for data_name, data in datasets().items():
         for name, params in settings.items():
