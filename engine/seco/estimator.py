@@ -79,26 +79,26 @@ import numba
 import numpy as np
 import scipy.sparse as sp
 
-from .binary_attributes import as_equalities
-from .core.binning import METHOD_CODES, bin_keys
-from .core.features import build_feature_index
-from .core.gnu_sort import gnu_order
-from .core.refinement import apply_condition
-from .core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, N_TOP_I, OP,
+from ..binary_attributes import as_equalities
+from ..core.binning import METHOD_CODES, bin_keys
+from ..core.features import build_feature_index
+from ..core.gnu_sort import gnu_order
+from ..core.refinement import apply_condition
+from ..core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, HAVE, INVERSE, N_BEST_I, N_TOP_I, OP,
                                PARALLEL_MIN_WORK, SEQ, START, TOP_K, WINDOWS, mlrl_apply, mlrl_refine)
-from .core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
+from ..core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, HEAD_PARTIAL_ALL,
                                HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE,
                                MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, TOL, _EPS32, best_conditions,
                                best_conditions_decomposable, covered_counts, head_search,
                                label_bitsets, mask_bitset, mlrl_apply_range, mlrl_best_conditions)
-from .holdout import split_holdout
-from .learner import RuleLearner, RuleRecord, RuleRevision, TrainingData
-from .model import RuleModel, rule_coverage
-from .options import OPTIONS, OptionSpec, option_help, parse_option
-from .parameters import FROM_INIT, Parameter
-from .rules import OPERATORS, Condition, Rule
-from .tracking import ErrorTotals
-from .validation import check_choice
+from ..holdout import split_holdout
+from ..learner import RuleLearner, RuleRecord, RuleRevision, TrainingData
+from ..model import RuleModel, rule_coverage
+from ..options import OPTIONS, OptionSpec, option_help, parse_option
+from ..parameters import FROM_INIT, Parameter
+from ..rules import OPERATORS, Condition, Rule
+from ..tracking import ErrorTotals
+from ..validation import check_choice
 
 # -- the paper's search (PAKDD 2018) --------------------------------------------------------------
 HEURISTICS = ("subset-accuracy", "f-measure", "hamming-accuracy", "precision", "recall")
@@ -462,7 +462,7 @@ class SeCoClassifier(RuleLearner):
         f_sampling, f_opts = parse_option("seco:feature_sampling", self.feature_sampling)
         n_features = D
         if f_sampling != "none":
-            from .sampling import sampled_feature_count  # noqa: PLC0415 - the same count as BOOMER's
+            from ..sampling import sampled_feature_count  # noqa: PLC0415 - the same count as BOOMER's
             n_features = sampled_feature_count(D, f_opts["sample_size"], f_opts["min_samples"], f_opts["max_samples"])
         retained = min(D, f_opts.get("num_retained", 0)) if f_sampling != "none" else 0
 
