@@ -2,7 +2,7 @@
 and write everything a model is (every streamed step's rule, improvement and tracked errors, the stop reason,
 test predictions and probabilities) to JSON, floats as ``float.hex`` so that a comparison is bit for bit.
 
-    python -m engine.bench.model_identity write /tmp/identity_before [--learner boomer|seco] [--rules 150]
+    python -m engine.bench.model_identity write /tmp/identity_before [--learner boomer|seco] [--rules 150] [--only a,b]
     python -m engine.bench.model_identity compare /tmp/identity_before /tmp/identity_after
 
 ``compare`` exits with status 1 and names the first difference of every setting that differs.
@@ -121,7 +121,7 @@ def fit_one(cls, params: dict, data, weights_ok: bool) -> dict:
     return out
 
 
-def write(folder: Path, learner: str, rules: int) -> None:
+def write(folder: Path, learner: str, rules: int, only: str | None = None) -> None:
     if learner == "boomer":
         from engine.boomer import BoomerClassifier as cls
         settings, budget, weights_ok = BOOMER_SETTINGS, {"max_rules": rules}, True
@@ -131,6 +131,8 @@ def write(folder: Path, learner: str, rules: int) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for data_name, data in datasets().items():
         for name, params in settings.items():
+            if only and name not in only.split(","):
+                continue
             path = folder / f"{learner}-{data_name}-{name}.json"
             result = fit_one(cls, {**budget, **params}, data, weights_ok)
             path.write_text(json.dumps(result, indent=0))
@@ -175,12 +177,13 @@ def main(argv=None) -> int:
     w.add_argument("folder", type=Path)
     w.add_argument("--learner", choices=("boomer", "seco"), default="boomer")
     w.add_argument("--rules", type=int, default=150)
+    w.add_argument("--only", help="comma-separated setting names (default: all)")
     c = sub.add_parser("compare")
     c.add_argument("before", type=Path)
     c.add_argument("after", type=Path)
     args = parser.parse_args(argv)
     if args.command == "write":
-        write(args.folder, args.learner, args.rules)
+        write(args.folder, args.learner, args.rules, args.only)
         return 0
     return compare(args.before, args.after)
 

@@ -68,26 +68,22 @@ head's value of the label).  ``RuleRecord.extra`` has ``heuristic``, ``head_eval
 """
 from __future__ import annotations
 
-import math
-import warnings
 from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 import numpy as np
 
-from ..binary_attributes import as_equalities
-from ..core.features import build_feature_index
-from ..core.refinement import apply_condition
-from ..core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, TOL, best_conditions,
-                                best_conditions_decomposable, covered_counts, head_search, label_bitsets, mask_bitset)
+from ..core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, covered_counts, head_search,
+                                mask_bitset)
 from ..learner import RuleLearner, RuleRecord, TrainingData
-from ..model import RuleModel, rule_coverage
+from ..model import RuleModel
 from ..options import OPTIONS, OptionSpec, option_help, parse_option
 from ..parameters import FROM_INIT, Parameter
-from ..rules import OPERATORS, Condition, Rule
+from ..rules import Rule
 from ..validation import check_choice
 from .covering import MlrlFit
-from .mlrl_blocks import _MAX_CONDITIONS_CAP, MLRL_HEURISTICS, _DecisionListTracker, _irep, _irep_masks
+from .mlrl_blocks import MLRL_HEURISTICS, _irep, _irep_masks
+from .pakdd import PakddFit, _countable
 
 # -- the paper's search (PAKDD 2018) --------------------------------------------------------------
 HEURISTICS = ("subset-accuracy", "f-measure", "hamming-accuracy", "precision", "recall")
@@ -207,16 +203,6 @@ def find_head(Y, covered, *, heuristic="subset-accuracy", beta=1.0, exhaustive=F
     value, size, pairs, evals = head_search(HEURISTIC_CODES[heuristic], float(beta) ** 2, bool(exhaustive), T1, T0,
                                             U1, U0, max(n_S, 1), G1, G0, bits, bits, 0, labels, values)
     return Head(labels[:size].copy(), values[:size].copy(), float(value), int(pairs), int(evals))
-
-
-def _countable(Y, predicted, active):
-    n, K = Y.shape
-    free = (~predicted) & active[:, None]
-    C1 = np.ascontiguousarray(free & (Y == 1), dtype=np.uint8)
-    C0 = np.ascontiguousarray(free & (Y == 0), dtype=np.uint8)
-    W = max(1, (n + 63) // 64)
-    return (C1, C0, label_bitsets(C1, W), label_bitsets(C0, W), C1.sum(axis=0).astype(np.int64),
-            C0.sum(axis=0).astype(np.int64))
 
 
 class SeCoClassifier(RuleLearner):
@@ -365,126 +351,12 @@ class SeCoClassifier(RuleLearner):
 
     # -- the PAKDD 2018 covering loop (search='pakdd-2018{...}') ------------------------------
     def _learn_pakdd(self, data: TrainingData, cfg: dict) -> Iterator[RuleRecord]:
-        X, Y = data.X, data.Y
-        n, K = Y.shape
+        """The PAKDD 2018 covering loop (:class:`.pakdd.PakddFit`)."""
+        K = data.Y.shape[1]
         if cfg['head_search'] == "exhaustive" and K > MAX_EXHAUSTIVE_LABELS:
             raise ValueError(f"head_search='exhaustive' evaluates 2^K heads; K={K} labels is too many "
                              f"(at most {MAX_EXHAUSTIVE_LABELS})")
-        heuristic = HEURISTIC_CODES[cfg['heuristic']]
-        beta2 = float(cfg['beta']) ** 2
-        exhaustive = cfg['head_search'] == "exhaustive"
-        index = build_feature_index(X, data.nominal)
-        if index.constant_attributes().all():
-            warnings.warn("every attribute is constant on the training data: rules can only have empty bodies",
-                          RuntimeWarning, stacklevel=3)
-        D = index.n_features
-        W = max(1, (n + 63) // 64)
-        max_conditions = cfg['max_conditions'] or _MAX_CONDITIONS_CAP
-        min_coverage = int(cfg['min_coverage'])
-        self.n_head_evaluations_ = 0
-
-        default = self.default_rule(Y, data.schema)
-        default_values = (default.head_scores > 0).astype(np.uint8)
-        train = _DecisionListTracker(Y, default_values)
-        val = _DecisionListTracker(data.Y_test, default_values) if data.X_test is not None else None
-        active = np.ones(n, dtype=bool)
-        min_remaining = cfg['max_uncovered'] * n
-
-        out_v = np.empty(D)
-        out_p = np.empty(D, dtype=np.int64)
-        out_op = np.empty(D, dtype=np.int64)
-        out_thr = np.empty(D)
-        out_evals = np.empty(D, dtype=np.int64)
-        outputs = (out_v, out_p, out_op, out_thr, out_evals)
-        T1 = np.empty(K, np.int64)
-        T0 = np.empty(K, np.int64)
-        labels = np.empty(K, np.int64)
-        values = np.empty(K, np.int64)
-        cond_args = (index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows)
-        # the sweeps compact each attribute's covered entries as they pass (engine.core.sweep)
-        cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
-        seg = np.zeros((D, 3), dtype=np.int64)
-        index_args = (index.ptr, index.rows, index.values, cache, seg, index.missing_ptr, index.missing_rows,
-                      index.nominal)
-
-        for t in range(cfg['max_rules'] - 1):  # the default rule is the last of max_rules
-            n_active = int(active.sum())
-            if n_active == 0 or n_active <= min_remaining:
-                break
-            C1, C0, G1, G0, U1, U0 = _countable(Y, train.decided.astype(bool), active)
-            cov = active.astype(np.uint8)
-            n_T = covered_counts(cov, C1, C0, T1, T0)
-            bits = mask_bitset(cov, W)
-            value, size, pairs, evals = head_search(heuristic, beta2, exhaustive, T1, T0, U1, U0, n_T, G1, G0,
-                                                    bits, bits, 0, labels, values)
-            rule_evals = int(evals)
-            if size == 0:
-                break
-            conditions = []
-            seg[:, 0] = 0  # a new rule: no compacted entries yet
-            # every heuristic is at most 1: a rule that reaches 1 cannot be improved, its sweep is skipped
-            while len(conditions) < max_conditions and n_T > min_coverage and value < 1.0 - TOL:
-                if heuristic == H_SUBSET:
-                    best_conditions(D, *index_args, cov, bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic,
-                                    beta2, exhaustive, min_coverage, *outputs, data.cancel)
-                else:  # the head depends on the counts alone: a sweep without bitsets
-                    best_conditions_decomposable(D, *index_args, cov, C1, C0, T1, T0, n_T, U1, U0, heuristic, beta2,
-                                                 min_coverage, *outputs, data.cancel)
-                if data.cancelled:
-                    return  # the unfinished rule is dropped
-                rule_evals += int(out_evals.sum())
-                best = -1
-                for j in range(D):
-                    if out_op[j] >= 0 and (best < 0 or out_v[j] > out_v[best] + TOL
-                                           or (out_v[j] >= out_v[best] - TOL and out_p[j] > out_p[best])):
-                        best = j
-                if best < 0 or not out_v[best] > value + TOL:
-                    break
-                op, thr = int(out_op[best]), float(out_thr[best])
-                conditions.append(Condition(best, OPERATORS[op], thr))
-                apply_condition(best, op, thr, *cond_args, cov)
-                n_T = covered_counts(cov, C1, C0, T1, T0)
-                bits = mask_bitset(cov, W)
-                value = out_v[best]
-            # The chosen body's head (already evaluated during the sweep: not counted again).
-            value, size, pairs, _ = head_search(heuristic, beta2, exhaustive, T1, T0, U1, U0, n_T, G1, G0, bits,
-                                                bits, 0, labels, values)
-            if size == 0:
-                break
-            self.n_head_evaluations_ += rule_evals
-            head_labels = labels[:size].copy()
-            head_values = values[:size].copy()
-            rule = Rule(as_equalities(tuple(conditions), data.binary), head_labels,
-                        np.where(head_values > 0, 1.0, -1.0), data.schema)
-
-            covered_all = np.ones(n, dtype=np.uint8)
-            for c in conditions:
-                apply_condition(c.attribute, OPERATORS.index(c.operator), c.threshold, *cond_args, covered_all)
-            covered_rows = np.flatnonzero(covered_all)
-            before = train.hamming
-            new_pairs = train.apply(covered_rows, head_labels, head_values)
-            if cfg['label_coverage_threshold'] >= 1.0:
-                active &= ~train.decided.all(axis=1)
-            else:
-                active &= train.decided.mean(axis=1) < cfg['label_coverage_threshold'] - 1e-12
-            record = dict(index=t, rule=rule, coverage=int(len(covered_rows)),
-                          improvement=float(before - train.hamming), train_hamming=train.hamming,
-                          train_subset=train.subset)
-            if val is not None:
-                val.apply(np.flatnonzero(rule_coverage(rule, data.X_test)), head_labels, head_values)
-                record.update(test_hamming=val.hamming, test_subset=val.subset)
-            record["extra"] = {"heuristic": float(value), "head_evaluations": float(rule_evals),
-                               "head_size": float(size), "new_pairs": float(new_pairs),
-                               "remaining": float(active.sum())}
-            yield RuleRecord(**record)
-
-        record = dict(index=len(self.records_), rule=default, coverage=n, improvement=0.0,
-                      train_hamming=train.hamming, train_subset=train.subset,
-                      extra={"heuristic": math.nan, "head_evaluations": 0.0, "head_size": float(K),
-                             "new_pairs": float(int((train.decided == 0).sum())), "remaining": float(active.sum())})
-        if val is not None:
-            record.update(test_hamming=val.hamming, test_subset=val.subset)
-        yield RuleRecord(**record)
+        return PakddFit(self, data, cfg, HEURISTIC_CODES[cfg['heuristic']]).learn()
 
 
 def revision_steps(params: Mapping) -> int:
