@@ -188,7 +188,7 @@ register(LearnerSpec(
 ))
 
 
-# -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco.py) -------------
+# -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco/) -------------
 from .adaboost import AdaBoostMHClassifier  # noqa: E402
 from .seco import SeCoClassifier, revision_steps as seco_revision_steps  # noqa: E402
 
