@@ -224,7 +224,6 @@ class BoomerClassifier(RuleLearner):
                    "thread"))),
     )
 
-
     def settings(self) -> BoomerSettings:
         """The parameters parsed (:class:`.settings.BoomerSettings`), checked first."""
         self._check_params()
@@ -250,6 +249,7 @@ class BoomerClassifier(RuleLearner):
                     settings.induction.uses_module]  # engine.core.induction's kernels
         return "boomer|" + "|".join(str(v) for v in (*family, self.loss, self.statistic_type, settings.prediction,
                                                      profile["sparse"], *optional))
+
     def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="largest-score",
                  max_rules=1000, shrinkage=0.3,
                  l2_regularization_weight=1.0, l1_regularization_weight=0.0,
@@ -423,7 +423,6 @@ class BoomerClassifier(RuleLearner):
         if rules:
             self._calibrate(model, data)
         return model
-
 
     def _calibrate(self, model: RuleModel, data: TrainingData) -> None:
         """Fit the isotonic calibrations after training, on the holdout set when one was made and

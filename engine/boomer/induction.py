@@ -35,9 +35,9 @@ class OneRule:
 def rule_learner(state: FitState) -> OneRule:
     """The rule learner the settings ask for."""
     if state.outputs.active:
-        return OneRule(lambda s, weights: output_sampled_rule(s, s.outputs.next(s.rule.rng_state[0]), weights,
-                                                                  s.recorder),
-                           "of the sampled outputs")
+        def learn(s: FitState, weights: np.ndarray):
+            return output_sampled_rule(s, s.outputs.next(s.rule.rng_state[0]), weights, s.recorder)
+        return OneRule(learn, "of the sampled outputs")
     if state.settings.label_binning_scope == "rule":
         return OneRule(rule_on_label_bins, "of the rule's label bins")
     return OneRule(fused_rule, "on the sampled examples", constant_check=True)

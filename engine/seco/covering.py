@@ -76,8 +76,8 @@ class MlrlFit:
         self.beam_width = induction.get("beam_width", 0)  # 0: top-down-greedy
         self.resample_features = induction.get("resample_features", False)
         self.sampling, s_opts = parse_option("seco:instance_sampling", self.est.instance_sampling)
-        self.n_drawn = 0 if self.sampling == "none" else _bounded(self.n, s_opts["sample_size"], s_opts["min_samples"],
-                                                           s_opts["max_samples"])
+        self.n_drawn = 0 if self.sampling == "none" else _bounded(self.n, s_opts["sample_size"],
+                                                                  s_opts["min_samples"], s_opts["max_samples"])
         self.out_sampling, self.o_opts = parse_option("seco:output_sampling", self.est.output_sampling)
         self.prune = self.est.rule_pruning == "irep"
         stratified = self.sampling == "stratified-output-wise" and 0 < self.n_drawn < self.n

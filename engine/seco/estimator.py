@@ -94,6 +94,7 @@ MAX_EXHAUSTIVE_LABELS = 24
 
 # -- mlrl-seco 0.15.6's parameter values and options (engine.options syntax, tables 'seco:<name>') --
 
+
 def _heuristic_table() -> dict:
     table = {name: {} for name in MLRL_HEURISTICS}
     table["f-measure"] = {"beta": OptionSpec("float", 0.25, 0.0)}

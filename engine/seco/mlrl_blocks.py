@@ -83,8 +83,9 @@ def _irep(conditions, ranges, head, weights, C1, C0, majority, h, p, partial, li
                              index.missing_rows, covered, bool(dense[c.attribute]), *where)
         masks.append(covered.copy())
     K = C1.shape[1]
-    return _irep_masks(masks, np.asarray(head), weights, C1, 1 - (C1 | C0), majority, h, p, partial,
-                                      lift, max_lift, np.empty(K, np.float32), np.empty(K, np.int64))
+    return _irep_masks(masks, np.asarray(head), weights, C1, 1 - (C1 | C0), majority, h, p, partial, lift, max_lift,
+                       np.empty(K, np.float32), np.empty(K, np.int64))
+
 
 def _irep_masks(masks, head, weights, Y, coverage, majority, h, p, partial, lift, max_lift, qbuf,
                 positions) -> int:
