@@ -141,7 +141,7 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
     # pruning of each rule on the examples out of its instance sample (incremental reduced error pruning)
     "rule_pruning": {"none": {}, "irep": {}},
     # after training, each rule in turn relearned in the context of the others, num_iterations times
-    # (engine.post_optimization): refine_heads lets the relearned head choose its outputs again (else it
+    # (engine.boomer.post_optimization): refine_heads lets the relearned head choose its outputs again (else it
     # keeps the rule's), resample_features samples attributes as in training (else the rule's own)
     "post_optimization": {"none": {}, "sequential": {"num_iterations": OptionSpec("int", 2, 1, 2**32 - 1),
                                                      "refine_heads": OptionSpec("bool", False),

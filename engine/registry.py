@@ -17,7 +17,7 @@ from .boomer import PAPER_2020, BoomerClassifier
 
 _PAPER = {k: v for k, v in PAPER_2020.items() if k != "max_rules"}  # presets leave the budget alone
 from .parameters import Parameter, declared  # noqa: F401 - Parameter is part of this API
-from .post_optimization import revision_steps
+from .boomer.post_optimization import revision_steps
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ register(LearnerSpec(
 ))
 
 
-# -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco.py) -------------
+# -- AdaBoost.MH and separate-and-conquer rules (engine/adaboost.py, engine/seco/) -------------
 from .adaboost import AdaBoostMHClassifier  # noqa: E402
 from .seco import SeCoClassifier, revision_steps as seco_revision_steps  # noqa: E402
 

@@ -3,7 +3,7 @@ entries the sweep's own walk compacts, and fits learn the same rules with them a
 import numpy as np
 import pytest
 
-import engine.boomer as boomer
+import engine.boomer.fit_state as boomer_fit_state
 from engine.boomer import BoomerClassifier
 from engine.core.covered_entries import MISSING, compact_covered, rank_entries
 from engine.core.features import build_feature_index
@@ -145,9 +145,9 @@ def test_fits_learn_the_same_rules_with_and_without_ranks(settings, monkeypatch)
         return [(tuple((c.attribute, c.operator, c.threshold) for c in r.rule.conditions),
                  tuple(r.rule.head_labels), tuple(r.rule.head_scores)) for r in est.fit(X, Y).records_]
 
-    monkeypatch.setattr(boomer, "rank_entries", recording)
+    monkeypatch.setattr(boomer_fit_state, "rank_entries", recording)
     with_ranks = fit()
     assert built == [d]  # every attribute is dense: all have ranks
-    monkeypatch.setattr(boomer, "rank_entries", lambda index, seg: np.empty((0, index.n_examples), np.int32))
+    monkeypatch.setattr(boomer_fit_state, "rank_entries", lambda index, seg: np.empty((0, index.n_examples), np.int32))
     assert fit() == with_ranks
     assert max(len(conditions) for conditions, _, _ in with_ranks) >= 3  # rules of several conditions

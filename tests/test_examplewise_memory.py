@@ -5,7 +5,7 @@ whole fits against fits on packed per-example Hessians (the same rules and score
 import numpy as np
 import pytest
 
-from engine import boomer
+from engine.boomer import settings as boomer_settings
 from engine.boomer import BoomerClassifier, _check_statistics_memory, statistics_bytes
 from engine.core.examplewise_stats import (binned_system_on_rows, compact_covered_sums, compact_example_statistics,
                                            compact_update_statistics, compact_width)
@@ -201,7 +201,7 @@ def test_fit_on_983_labels_keeps_compact_statistics(monkeypatch):
     Y[:, 0] = X[:, 0] > 0
     est = BoomerClassifier(loss="logistic-non-decomposable", head_type="complete", label_binning="equal-width",
                            statistic_type="64-bit", max_rules=3, random_state=1)
-    monkeypatch.setattr(boomer, "PACKED_STATISTICS_BUDGET", n * 1000)  # 120 examples' packed Hessians: 464 MB
+    monkeypatch.setattr(boomer_settings, "PACKED_STATISTICS_BUDGET", n * 1000)  # 120 examples' packed Hessians: 464 MB
     assert est._compact_statistics(n, K)
     est.fit(X, Y)
     assert len(est.records_) == 3

@@ -231,9 +231,9 @@ def test_cancelling_during_post_optimization_keeps_the_revisions_so_far():
 def test_compact_statistics_are_refused_before_the_first_rule(monkeypatch):
     """Post-optimization takes heads back from the packed statistics; compact ones (packed Hessians
     above the budget) are refused before anything is learned."""
-    import engine.boomer as boomer
+    import engine.boomer.settings as boomer_settings
 
-    monkeypatch.setattr(boomer, "PACKED_STATISTICS_BUDGET", 0)
+    monkeypatch.setattr(boomer_settings, "PACKED_STATISTICS_BUDGET", 0)
     X, Y = _data()
     steps = BoomerClassifier(loss="logistic-non-decomposable", max_rules=3, post_optimization="sequential").fit_iter(X, Y)
     with pytest.raises(ValueError, match="post_optimization"):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import engine.boomer as boomer_module
+import engine.boomer.settings as boomer_settings
 from engine import BoomerClassifier, prepare
 from engine.core.refinement import (INTERLEAVE_MIN_EXAMPLES, PARALLEL_MIN_WORK, first_step_family,
                                     fixed_label_family, may_thread, rule_refinement)
@@ -101,7 +101,7 @@ def test_serial_and_threaded_families_learn_the_same_rules(params, monkeypatch):
     X, Y = _data(n=400, d=6, k=4, seed=3)
     rules = []
     for threaded in (False, True):
-        monkeypatch.setattr(boomer_module, "may_thread", lambda *args, _t=threaded: _t)
+        monkeypatch.setattr(boomer_settings, "may_thread", lambda *args, _t=threaded: _t)
         est = BoomerClassifier(max_rules=15, random_state=2, **params).fit(X, Y)
         rules.append([(r.conditions, r.head_labels.tolist(), r.head_scores.tolist()) for r in est.rules_])
     assert rules[0] == rules[1]

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-import engine.boomer as boomer
+import engine.boomer.instance_sampling as boomer_sampling
 from engine.boomer import BoomerClassifier
 from engine.core.induction import Induction, RuleInducer
 from engine.core.losses import LOSS_CODES, update_statistics
@@ -143,7 +143,7 @@ def _fixed_sample(monkeypatch, sample):
     """instance_sampling='without-replacement' draws ``sample`` (a boolean mask) for every rule."""
     def weights_of(weights, Y, method, size, seed):
         weights[:] = sample.astype(weights.dtype)
-    monkeypatch.setattr(boomer, "_subset_weights", weights_of)
+    monkeypatch.setattr(boomer_sampling, "subset_weights", weights_of)
 
 
 def test_irep_drops_trailing_conditions_that_hurt_on_the_prune_set(monkeypatch):

@@ -133,10 +133,10 @@ def our_numeric_search(monkeypatch):
     """Unbinned attributes searched by our own walk (every threshold between distinct values), not as
     mlrl-boomer searches them (engine.core.sweep: SEARCH_DENSE): binned attributes are searched by our walk
     over their bins, so that is the exact search they must equal."""
-    import engine.boomer as boomer
+    import engine.boomer.fit_state as boomer_fit_state
 
-    monkeypatch.setattr(boomer, "search_segments", lambda index, *args: np.zeros((index.n_features, 5), np.int64))
-    monkeypatch.setattr(boomer, "search_keys", lambda ptr, values: values)
+    monkeypatch.setattr(boomer_fit_state, "search_segments", lambda index, *args: np.zeros((index.n_features, 5), np.int64))
+    monkeypatch.setattr(boomer_fit_state, "search_keys", lambda ptr, values: values)
 
 
 @pytest.mark.parametrize("method", ["equal-width", "equal-frequency"])

@@ -1,4 +1,4 @@
-"""SeCo's top-down beam search and sequential post-optimization (mlrl-seco 0.15.6's, engine/seco.py) checked
+"""SeCo's top-down beam search and sequential post-optimization (mlrl-seco 0.15.6's, engine/seco/) checked
 without the reference: brute force on tiny data, the order the reference offers a rule's attributes in,
 and the revisions' invariants.  (Parity with the reference: tests/test_mlrl_seco_parity_beam.py.)"""
 from __future__ import annotations

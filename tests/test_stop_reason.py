@@ -58,9 +58,9 @@ def test_statistics_that_cannot_fit_in_memory_are_refused_with_the_reason(monkey
     """Example-wise losses keep a K x K Hessian per example: refused up front, naming the size."""
     import pytest
 
-    from engine import boomer
+    from engine.boomer import memory as boomer_memory
 
-    monkeypatch.setattr(boomer, "physical_memory", lambda: 2**20)  # a 1 MiB machine
+    monkeypatch.setattr(boomer_memory, "physical_memory", lambda: 2**20)  # a 1 MiB machine
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3)).astype(np.float32)
     Y = (rng.random((60, 40)) < 0.3).astype(np.uint8)  # 820 Hessian entries x 60 x 8 bytes = 0.37 MiB... x 4

@@ -1,4 +1,4 @@
-"""SeCo's sequential post-optimization in the window (mlrl-seco's, engine/seco.py): the run streams its
+"""SeCo's sequential post-optimization in the window (mlrl-seco's, engine/seco/): the run streams its
 revisions as steps that add no rule, the progress counts them (the registry's extra steps) and the rule
 table's rows are the model's rules as revised (the default rule, SeCo's last, included)."""
 from __future__ import annotations
