@@ -70,7 +70,8 @@ def check_sparse(X, name: str = "X"):
     if indptr.dtype.kind not in "iu" or indptr.ndim != 1 or len(indptr) != major + 1:
         raise ValueError(f"{where}: indptr must hold {major + 1} integers (one more than its "
                          f"{'rows' if X.format == 'csr' else 'columns'}), has {indptr.size} of type {indptr.dtype}")
-    steps = np.diff(indptr)
+    indptr = indptr.astype(np.int64)  # unsigned pointers would wrap around in the differences (uint64 beyond
+    steps = np.diff(indptr)           # 2**63 becomes negative, and is refused)
     if indptr[0] != 0 or (steps < 0).any():
         at = 0 if indptr[0] != 0 else int(np.flatnonzero(steps < 0)[0]) + 1
         raise ValueError(f"{where}: indptr must start at 0 and never decrease, but indptr[{at}] = {int(indptr[at])}")
@@ -88,6 +89,7 @@ def _check_indices(indices, bound: int, where: str, n_values: int) -> None:
         raise ValueError(f"{where} indices must be {n_values} integers, got {indices.size} of type {indices.dtype}")
     if indices.size == 0:
         return
+    indices = indices.astype(np.int64)  # uint64 beyond 2**63 becomes negative (and is refused)
     low, high = int(indices.min()), int(indices.max())
     if low < 0:
         raise ValueError(f"{where} index {low} is negative (entry {int(np.argmin(indices))})")
@@ -99,10 +101,13 @@ def _check_indices(indices, bound: int, where: str, n_values: int) -> None:
 def _canonical_csc(X) -> sp.csc_matrix:
     """CSC float32 with sorted indices and no duplicate entries (summed, as SciPy sums them); the
     caller's matrix is never modified (sorting happens on a copy)."""
-    if X.format == "csc" and X.indptr[-1] != len(X.indices):
-        X = sp.csc_matrix((X.data[:X.indptr[-1]], X.indices[:X.indptr[-1]], X.indptr), shape=X.shape)
-    if X.format == "csr" and X.indptr[-1] != len(X.indices):
-        X = sp.csr_matrix((X.data[:X.indptr[-1]], X.indices[:X.indptr[-1]], X.indptr), shape=X.shape)
+    plain = (np.int32, np.int64)
+    if X.format == "coo" and (X.row.dtype not in plain or X.col.dtype not in plain):
+        X = sp.coo_matrix((X.data, (X.row.astype(np.int64), X.col.astype(np.int64))), shape=X.shape)
+    elif X.format in ("csr", "csc"):
+        n = int(X.indptr[-1])
+        if n != len(X.indices) or X.indices.dtype not in plain or X.indptr.dtype not in plain:
+            X = type(X)((X.data[:n], X.indices[:n].astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape)
     Xs = sp.csc_matrix(X, dtype=np.float32)
     if not _is_canonical(Xs.indptr, Xs.indices):  # computed: a cached has_canonical_format may be stale
         Xs = Xs.copy()

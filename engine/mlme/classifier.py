@@ -251,7 +251,7 @@ class MLMEClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEs
     def predict_proba(self, X) -> np.ndarray:
         """Per-label marginals P(y_i = 1 | x) of the mixture."""
         Xd = self._check_X(X)
-        return self._as_class_probabilities(self.mixture_.marginals(Xd))
+        return self._as_class_probabilities(np.clip(self.mixture_.marginals(Xd), 0.0, 1.0))  # sums may round past 1
 
     def log_likelihood(self, X, Y) -> np.ndarray:
         """log P(y | x) per example (natural log; the CLL-loss is minus its sum)."""
