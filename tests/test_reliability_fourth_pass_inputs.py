@@ -57,7 +57,8 @@ def test_an_svmlight_file_whose_label_table_cannot_fit_is_refused(tmp_path, monk
     monkeypatch.setattr(datasets.dataset, "table_limit_bytes", lambda: 1024 ** 3)
     path = tmp_path / "big.svm"
     path.write_text("99999 1:1\n" * 12_000)  # 12,000 x 100,000 labels: 1.12 GiB of uint8
-    with pytest.raises(DatasetFormatError, match=r"12,000 examples x 100,000 labels need a table of 1\.12 GiB, more than the 1\.00 GiB"):
+    with pytest.raises(DatasetFormatError, match=r"12,000 examples x 100,000 labels need a table of 1\.12 GiB, "
+                                                 r"more than the 1\.00 GiB"):
         load(path)
 
 

@@ -2,10 +2,10 @@
 
 Supported: case-insensitive ``@relation``/``@attribute``/``@data``; whole-line ``%`` comments; types
 ``numeric``/``real``/``integer`` and nominal ``{a, b, 'c d'}``; quoted names and values with backslash
-escapes (``'it\\'s'``, ``"a b"``); ``?`` for missing values, and for a numeric attribute also
-``nan`` (any case, signed or not: ``NaN``, ``-nan``), as in CSV and svmlight; dense rows and sparse rows ``{i v, j w}``,
-where an omitted value is 0 for numeric attributes and the first declared value (code 0) for nominal
-ones.  ``string``, ``date`` and ``relational`` attributes are rejected.  Nominal attributes become
+escapes (``'it\\'s'``, ``"a b"``); ``?`` for missing values, and for a numeric attribute also ``nan``
+(any case, signed or not: ``NaN``, ``-nan``), as in CSV and svmlight; dense rows and sparse rows
+``{i v, j w}``, where an omitted value is 0 for numeric attributes and the first declared value (code 0)
+for nominal ones.  ``string``, ``date`` and ``relational`` attributes are rejected.  Nominal attributes become
 codes 0..m-1 in declaration order.  Label attributes must be nominal with values from {0, 1} or
 numeric with only 0/1 values; labels keep the order of the attributes in the ARFF file.
 """
