@@ -11,7 +11,7 @@ from . import metrics
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
 from .boomer import SINGLE_LABEL_CHOICES
 from .fileio import atomic_open, check_output_path
-from .validation import features_for_model
+from .validation import features_for_model, matched_to
 
 MAX_RULES = 10_000_000
 
@@ -164,6 +164,9 @@ def cmd_fit(args) -> int:
     data = _load(args.data, args.label_columns, args.xml)
     if args.test:
         train, test = data, _load(args.test, args.label_columns, args.xml, like=data)
+        test, note = matched_to(train, test, f"the test data ({Path(args.test).name})")  # by name, as predict
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     else:
         train, test = data.train_test_split(args.test_size, seed=args.split_seed)
     print(train.summary())

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -283,7 +284,8 @@ def check_sample_weight(sample_weight, n_examples: int) -> np.ndarray | None:
 
 
 # -- data against a fitted model's schema ------------------------------------------------------------
-def match_schema(names, nominal_values, schema, n_features: int, what: str = "the data"):
+def match_schema(names, nominal_values, schema, n_features: int, what: str = "the data",
+                 reference: str = "the model"):
     """How data with attribute ``names`` (and ``nominal_values``: attribute -> its values, for the
     nominal ones) meet a model trained on ``n_features`` attributes described by ``schema``.
 
@@ -291,35 +293,36 @@ def match_schema(names, nominal_values, schema, n_features: int, what: str = "th
     the model's order when the data hold the model's attributes by name in another order, ``note`` then
     tells the user so.  Raises ValueError naming the first difference for a count, a name or a kind
     (nominal/numeric) that differs, and for a nominal attribute whose values differ from the model's.
-    A model without attribute names (fitted on plain arrays) is checked for the count only."""
+    A model without attribute names (fitted on plain arrays) is checked for the count only.  ``what`` and
+    ``reference`` name the two sides in messages."""
     n_data = len(names) if names is not None else None
     if n_data is not None and n_data != n_features:
-        raise ValueError(f"{what} have {n_data} attributes, but the model was trained on {n_features}")
+        raise ValueError(f"{what} have {n_data} attributes, but {reference} has {n_features}")
     model_names = list(schema.feature_names) if schema is not None else []
     if not model_names or names is None:
         return None, None
     names = list(names)
     order, note = None, None
     if names != model_names:
-        order = _order_by_name(names, model_names, what)
+        order = _order_by_name(names, model_names, what, reference)
         moved = next(j for j in range(n_features) if order[j] != j)
-        note = (f"{what} hold the model's attributes in another order; they were matched by name (e.g. "
-                f"'{model_names[moved]}' is attribute {moved + 1} of the model and column {order[moved] + 1} of "
+        note = (f"{what} hold the attributes of {reference} in another order; they were matched by name (e.g. "
+                f"'{model_names[moved]}' is attribute {moved + 1} of {reference} and column {order[moved] + 1} of "
                 f"{what})")
     for j, name in enumerate(model_names):
         given = nominal_values.get(j if order is None else int(order[j]))
         expected = schema.nominal_values.get(j)
         if (given is None) != (expected is None):
             kinds = ("nominal", "numeric") if expected is not None else ("numeric", "nominal")
-            raise ValueError(f"attribute '{name}' is {kinds[0]} in the model but {kinds[1]} in {what}; give it "
+            raise ValueError(f"attribute '{name}' is {kinds[0]} in {reference} but {kinds[1]} in {what}; give it "
                              f"as {kinds[0]}, as in the training data")
         if given is not None and list(given) != list(expected):
             raise ValueError(f"nominal attribute '{name}' has the values {_values(given)} in {what} but "
-                             f"{_values(expected)} in the model; its value codes would mean other values")
+                             f"{_values(expected)} in {reference}; its value codes would mean other values")
     return order, note
 
 
-def _order_by_name(names: list, model_names: list, what: str) -> np.ndarray:
+def _order_by_name(names: list, model_names: list, what: str, reference: str = "the model") -> np.ndarray:
     position = {}
     for i, name in enumerate(names):
         if name in position:
@@ -330,8 +333,8 @@ def _order_by_name(names: list, model_names: list, what: str) -> np.ndarray:
         if name not in position:
             extra = next((n for n in names if n not in set(model_names)), None)
             instead = f" (they have '{extra}' instead)" if extra is not None else ""
-            raise ValueError(f"the model's attribute {j + 1}, '{name}', is not in {what}{instead}: the data must "
-                             "have the attributes the model was trained on")
+            raise ValueError(f"attribute {j + 1} of {reference}, '{name}', is not in {what}{instead}: the data "
+                             f"must have the attributes of {reference}")
     return np.array([position[name] for name in model_names], dtype=np.int64)
 
 
@@ -389,3 +392,14 @@ def match_names(given, fitted):
     warnings.warn("X has the feature names seen at fit time in another order; its columns were matched by name",
                   UserWarning, stacklevel=3)
     return order
+
+
+def matched_to(train, test, what: str = "the test data"):
+    """``(test, note)``: a test data set (``engine.datasets.Dataset``) with its attributes matched by name
+    to the training set's (:func:`match_schema`), reordered when they come in another order."""
+    order, note = match_schema(test.feature_names, test.nominal_values, train.schema, train.n_features, what,
+                               "the training data")
+    if order is None:
+        return test, None
+    return replace(test, X=reorder_columns(test.X, order), feature_names=list(train.feature_names),
+                   nominal_values={j: list(v) for j, v in train.nominal_values.items()}), note

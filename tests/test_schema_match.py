@@ -69,7 +69,7 @@ def test_predict_matches_reordered_columns_by_name_and_says_so(fitted, capsys, t
     code, out, err = _predict(capsys, model, moved)
     assert code == 0
     assert out == expected  # the columns were matched by name: the same predictions
-    assert "note:" in err and "another order" in err and "matched by name" in err
+    assert "note:" in err and "in another order" in err and "matched by name" in err
 
 
 @pytest.mark.parametrize("names, first", [
@@ -103,7 +103,7 @@ def test_predict_refuses_another_attribute_count(fitted, capsys, tmp_path):
     path = tmp_path / "three.arff"
     path.write_text(arff(Xt, Yt, order=(0, 1, 2)))
     code, _, err = _predict(capsys, model, path)
-    assert code == 2 and "have 3 attributes, but the model was trained on 4" in err
+    assert code == 2 and "have 3 attributes, but the model has 4" in err
 
 
 def test_predict_refuses_a_nominal_attribute_with_other_values(fitted, capsys, tmp_path):
@@ -168,3 +168,37 @@ def test_a_dataframe_is_matched_by_its_column_names(key):
         est.predict(X)  # plain arrays: the count only, as scikit-learn
     est.fit(X, Y)
     assert not hasattr(est, "feature_names_in_")  # a refit on arrays forgets the names
+
+
+def test_fit_matches_a_test_file_to_the_training_file_by_name(fitted, capsys, tmp_path):
+    folder, _, _, Xt, Yt = fitted
+    same, moved = tmp_path / "same.arff", tmp_path / "moved.arff"
+    same.write_text(arff(Xt, Yt))
+    moved.write_text(arff(Xt, Yt, order=(3, 2, 1, 0)))
+    outputs = []
+    for test in (same, moved):
+        assert main(["fit", str(folder / "train.arff"), "--test", str(test), "--rules", "6"]) == 0
+        out, err = capsys.readouterr()
+        outputs.append((out.splitlines()[-1], err))
+    assert outputs[0][0] == outputs[1][0] and outputs[0][0].startswith("test: Hamming")  # the same test losses
+    assert "note:" not in outputs[0][1] and "matched by name" in outputs[1][1]
+    renamed = tmp_path / "renamed.arff"
+    renamed.write_text(arff(Xt, Yt, names=["a", "b", "q", "d"]))
+    assert main(["fit", str(folder / "train.arff"), "--test", str(renamed), "--rules", "6"]) == 2
+    assert "attribute 3 of the training data, 'c', is not in the test data (renamed.arff)" in capsys.readouterr()[1]
+
+
+def test_the_window_refuses_a_test_file_of_other_names_kinds_or_order(fitted, tmp_path):
+    from boomer_gui.components.state import check_compatible
+
+    folder, _, _, Xt, Yt = fitted
+    train = load(folder / "train.arff")
+    for text, message in ((arff(Xt, Yt, order=(1, 0, 2, 3)), "another order"),
+                          (arff(Xt, Yt, names=["a", "x", "c", "d"]), "'b', is not in the test data"),
+                          (arff(Xt, Yt, nominal=()), "'b' is nominal in the training data but numeric")):
+        path = tmp_path / "t.arff"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            check_compatible(train, load(path))
+    path.write_text(arff(Xt, Yt))
+    check_compatible(train, load(path))
