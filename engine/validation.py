@@ -90,7 +90,6 @@ def _check_indices(indices, bound: int, where: str, n_values: int) -> None:
         raise ValueError(f"{where} indices must be {n_values} integers, got {indices.size} of type {indices.dtype}")
     if indices.size == 0:
         return
-    indices = indices.astype(np.int64)  # uint64 beyond 2**63 becomes negative (and is refused)
     low, high = int(indices.min()), int(indices.max())
     if low < 0:
         raise ValueError(f"{where} index {low} is negative (entry {int(np.argmin(indices))})")
@@ -119,7 +118,7 @@ def _canonical_csc(X) -> sp.csc_matrix:
 
 def _is_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
     """Whether every column's row indices strictly increase (sorted, no duplicates)."""
-    increasing = np.diff(indices.astype(np.int64)) > 0
+    increasing = np.diff(indices) > 0  # signed, checked indices: no difference overflows
     starts = indptr[1:-1].astype(np.int64)
     starts = starts[(starts > 0) & (starts < len(indices))]
     increasing[starts - 1] = True  # a new column may start lower

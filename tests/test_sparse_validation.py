@@ -176,3 +176,21 @@ def test_loaders_and_check_sparse_agree_on_a_valid_matrix():
     assert check_sparse(X) is X
     with pytest.raises(ValueError, match="two-dimensional"):
         check_sparse(sp.coo_array(np.ones(3)))
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_an_unsigned_index_pointer_that_wraps_around_is_refused(dtype):
+    """Found by the long fuzz run (SIGSEGV, heap corruption): ``indptr`` -2 stored as uint32 is 4294967294,
+    and differences of unsigned pointers never look negative."""
+    X = sp.csr_matrix(np.ones((4, 1), np.float32))
+    X.indptr = np.array([0, 2, 1, 3, 4], dtype=dtype)  # decreasing at 2
+    with pytest.raises(ValueError, match=r"never decrease, but indptr\[2\] = 1"):
+        check_features(X)
+    X.indptr = np.array([0, -2, 1, 3, 4]).astype(dtype)  # wrapped around
+    with pytest.raises(ValueError, match="never decrease"):
+        check_features(X)
+    X = sp.csc_matrix(np.ones((3, 2), np.float32))
+    X.indices = np.array([0, 1, 2, 0, 1, 2 ** 40], dtype=dtype) if dtype == np.uint64 else \
+        np.array([0, 1, 2, 0, 1, 2 ** 31], dtype=dtype)
+    with pytest.raises(ValueError, match="outside the shape"):
+        check_features(X)
