@@ -20,6 +20,7 @@ from engine.learner import RuleRecord
 from engine.metrics import hamming_loss, subset_zero_one_loss
 from engine.model import rule_coverage
 from engine.prepare import is_prepared, kernel_setting, save_data
+from engine.validation import features_for_model, match_schema
 
 __all__ = [
     # data
@@ -27,6 +28,8 @@ __all__ = [
     # a model's rules and what users ask of them
     "RuleRecord", "rule_coverage", "WhatIf", "explain", "nearest_label_vectors", "predictor_text", "HeadStatistics",
     "head_statistics", "hamming_loss", "subset_zero_one_loss",
+    # a data set's features as a fitted model expects them (names, kinds, count; matched by name)
+    "features_for_model", "match_schema",
     # compiling a run's kernels ahead of it
     "is_prepared", "kernel_setting", "save_data",
     # files written atomically

@@ -6,13 +6,14 @@ import importlib
 import sys
 import time
 import warnings
-
+from pathlib import Path
 
 from . import metrics
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
 from .boomer import SINGLE_LABEL_CHOICES
 from .bench.record import add_record_option, recording
 from .fileio import atomic_open, check_output_path
+from .validation import features_for_model, matched_to
 
 MAX_RULES = 10_000_000
 
@@ -165,6 +166,9 @@ def cmd_fit(args) -> int:
     data = _load(args.data, args.label_columns, args.xml)
     if args.test:
         train, test = data, _load(args.test, args.label_columns, args.xml, like=data)
+        test, note = matched_to(train, test, f"the test data ({Path(args.test).name})")  # by name, as predict
+        if note:
+            print(f"note: {note}", file=sys.stderr)
     else:
         train, test = data.train_test_split(args.test_size, seed=args.split_seed)
     print(train.summary())
@@ -196,7 +200,10 @@ def cmd_predict(args) -> int:
         check_output_path(args.out, not_same_as=(args.model, args.data), what="predictions file")
     est = load_estimator(args.model)
     data = _load(args.data, args.label_columns, args.xml)
-    P = est.predict(data.X)
+    X, note = features_for_model(est, data, f"the data ({Path(args.data).name})")  # names, kinds and count, by name
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+    P = est.predict(X)
     schema = getattr(est, "schema_", None)  # every learner's fitted schema (rule learners: their model's)
     names = list(schema.label_names) if schema is not None else []
     if len(names) != P.shape[1]:

@@ -25,7 +25,7 @@ from .ordinal import binary_ordinal, ordinal_conditions, ordinal_view
 from .parameters import DeclaredParameters
 from .rules import OPERATORS, Condition, Rule, Schema
 from .targets import MultiLabelTargets
-from .validation import check_features, check_n_features, check_nominal, check_sample_weight
+from .validation import check_nominal, check_sample_weight
 
 MODEL_FORMAT = "boomer-gui-rule-model"
 MODEL_VERSION = 1
@@ -281,7 +281,7 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
 
     def _checked(self, X):
         model = self._model()
-        return model, check_n_features(check_features(X), model.n_features, type(self).__name__)
+        return model, self._features(X, model.n_features)
 
     def decision_function(self, X) -> np.ndarray:
         model, Xc = self._checked(X)

@@ -295,10 +295,13 @@ class Predictors:
         if not has_probabilities(self.loss):
             raise not_supported("probabilities", self.loss)
         if self.probability == "output-wise":
-            return self.marginals(F, self.probability_calibrated)
-        if self.vectors is None or len(self.vectors) == 0:
+            P = self.marginals(F, self.probability_calibrated)
+        elif self.vectors is None or len(self.vectors) == 0:
             return np.zeros(F.shape)
-        return normalised(self.joints(F, self.probability_calibrated)) @ self.vectors.astype(np.float64)
+        else:
+            P = normalised(self.joints(F, self.probability_calibrated)) @ self.vectors.astype(np.float64)
+        # a sum of normalised joints, or an interpolated calibration bin, may round past 1 (1 + 2 ulp seen)
+        return np.clip(P, 0.0, 1.0, out=P)
 
     # -- binary predictions -------------------------------------------------------------------
     @property

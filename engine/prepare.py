@@ -215,6 +215,8 @@ def load_data(path) -> dict:
     """Arrays saved by :func:`save_data`; no pickles are read."""
     import scipy.sparse as sp
 
+    from .validation import check_sparse
+
     out = {}
     with np.load(path, allow_pickle=False) as npz:
         files = set(npz.files)
@@ -222,8 +224,10 @@ def load_data(path) -> dict:
             if name in files:
                 out[name] = npz[name]
             elif f"{name}_data" in files:
-                out[name] = sp.csc_matrix((npz[f"{name}_data"], npz[f"{name}_indices"], npz[f"{name}_indptr"]),
-                                          shape=tuple(int(v) for v in npz[f"{name}_shape"]))
+                out[name] = check_sparse(sp.csc_matrix((npz[f"{name}_data"], npz[f"{name}_indices"],
+                                                        npz[f"{name}_indptr"]),
+                                                       shape=tuple(int(v) for v in npz[f"{name}_shape"])),
+                                         f"{Path(path).name}: {name}")  # bounds, before any kernel reads it
         for name in ("Y", "Y_test", "nominal"):
             if name in files:
                 out[name] = npz[name]

@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
 
-from .validation import check_training_data
+from .validation import check_features, check_n_features, check_training_data, feature_names_of, match_names
 
 
 class MultiLabelTargets:
@@ -47,7 +47,25 @@ class MultiLabelTargets:
             self._one_label_y = True
             if Y_test is not None:
                 Y_test = _encoded(Y_test, self.classes_, "Y_test")
-        return check_training_data(X, Y, X_test, Y_test)
+        checked = check_training_data(X, Y, X_test, Y_test)
+        names = feature_names_of(X)  # scikit-learn's feature_names_in_: a DataFrame's column names
+        if names is None:
+            self.__dict__.pop("feature_names_in_", None)
+        else:
+            self.feature_names_in_ = names
+        return checked
+
+    def _features(self, X, n_features: int):
+        """``X`` checked for prediction: :func:`check_features`, the width the model was trained on, and
+        a DataFrame's columns matched by name to ``feature_names_in_`` (reordered, with a warning, when
+        they come in another order; ValueError naming the first unknown or missing name)."""
+        fitted = getattr(self, "feature_names_in_", None)
+        given = feature_names_of(X)
+        if fitted is not None and given is not None:
+            order = match_names(given, fitted)
+            if order is not None:
+                X = X.iloc[:, order]
+        return check_n_features(check_features(X), n_features, type(self).__name__)
 
     def _one_d(self) -> bool:
         return getattr(self, "_one_label_y", False)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numbers
+import warnings
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,9 +25,7 @@ def check_features(X, name: str = "X"):
     if X.dtype.kind == "c":
         raise ValueError(f"{name} holds complex numbers: complex data is not supported")
     if sp.issparse(X):
-        Xs = sp.csc_matrix(X, dtype=np.float32)
-        if Xs.ndim != 2:
-            raise ValueError(f"{name} must be two-dimensional")
+        Xs = _canonical_csc(check_sparse(X, name))
         data = Xs.data
     else:
         try:
@@ -48,6 +48,83 @@ def check_features(X, name: str = "X"):
     return Xs
 
 
+def check_sparse(X, name: str = "X"):
+    """``X`` (any SciPy sparse matrix or array) after checking the structure a kernel would index with:
+    two dimensions, numeric values, integer indices inside the shape and never negative, and for CSR/CSC
+    an index pointer that starts at 0, never decreases and ends within the stored entries.  Raises one
+    ValueError naming the problem (a matrix built from ``(data, indices, indptr)`` is not checked by
+    SciPy); other formats are returned as COO, whose coordinates are checked the same way."""
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be two-dimensional, got {X.ndim} dimension(s)")
+    if X.format not in ("csr", "csc", "coo"):
+        X = X.tocoo()  # bsr/dia/lil/dok: built in Python from their own, bounded structures
+    if X.data.dtype.kind not in "biuf":
+        kind = "complex numbers" if X.data.dtype.kind == "c" else f"values of type {X.data.dtype}"
+        raise FeatureTypeError(f"{name} (sparse) holds {kind}: its stored values must be real numbers")
+    if X.format == "coo":
+        for axis, coords in (("row", X.row), ("column", X.col)):
+            _check_indices(coords, X.shape[0 if axis == "row" else 1], f"{name} (sparse COO) {axis}", len(X.data))
+        return X
+    major, minor = (X.shape[0], X.shape[1]) if X.format == "csr" else (X.shape[1], X.shape[0])
+    where = f"{name} (sparse {X.format.upper()})"
+    indptr = np.asarray(X.indptr)
+    if indptr.dtype.kind not in "iu" or indptr.ndim != 1 or len(indptr) != major + 1:
+        raise ValueError(f"{where}: indptr must hold {major + 1} integers (one more than its "
+                         f"{'rows' if X.format == 'csr' else 'columns'}), has {indptr.size} of type {indptr.dtype}")
+    indptr = indptr.astype(np.int64)  # unsigned pointers would wrap around in the differences (uint64 beyond
+    steps = np.diff(indptr)           # 2**63 becomes negative, and is refused)
+    if indptr[0] != 0 or (steps < 0).any():
+        at = 0 if indptr[0] != 0 else int(np.flatnonzero(steps < 0)[0]) + 1
+        raise ValueError(f"{where}: indptr must start at 0 and never decrease, but indptr[{at}] = {int(indptr[at])}")
+    n_stored = int(indptr[-1])
+    if len(X.indices) != len(X.data) or n_stored > len(X.indices):
+        raise ValueError(f"{where}: indptr ends at {n_stored} entries, but indices has {len(X.indices)} and data "
+                         f"{len(X.data)}")
+    _check_indices(X.indices[:n_stored], minor, f"{where} {'column' if X.format == 'csr' else 'row'}", n_stored)
+    return X
+
+
+def _check_indices(indices, bound: int, where: str, n_values: int) -> None:
+    indices = np.asarray(indices)
+    if indices.dtype.kind not in "iu" or indices.ndim != 1 or len(indices) != n_values:
+        raise ValueError(f"{where} indices must be {n_values} integers, got {indices.size} of type {indices.dtype}")
+    if indices.size == 0:
+        return
+    low, high = int(indices.min()), int(indices.max())
+    if low < 0:
+        raise ValueError(f"{where} index {low} is negative (entry {int(np.argmin(indices))})")
+    if high >= bound:
+        raise ValueError(f"{where} index {high} is outside the shape (0..{bound - 1}) (entry "
+                         f"{int(np.argmax(indices))})")
+
+
+def _canonical_csc(X) -> sp.csc_matrix:
+    """CSC float32 with sorted indices and no duplicate entries (summed, as SciPy sums them); the
+    caller's matrix is never modified (sorting happens on a copy)."""
+    plain = (np.int32, np.int64)
+    if X.format == "coo" and (X.row.dtype not in plain or X.col.dtype not in plain):
+        X = sp.coo_matrix((X.data, (X.row.astype(np.int64), X.col.astype(np.int64))), shape=X.shape)
+    elif X.format in ("csr", "csc"):
+        n = int(X.indptr[-1])
+        if n != len(X.indices) or X.indices.dtype not in plain or X.indptr.dtype not in plain:
+            X = type(X)((X.data[:n], X.indices[:n].astype(np.int64), X.indptr.astype(np.int64)), shape=X.shape)
+    Xs = sp.csc_matrix(X, dtype=np.float32)
+    if not _is_canonical(Xs.indptr, Xs.indices):  # computed: a cached has_canonical_format may be stale
+        Xs = Xs.copy()
+        Xs.has_canonical_format = False
+        Xs.sum_duplicates()  # sorts the indices of each column and adds up repeated entries, in place
+    return Xs
+
+
+def _is_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
+    """Whether every column's row indices strictly increase (sorted, no duplicates)."""
+    increasing = np.diff(indices) > 0  # signed, checked indices: no difference overflows
+    starts = indptr[1:-1].astype(np.int64)
+    starts = starts[(starts > 0) & (starts < len(indices))]
+    increasing[starts - 1] = True  # a new column may start lower
+    return bool(increasing.all())
+
+
 def check_n_features(X, n_features: int, estimator: str):
     """``X`` unchanged if it has the ``n_features`` attributes the model was trained on."""
     if X.shape[1] != n_features:
@@ -60,7 +137,7 @@ def check_labels(Y, n_examples: int | None = None, name: str = "Y") -> np.ndarra
     """Binary labels (0/1 or -1/+1, dense or sparse, 1-D for a single label) as uint8 N x K."""
     if Y is None:
         raise ValueError(f"{name} is missing")
-    Ya = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+    Ya = check_sparse(Y, name).toarray() if sp.issparse(Y) else np.asarray(Y)
     if Ya.ndim == 1:
         Ya = Ya[:, None]
     if Ya.ndim != 2:
@@ -203,3 +280,125 @@ def check_sample_weight(sample_weight, n_examples: int) -> np.ndarray | None:
         raise ValueError("sample_weight: every weight is zero (or below float32's smallest number); at least one "
                          "example needs a positive weight")
     return w32.astype(np.float64)
+
+
+# -- data against a fitted model's schema ------------------------------------------------------------
+def match_schema(names, nominal_values, schema, n_features: int, what: str = "the data",
+                 reference: str = "the model"):
+    """How data with attribute ``names`` (and ``nominal_values``: attribute -> its values, for the
+    nominal ones) meet a model trained on ``n_features`` attributes described by ``schema``.
+
+    Returns ``(order, note)``: ``order`` (None: use the columns as they are) picks the data's columns in
+    the model's order when the data hold the model's attributes by name in another order, ``note`` then
+    tells the user so.  Raises ValueError naming the first difference for a count, a name or a kind
+    (nominal/numeric) that differs, and for a nominal attribute whose values differ from the model's.
+    A model without attribute names (fitted on plain arrays) is checked for the count only.  ``what`` and
+    ``reference`` name the two sides in messages."""
+    n_data = len(names) if names is not None else None
+    if n_data is not None and n_data != n_features:
+        raise ValueError(f"{what} have {n_data} attributes, but {reference} has {n_features}")
+    model_names = list(schema.feature_names) if schema is not None else []
+    if not model_names or names is None:
+        return None, None
+    names = list(names)
+    order, note = None, None
+    if names != model_names:
+        order = _order_by_name(names, model_names, what, reference)
+        moved = next(j for j in range(n_features) if order[j] != j)
+        note = (f"{what} hold the attributes of {reference} in another order; they were matched by name (e.g. "
+                f"'{model_names[moved]}' is attribute {moved + 1} of {reference} and column {order[moved] + 1} of "
+                f"{what})")
+    for j, name in enumerate(model_names):
+        given = nominal_values.get(j if order is None else int(order[j]))
+        expected = schema.nominal_values.get(j)
+        if (given is None) != (expected is None):
+            kinds = ("nominal", "numeric") if expected is not None else ("numeric", "nominal")
+            raise ValueError(f"attribute '{name}' is {kinds[0]} in {reference} but {kinds[1]} in {what}; give it "
+                             f"as {kinds[0]}, as in the training data")
+        if given is not None and list(given) != list(expected):
+            raise ValueError(f"nominal attribute '{name}' has the values {_values(given)} in {what} but "
+                             f"{_values(expected)} in {reference}; its value codes would mean other values")
+    return order, note
+
+
+def _order_by_name(names: list, model_names: list, what: str, reference: str = "the model") -> np.ndarray:
+    position = {}
+    for i, name in enumerate(names):
+        if name in position:
+            raise ValueError(f"{what} name the attribute '{name}' twice (columns {position[name] + 1} and {i + 1}): "
+                             "columns cannot be matched to the model's by name")
+        position[name] = i
+    for j, name in enumerate(model_names):
+        if name not in position:
+            extra = next((n for n in names if n not in set(model_names)), None)
+            instead = f" (they have '{extra}' instead)" if extra is not None else ""
+            raise ValueError(f"attribute {j + 1} of {reference}, '{name}', is not in {what}{instead}: the data "
+                             f"must have the attributes of {reference}")
+    return np.array([position[name] for name in model_names], dtype=np.int64)
+
+
+def _values(values) -> str:
+    shown = ", ".join(repr(str(v)) for v in list(values)[:6])
+    return "{" + shown + (", ..." if len(values) > 6 else "") + "}"
+
+
+def reorder_columns(X, order):
+    """``X`` (dense or sparse) with its columns in ``order`` (None: ``X`` itself)."""
+    if order is None:
+        return X
+    if sp.issparse(X):
+        return sp.csc_matrix(check_sparse(X))[:, order]
+    return np.asarray(X)[:, order]
+
+
+def features_for_model(est, data, what: str = "the data"):
+    """``(X, note)``: a data set's features (``engine.datasets.Dataset``) as the fitted ``est`` expects
+    them, its columns matched by name to the model's schema (:func:`match_schema`; ``note`` says when
+    they were reordered).  ValueError when count, names or kinds differ."""
+    schema = getattr(est, "schema_", None)
+    n_features = getattr(est, "n_features_in_", None)
+    if n_features is None:
+        raise ValueError("the model is not fitted")
+    order, note = match_schema(data.feature_names, data.nominal_values, schema, int(n_features), what)
+    return reorder_columns(data.X, order), note
+
+
+def feature_names_of(X):
+    """The column names of a DataFrame-like ``X`` when they are all strings (scikit-learn's rule for
+    ``feature_names_in_``), as an object array; None otherwise."""
+    columns = getattr(X, "columns", None)
+    if columns is None or sp.issparse(X):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    return names if names.size and all(isinstance(n, str) for n in names) else None
+
+
+def match_names(given, fitted):
+    """The order (None: as given) that puts a DataFrame's columns ``given`` in the order of ``fitted``
+    (the names ``fit`` saw); the same names in another order are reordered with a UserWarning, unknown
+    or missing names raise ValueError (scikit-learn's message first)."""
+    given, fitted = list(given), list(fitted)
+    if given == fitted:
+        return None
+    unseen = [n for n in given if n not in set(fitted)]
+    missing = [n for n in fitted if n not in set(given)]
+    if unseen or missing or len(given) != len(fitted):
+        parts = ([f"Feature names unseen at fit time: {', '.join(map(repr, unseen[:5]))}"] if unseen else []) + \
+                ([f"Feature names seen at fit time, yet now missing: {', '.join(map(repr, missing[:5]))}"]
+                 if missing else []) + ([] if unseen or missing else ["a column name occurs twice"])
+        raise ValueError("The feature names should match those that were passed during fit. " + "; ".join(parts))
+    order = _order_by_name(given, fitted, "X")
+    warnings.warn("X has the feature names seen at fit time in another order; its columns were matched by name",
+                  UserWarning, stacklevel=3)
+    return order
+
+
+def matched_to(train, test, what: str = "the test data"):
+    """``(test, note)``: a test data set (``engine.datasets.Dataset``) with its attributes matched by name
+    to the training set's (:func:`match_schema`), reordered when they come in another order."""
+    order, note = match_schema(test.feature_names, test.nominal_values, train.schema, train.n_features, what,
+                               "the training data")
+    if order is None:
+        return test, None
+    return replace(test, X=reorder_columns(test.X, order), feature_names=list(train.feature_names),
+                   nominal_values={j: list(v) for j, v in train.nominal_values.items()}), note

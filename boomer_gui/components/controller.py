@@ -25,6 +25,7 @@ from engine.prepare import builtin_data, default_settings, is_prepared, kernel_s
 from engine.registry import LearnerSpec
 from engine.registry import get as get_learner
 from engine.trajectory import LOSSES
+from engine.validation import match_schema
 
 from boomer_gui.components import exports
 from boomer_gui.components.events import Event
@@ -136,6 +137,11 @@ def check_model_fits(est, data: LoadedData) -> None:
     if n_features != data.train.n_features or n_labels != data.train.n_labels:
         raise ValueError(f"the model expects {n_features} attributes and {n_labels} labels; the data "
                          f"have {data.train.n_features} and {data.train.n_labels}")
+    order, _ = match_schema(data.train.feature_names, data.train.nominal_values, getattr(est, "schema_", None),
+                            n_features, "the loaded data")  # names and kinds (ValueError naming the first difference)
+    if order is not None:
+        raise ValueError("the loaded data hold the model's attributes in another order: the window shows a model on "
+                         "data in its own order (`python -m engine predict` matches columns by name)")
 
 
 EVENTS = ("data_changed", "run_added", "run_updated", "run_ended", "run_settled", "run_removing", "run_removed",

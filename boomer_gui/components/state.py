@@ -14,6 +14,7 @@ import numpy as np
 from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, make_synthetic
 from engine.metrics import hamming_loss, subset_zero_one_loss
 from engine.trajectory import LOSSES, SERIES, Trajectory, marker_indices
+from engine.validation import match_schema
 
 TEST_MODES = ("split", "file", "generated")
 MAX_SYNTHETIC_EXAMPLES = 1_000_000  # the data panel's limits; a session may not ask for more
@@ -176,6 +177,11 @@ def check_compatible(train: Dataset, test: Dataset) -> None:
         raise ValueError(f"the test data have {test.n_features} attributes, the training data {train.n_features}")
     if test.n_labels != train.n_labels:
         raise ValueError(f"the test data have {test.n_labels} labels, the training data {train.n_labels}")
+    order, _ = match_schema(test.feature_names, test.nominal_values, train.schema, train.n_features, "the test data",
+                            "the training data")
+    if order is not None:  # names and kinds above; the window keeps a file's columns as they are
+        raise ValueError("the test data hold the training data's attributes in another order; save them in the "
+                         "training file's order (`python -m engine fit --test` matches columns by name)")
 
 
 def csv_header(path) -> list[str]:

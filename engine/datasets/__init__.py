@@ -31,6 +31,11 @@ def load(path, label_columns=None, xml=None, n_labels=None, n_features=None, pro
     DatasetFormatError (a ValueError) for a malformed one or anything that is not a regular file, and
     LabelsNotFoundError (a DatasetFormatError) when nothing says which attributes are labels.
     ``progress`` (optional, any format) is called with the fraction done, from 0 to 1.
+
+    Missing values: a numeric cell ``nan`` (any case, signed or not) is a missing value (NaN) in every
+    format, as are ``?`` (ARFF, CSV) and an empty CSV cell; infinite values are refused.  A file whose
+    dense table would take more than a quarter of the machine's memory (e.g. 10^6 labels declared) is
+    refused before it is allocated.
     """
     path = Path(path)
     problem = input_file_problem(path, "data file", MAX_FILE_BYTES)

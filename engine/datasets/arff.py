@@ -2,9 +2,10 @@
 
 Supported: case-insensitive ``@relation``/``@attribute``/``@data``; whole-line ``%`` comments; types
 ``numeric``/``real``/``integer`` and nominal ``{a, b, 'c d'}``; quoted names and values with backslash
-escapes (``'it\\'s'``, ``"a b"``); ``?`` for missing values; dense rows and sparse rows ``{i v, j w}``,
-where an omitted value is 0 for numeric attributes and the first declared value (code 0) for nominal
-ones.  ``string``, ``date`` and ``relational`` attributes are rejected.  Nominal attributes become
+escapes (``'it\\'s'``, ``"a b"``); ``?`` for missing values, and for a numeric attribute also ``nan``
+(any case, signed or not: ``NaN``, ``-nan``), as in CSV and svmlight; dense rows and sparse rows
+``{i v, j w}``, where an omitted value is 0 for numeric attributes and the first declared value (code 0)
+for nominal ones.  ``string``, ``date`` and ``relational`` attributes are rejected.  Nominal attributes become
 codes 0..m-1 in declaration order.  Label attributes must be nominal with values from {0, 1} or
 numeric with only 0/1 values; labels keep the order of the attributes in the ARFF file.
 """
@@ -18,7 +19,7 @@ from xml.parsers import expat
 
 import numpy as np
 
-from .dataset import Dataset
+from .dataset import Dataset, check_table_size
 from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
 from .numbers import first_unusual_number
 
@@ -261,6 +262,7 @@ def _parse_data(path, attributes, lines, start, progress=None):
             convert_dense()  # tokens are ~7x the size of their values: never hold them all
     if dense_rows:
         convert_dense()
+    check_table_size(path, len(row_lines), n_attributes, 8, "attributes and labels")  # before the allocation
     values = np.zeros((len(row_lines), n_attributes), dtype=np.float64)
     for rows, block in dense_blocks:
         values[rows] = block
@@ -434,7 +436,8 @@ def find_mulan_xml(path, attribute_names=None) -> Path | None:
             labels = read_mulan_labels(candidate)
         except (DatasetFormatError, OSError):
             continue
-        if labels and all(name in names or _unescape(name) in names for name, _ in labels):
+        unescaped = {_unescape(n) for n in names}
+        if labels and all(name in names or _unescape(name) in names | unescaped for name, _ in labels):
             matches.append(candidate)
     return matches[0] if len(matches) == 1 else None
 
@@ -460,10 +463,13 @@ def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
     if not labels:
         raise DatasetFormatError(xml_path, "no labels: the file has no <label name=...> element")
     positions = {a.name: j for j, a in enumerate(content.attributes)}
+    unescaped = _by_unescaped_name(content.attributes)
     seen = set()
     for name, line in labels:
         if name not in positions and _unescape(name) in positions:
             name = _unescape(name)  # the XML copies the ARFF's escaped name ('rock\'n\'roll')
+        elif name not in positions and _unescape(name) in unescaped:
+            name = unescaped[_unescape(name)]  # an unquoted ARFF name with escapes: both sides unescaped alike
         if name not in positions:
             raise DatasetFormatError(xml_path, f"label '{name}' is not an attribute of {Path(path).name}", line)
         if name in seen:
@@ -472,6 +478,15 @@ def _mulan_label_indices(path, xml_path, content: ArffContent) -> list[int]:
     if len(seen) == len(positions):
         raise DatasetFormatError(xml_path, f"every attribute of {Path(path).name} is a label; no features left")
     return sorted(positions[name] for name in seen)
+
+
+def _by_unescaped_name(attributes) -> dict[str, str]:
+    """Attribute names by their unescaped form (names whose unescaped form is ambiguous are left out)."""
+    out: dict[str, str | None] = {}
+    for a in attributes:
+        key = _unescape(a.name)
+        out[key] = a.name if key not in out else None
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def _unescape(name: str) -> str:

@@ -1,6 +1,7 @@
 """The multi-label data set object returned by every loader and generator."""
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -10,6 +11,30 @@ import scipy.sparse as sp
 from engine.predictors import unique_rows
 
 from ..rules import Schema
+from .errors import DatasetFormatError
+
+FALLBACK_MEMORY_BYTES = 16 * 1024 ** 3  # assumed where the machine's memory cannot be read
+
+
+def table_limit_bytes() -> int:
+    """The largest table a loader allocates: a quarter of this machine's physical memory (the parsed
+    table, the features and the labels are all held at once)."""
+    try:
+        memory = int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, OSError, ValueError):
+        memory = 0
+    return (memory if memory > 0 else FALLBACK_MEMORY_BYTES) // 4
+
+
+def check_table_size(path, n_rows: int, n_columns: int, itemsize: int, columns: str) -> None:
+    """DatasetFormatError, before any allocation, when a dense ``n_rows`` x ``n_columns`` table of
+    ``itemsize``-byte cells would exceed :func:`table_limit_bytes` (e.g. a file declaring 10^6 labels)."""
+    need, limit = int(n_rows) * int(n_columns) * int(itemsize), table_limit_bytes()
+    if need > limit:
+        raise DatasetFormatError(path, f"{n_rows:,} examples x {n_columns:,} {columns} need a table of "
+                                       f"{need / 1024 ** 3:.2f} GiB, more than the {limit / 1024 ** 3:.2f} GiB (a "
+                                       "quarter of this machine's memory) a data set may take; use fewer examples "
+                                       "or fewer labels/attributes")
 
 
 class IndexNames(Sequence):

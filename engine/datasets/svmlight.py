@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .dataset import Dataset, IndexNames
+from .dataset import Dataset, IndexNames, check_table_size
 from .errors import DatasetFormatError, DatasetWarning
 from .numbers import first_unusual_number
 
@@ -101,6 +101,7 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
     K = n_labels if n_labels is not None else (max(label_cols) + 1 if label_cols else 0)
     if K < 1:
         raise DatasetFormatError(path, "no labels: no line has a label and n_labels is not given")
+    check_table_size(path, len(row_lines), K, 1, "labels")
     Y = np.zeros((len(row_lines), K), dtype=np.uint8)
     Y[label_rows, label_cols] = 1
     return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),

@@ -19,7 +19,7 @@ from ..step_model_file import make_document, open_document, save_document, schem
 from ..steps import CancelCheck, FitCancelled, Step
 from ..threads import with_single_threaded_blas
 from ..targets import MultiLabelTargets
-from ..validation import FromParamsMixin, check_features, check_labels, check_n_features
+from ..validation import FromParamsMixin, check_labels
 from . import logistic
 from .design import design, standardiser
 
@@ -136,7 +136,7 @@ class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixi
     def _check_X(self, X) -> np.ndarray:
         if not getattr(self, "coef_", None):
             raise not_fitted(self)
-        Xc = check_n_features(check_features(X), self.n_features_in_, type(self).__name__)
+        Xc = self._features(X, self.n_features_in_)
         return design(Xc, self.mean_, self.scale_)
 
     def predict(self, X) -> np.ndarray:

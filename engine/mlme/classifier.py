@@ -23,7 +23,7 @@ from ..step_model_file import make_document, open_document, save_document, schem
 from ..steps import CancelCheck, FitCancelled, Step
 from ..threads import with_single_threaded_blas
 from ..targets import MultiLabelTargets
-from ..validation import FromParamsMixin, check_features, check_labels, check_n_features
+from ..validation import FromParamsMixin, check_labels
 from . import ctbn as C
 from .design import design, standardiser
 from .mixture import Mixture, annealed_map, em, penalized_ll
@@ -239,7 +239,7 @@ class MLMEClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEs
     def _check_X(self, X) -> np.ndarray:
         if getattr(self, "mixture_", None) is None:
             raise not_fitted(self)
-        Xc = check_n_features(check_features(X), self.n_features_in_, type(self).__name__)
+        Xc = self._features(X, self.n_features_in_)
         return self._design(Xc)
 
     def predict(self, X) -> np.ndarray:
@@ -251,7 +251,7 @@ class MLMEClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEs
     def predict_proba(self, X) -> np.ndarray:
         """Per-label marginals P(y_i = 1 | x) of the mixture."""
         Xd = self._check_X(X)
-        return self._as_class_probabilities(self.mixture_.marginals(Xd))
+        return self._as_class_probabilities(np.clip(self.mixture_.marginals(Xd), 0.0, 1.0))  # sums may round past 1
 
     def log_likelihood(self, X, Y) -> np.ndarray:
         """log P(y | x) per example (natural log; the CLL-loss is minus its sum)."""

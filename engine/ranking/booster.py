@@ -21,7 +21,7 @@ from ..step_model_file import make_document, open_document, save_document, schem
 from ..steps import CancelCheck, FitCancelled, Step
 from ..parameters import FROM_INIT, Parameter
 from ..targets import MultiLabelTargets
-from ..validation import FromParamsMixin, check_features, check_n_features
+from ..validation import FromParamsMixin
 from . import graphs as G
 from .features import FEATURES, BaseFeatures
 from .kernels import disagreement
@@ -274,7 +274,7 @@ class LabelRankingBooster(MultiLabelTargets, FromParamsMixin, ClassifierMixin, B
 
     def _check_X(self, X):
         self._fitted()
-        Xc = check_n_features(check_features(X), self.n_features_in_, type(self).__name__)
+        Xc = self._features(X, self.n_features_in_)
         return Xc
 
     def _scores(self, X) -> np.ndarray:
