@@ -311,6 +311,10 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
 
     add_prepare(sub)
 
+    from .model_commands import add_parsers as add_model_commands
+
+    add_model_commands(sub)
+
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000)
