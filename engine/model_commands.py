@@ -25,6 +25,37 @@ def cmd_export(args) -> int:
     return 0
 
 
+def _data(path: str, label_columns: str | None):
+    from .datasets import load
+
+    kw = {}
+    if label_columns:
+        kw["label_columns"] = [int(c) if c.lstrip("-").isdigit() else c for c in label_columns.split(",")]
+    return load(path, **kw)
+
+
+def cmd_diff(args) -> int:
+    from .fileio import check_output_path
+    from .model_diff import diff_models, markdown_report, write_report
+    from .model_export import rule_model_of
+    from .persistence import load_estimator
+
+    if args.report:
+        check_output_path(args.report, not_same_as=(args.model_a, args.model_b, args.data), what="report file")
+    a, b = (rule_model_of(load_estimator(m)) for m in (args.model_a, args.model_b))
+    data = _data(args.data, args.label_columns)
+    diff = diff_models(a, b, data.X, data.Y, tolerance=args.tolerance)
+    names = (args.model_a, args.model_b)
+    if args.report:
+        write_report(diff, args.report, *names)
+        print(f"{len(diff.matches)} rules matched ({len(diff.changed_heads)} with different heads), "
+              f"{len(diff.only_a)} only in {names[0]}, {len(diff.only_b)} only in {names[1]}, "
+              f"{len(diff.differing_examples)} examples predicted differently; report written to {args.report}")
+    else:
+        print(markdown_report(diff, *names), end="")
+    return 0
+
+
 def add_parsers(sub) -> None:
     p = sub.add_parser("export", help="a saved rule model as one plain-Python file (predict, decision_function, "
                                       "predict_proba; standard library only) or as readable text")
@@ -32,6 +63,20 @@ def add_parsers(sub) -> None:
     p.add_argument("--python", metavar="OUT.py", help="write the model as a standalone Python module")
     p.add_argument("--text", metavar="OUT.txt", help="write the rules as IF … THEN … text")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("diff", help="compare two rule models on the same data: rules matched by their bodies, "
+                                    "heads that differ, rules only in one, losses per label, examples predicted "
+                                    "differently")
+    p.add_argument("model_a")
+    p.add_argument("model_b")
+    p.add_argument("data", help="the data both models are compared on (e.g. the test set)")
+    p.add_argument("--tolerance", type=float, default=0.01,
+                   help="threshold gap allowed between matched conditions, as a fraction of the attribute's range "
+                        "on the data (default 0.01)")
+    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
+    p.add_argument("--report", metavar="OUT.md", help="write the report (Markdown; CSV for a .csv name) instead "
+                                                      "of printing it")
+    p.set_defaults(func=cmd_diff)
 
 
 __all__ = ["add_parsers", "cmd_export"]

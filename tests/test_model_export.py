@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,8 @@ from engine.cli import main
 from engine.model import RuleModel
 from engine.rules import Condition, Rule, Schema
 from engine.seco import SeCoClassifier
+
+DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"  # as conftest.py finds it
 
 MAX_TEST_ROWS = 150  # rows per data set sent to the fresh interpreter
 
@@ -51,6 +55,15 @@ RUNNER = textwrap.dedent('''
         results.append(result)
     json.dump(results, open(sys.argv[2], "w"))
 ''')
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The shared data folder (``BOOMER_SHARED_DATA`` overrides it, e.g. for a git worktree elsewhere)."""
+    folder = Path(os.environ.get("BOOMER_SHARED_DATA", DATA_DIR))
+    if not folder.is_dir():
+        pytest.skip(f"benchmark data folder {folder} is absent")
+    return folder
 
 
 def _split(path):
