@@ -56,6 +56,45 @@ def cmd_diff(args) -> int:
     return 0
 
 
+def cmd_simplify(args) -> int:
+    from .fileio import atomic_write_text, check_output_path
+    from .model_export import rule_model_of
+    from .persistence import load_estimator
+    from .simplify import curve_csv, simplify
+
+    check_output_path(args.out, not_same_as=(args.model, args.data), what="model file")
+    if args.curve:
+        check_output_path(args.curve, not_same_as=(args.model, args.data, args.out), what="curve file")
+    est = load_estimator(args.model)
+    model = rule_model_of(est)
+    data = _data(args.data, args.label_columns)
+    result = simplify(model, data.X, data.Y, args.measure, args.epsilon, conditions=not args.rules_only)
+    est.model_ = result.model
+    est.save(args.out)
+    if args.curve:
+        atomic_write_text(args.curve, curve_csv(result))
+    n_conditions = sum(len(r.conditions) for r in model.rules)
+    print(f"{args.measure} loss {result.full_loss:.4f} with {len(model.rules)} rules ({n_conditions} conditions); "
+          f"{result.loss:.4f} with {len(result.model.rules)} rules "
+          f"({sum(len(r.conditions) for r in result.model.rules)} conditions), epsilon {args.epsilon:g}")
+    print(f"removed rules (original indices): {', '.join(map(str, result.removed_rules)) or 'none'}; "
+          f"{len(result.removed_conditions)} conditions removed; model written to {args.out}")
+    return 0
+
+
+def _epsilon(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"{value} is not >= 0")
+    return value
+
+
 def add_parsers(sub) -> None:
     p = sub.add_parser("export", help="a saved rule model as one plain-Python file (predict, decision_function, "
                                       "predict_proba; standard library only) or as readable text")
@@ -77,6 +116,20 @@ def add_parsers(sub) -> None:
     p.add_argument("--report", metavar="OUT.md", help="write the report (Markdown; CSV for a .csv name) instead "
                                                       "of printing it")
     p.set_defaults(func=cmd_diff)
+
+    from .simplify import MEASURES
+
+    p = sub.add_parser("simplify", help="remove rules, then conditions, while the loss on DATA stays within "
+                                        "epsilon of the full model's (greedy backward elimination)")
+    p.add_argument("model")
+    p.add_argument("data", help="the data the loss is measured on (a holdout or test set)")
+    p.add_argument("--epsilon", type=_epsilon, default=0.005, help="allowed loss increase (default 0.005)")
+    p.add_argument("--measure", choices=MEASURES, default="hamming")
+    p.add_argument("--out", required=True, metavar="M2.json", help="the simplified model file")
+    p.add_argument("--rules-only", action="store_true", help="remove whole rules only, no conditions")
+    p.add_argument("--curve", metavar="OUT.csv", help="write the curve: rules and conditions kept vs loss")
+    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
+    p.set_defaults(func=cmd_simplify)
 
 
 __all__ = ["add_parsers", "cmd_export"]

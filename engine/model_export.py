@@ -81,12 +81,11 @@ _MAIN = '''
 if __name__ == "__main__":  # rows as JSON on standard input, predictions as JSON on standard output
     import json
 
-    _rows = json.load(sys.stdin)
-    _what = sys.argv[1] if len(sys.argv) > 1 else "predict"
-    _functions = {"predict": predict, "decision_function": decision_function, "predict_proba": predict_proba}
-    if _what not in _functions:
+    _main_what = sys.argv[1] if len(sys.argv) > 1 else "predict"
+    _main_functions = {"predict": predict, "decision_function": decision_function, "predict_proba": predict_proba}
+    if _main_what not in _main_functions:
         sys.exit(f"usage: python {sys.argv[0]} [predict|decision_function|predict_proba] < rows.json")
-    json.dump(_functions[_what](_rows), sys.stdout)
+    json.dump(_main_functions[_main_what](json.load(sys.stdin)), sys.stdout)
 '''
 
 
