@@ -319,10 +319,8 @@ def _square(v):
 
 
 def _numpy_sum(values):
-    """A sum in NumPy's order for a reduction (the first value, then the rest pairwise)."""
-    if not values:
-        return 0.0
-    return values[0] + _pairwise(values, 1, len(values) - 1)
+    """A sum in NumPy's order for a reduction along a contiguous axis (its pairwise summation)."""
+    return _pairwise(values, 0, len(values))
 
 
 def _pairwise(a, start, n):

@@ -224,3 +224,50 @@ def test_export_command_errors_are_one_line(tmp_path, capsys):
     assert main(["export", str(tmp_path / "missing.json")]) == 2
     assert "--python" in capsys.readouterr().err
     assert not (tmp_path / "m.py").exists()
+
+
+PREDICTOR_SETTINGS = {
+    "gfm": dict(binary_predictor="gfm", marginal_probability_calibration="isotonic",
+                joint_probability_calibration="isotonic"),
+    "joint": dict(binary_predictor="example-wise{based_on_probabilities=true}", probability_predictor="marginalized",
+                  marginal_probability_calibration="isotonic", joint_probability_calibration="isotonic"),
+    "marginal": dict(binary_predictor="output-wise{based_on_probabilities=true}",
+                     marginal_probability_calibration="isotonic"),
+    "squared-error": dict(loss="squared-error-non-decomposable"),
+    "squared-hinge": dict(loss="squared-hinge-non-decomposable"),
+}
+
+
+@pytest.mark.parametrize("setting", sorted(PREDICTOR_SETTINGS))
+def test_predictors_and_calibration_in_plain_python(setting, shared_data, tmp_path):
+    """mlrl-boomer's predictors based on probabilities, the calibrations and eq. (19) by the squared
+    losses (whose distances NumPy sums pairwise), by the plain-Python path in this interpreter."""
+    path = shared_data / "emotions.arff"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    train, test = _split(path)
+    est = _fit(BoomerClassifier(max_rules=30, random_state=1, **PREDICTOR_SETTINGS[setting]), train)
+    module = _import(_write(tmp_path, est))
+    module._np = None
+    rows = _rows(test.X)
+    X = test.X[:MAX_TEST_ROWS]
+    np.testing.assert_array_equal(np.array(module.predict(rows), dtype=np.uint8), est.predict(X))
+    if setting.startswith("squared"):
+        with pytest.raises(AttributeError):
+            module.predict_proba(rows)
+    else:
+        np.testing.assert_allclose(np.array(module.predict_proba(rows)), est.predict_proba(X), rtol=1e-12, atol=1e-15)
+
+
+def test_label_vector_search_breaks_ties_as_the_engine(tmp_path):
+    """Eq. (19) by the engine's search (a model without predictors): random, zero and tied scores."""
+    rng = np.random.default_rng(5)
+    K = 12
+    Y = (rng.random((400, K)) < 0.3).astype(np.uint8)
+    vectors = np.unique(Y, axis=0)[rng.permutation(len(np.unique(Y, axis=0)))]
+    for loss in ("logistic-non-decomposable", "squared-error-non-decomposable", "squared-hinge-non-decomposable"):
+        model = RuleModel([Rule((), list(range(K)), np.zeros(K))], 1, K, "example-wise", loss, vectors)
+        module = _import(_write(tmp_path, model))
+        F = np.concatenate([rng.normal(0, 2, (300, K)), np.zeros((3, K)), np.round(rng.normal(0, 1, (300, K)) * 2) / 2,
+                            np.full((5, K), 0.5)])
+        assert module.predict_from_scores(F.tolist()) == model.predict_from_scores(F).tolist()
