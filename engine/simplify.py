@@ -27,6 +27,7 @@ from .rules import Condition, Rule
 from .validation import check_features
 
 MEASURES = ("hamming", "subset", "example-f1", "micro-f1")
+_BATCH_ENTRIES = 1 << 22  # scores predicted together when candidates are evaluated
 
 
 @dataclass(frozen=True)
@@ -100,11 +101,34 @@ class _State:
 
     def try_change(self, rows: np.ndarray, delta: np.ndarray) -> float:
         """The loss after adding ``delta`` (K) to the scores of ``rows`` (nothing is changed)."""
-        if len(rows) == 0:
-            return self.loss()
-        P = _predict(self.model, self.F[rows] + delta, self.N)
-        new = example_stats(self.measure, self.Y[rows], P)
-        return self.loss(self.totals + new.sum(axis=0) - self.stats[rows].sum(axis=0))
+        return float(self.try_changes([(rows, delta)])[0])
+
+    def try_changes(self, changes: list) -> np.ndarray:
+        """:meth:`try_change` of each (rows, delta), all predicted together (in blocks of at most
+        :data:`_BATCH_ENTRIES` scores)."""
+        out = np.empty(len(changes))
+        start = 0
+        while start < len(changes):
+            end, entries = start + 1, len(changes[start][0]) * self.K
+            while end < len(changes) and entries + len(changes[end][0]) * self.K <= _BATCH_ENTRIES:
+                entries += len(changes[end][0]) * self.K
+                end += 1
+            out[start:end] = self._block(changes[start:end])
+            start = end
+        return out
+
+    def _block(self, changes: list) -> np.ndarray:
+        lens = np.array([len(rows) for rows, _ in changes], dtype=np.int64)
+        sums = np.zeros((len(changes), self.stats.shape[1]))
+        if lens.sum():
+            rows = np.concatenate([rows for rows, _ in changes]).astype(np.int64)
+            deltas = np.repeat(np.array([delta for _, delta in changes]), lens, axis=0)
+            P = _predict(self.model, self.F[rows] + deltas, self.N)
+            change = example_stats(self.measure, self.Y[rows], P) - self.stats[rows]
+            offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
+            nonempty = lens > 0
+            sums[nonempty] = np.add.reduceat(change, offsets[nonempty], axis=0)
+        return np.array([self.loss(self.totals + d) for d in sums])
 
     def current_model(self) -> RuleModel:
         m = self.model
@@ -128,9 +152,11 @@ def _greedy(state: _State, candidates, bound: float, on_commit, record) -> None:
     cache: dict = {}
     while True:
         best = None
-        for key, rows, delta in candidates():
-            if key not in cache:
-                cache[key] = (state.try_change(rows, delta), rows)
+        current = candidates()
+        new = [(key, rows, delta) for key, rows, delta in current if key not in cache]
+        for (key, rows, _), value in zip(new, state.try_changes([(rows, delta) for _, rows, delta in new])):
+            cache[key] = (value, rows)
+        for key, rows, _ in current:
             value = cache[key][0]
             if value <= bound and (best is None or value < best[0]):
                 best = (value, key, rows)

@@ -74,6 +74,8 @@ def test_incremental_scores_equal_a_full_prediction():
         active[r] = 0
         expected = metrics.hamming_loss(Y, model.predict(X, active))
         assert state.try_change(state.coverage[r], -state.heads[r]) == pytest.approx(expected, abs=1e-12)
+    changes = [(state.coverage[r], -state.heads[r]) for r in range(len(model.rules))]
+    assert state.try_changes(changes).tolist() == [state.try_change(rows, d) for rows, d in changes]
     result = simplify(model, X, Y, "hamming", 0.02)
     # after the commits the kept scores are exactly the simplified model's
     state2 = _State(result.model, X, Y, "hamming")
