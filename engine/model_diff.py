@@ -192,7 +192,8 @@ def markdown_report(diff: ModelDiff, name_a: str = "A", name_b: str = "B", max_e
                                   (f"Rules only in {name_b}", diff.only_b, diff.rules_b)):
         lines += ["", f"## {title}", "", "| rule | text |", "|---:|---|"]
         lines += [f"| {i} | {_rule_text(rules, i, schema)} |" for i in indices]
-    lines += ["", "## Hamming loss per label", "", f"| label | {name_a} | {name_b} | difference |", "|---|---:|---:|---:|"]
+    lines += ["", "## Hamming loss per label", "", f"| label | {name_a} | {name_b} | difference |",
+              "|---|---:|---:|---:|"]
     lines += [f"| {label} | {a:.4f} | {b:.4f} | {b - a:+.4f} |"
               for label, a, b in zip(diff.label_names, diff.hamming_a, diff.hamming_b)]
     lines += ["", "## Examples predicted differently", "", "| example | labels |", "|---:|---|"]

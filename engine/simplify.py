@@ -279,7 +279,8 @@ def curve_csv(result: Simplification) -> str:
     """The curve as CSV: step, what was removed, rules and conditions kept, loss."""
     lines = ["step,removed,rules_kept,conditions_kept,loss"]
     removed = ["-"] + [f"rule {r}" for r in result.removed_rules] + \
-        [f"condition of rule {r}: {c.to_text(result.model.schema)}".replace(",", ";") for r, c in result.removed_conditions]
+        [f"condition of rule {r}: {c.to_text(result.model.schema)}".replace(",", ";")
+         for r, c in result.removed_conditions]
     for i, ((rules, conditions, loss), what) in enumerate(zip(result.curve, removed)):
         lines.append(f"{i},{what},{rules},{conditions},{loss:.6f}")
     return "\n".join(lines) + "\n"
