@@ -143,3 +143,15 @@ def test_emotions_simplified_model_saves_and_reloads(emotions, tmp_path, loss, c
     with pytest.raises(SystemExit) as usage:
         main(["simplify", str(tmp_path / "full.json"), str(test_file), "--epsilon", "-1", "--out", str(out)])
     assert usage.value.code == 2 and "-1.0 is not >= 0" in capsys.readouterr().err
+
+
+def test_diff_of_a_model_against_its_simplified_version():
+    from engine.api import diff_models
+
+    model, X, Y = _tiny(2)
+    result = simplify(model, X, Y, "hamming", 0.03, conditions=False)
+    assert result.removed_rules
+    d = diff_models(model, result.model, X, Y)
+    assert [(m.index_a, m.index_b) for m in d.matches] == [(r, i) for i, r in enumerate(result.kept_rules)]
+    assert d.only_a == tuple(sorted(result.removed_rules)) and d.only_b == () and not d.changed_heads
+    assert d.hamming_b.mean() == pytest.approx(result.loss) and d.hamming_a.mean() == pytest.approx(result.full_loss)
