@@ -155,3 +155,14 @@ def test_diff_of_a_model_against_its_simplified_version():
     assert [(m.index_a, m.index_b) for m in d.matches] == [(r, i) for i, r in enumerate(result.kept_rules)]
     assert d.only_a == tuple(sorted(result.removed_rules)) and d.only_b == () and not d.changed_heads
     assert d.hamming_b.mean() == pytest.approx(result.loss) and d.hamming_a.mean() == pytest.approx(result.full_loss)
+
+
+def test_sparse_data_gives_the_dense_result():
+    import scipy.sparse as sp
+
+    model, X, Y = _tiny(4)
+    X[X < 0.3] = 0.0
+    dense = simplify(model, X, Y, "subset", 0.02)
+    sparse = simplify(model, sp.csr_matrix(X), Y, "subset", 0.02)
+    assert sparse.removed_rules == dense.removed_rules and sparse.removed_conditions == dense.removed_conditions
+    assert sparse.curve == dense.curve
