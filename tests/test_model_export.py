@@ -271,3 +271,10 @@ def test_label_vector_search_breaks_ties_as_the_engine(tmp_path):
         F = np.concatenate([rng.normal(0, 2, (300, K)), np.zeros((3, K)), np.round(rng.normal(0, 1, (300, K)) * 2) / 2,
                             np.full((5, K), 0.5)])
         assert module.predict_from_scores(F.tolist()) == model.predict_from_scores(F).tolist()
+
+
+def test_only_rule_models_export():
+    with pytest.raises(ValueError, match="object has no rule model to export"):
+        python_source(object())
+    with pytest.raises(ValueError, match="no rule model"):
+        model_text(object())
