@@ -25,13 +25,27 @@ def cmd_export(args) -> int:
     return 0
 
 
-def _data(path: str, label_columns: str | None):
+def _data(args):
+    """The data file, or with ``--test-size`` the test part of the random split ``fit`` makes with the
+    same ``--test-size`` and ``--split-seed``."""
     from .datasets import load
 
     kw = {}
-    if label_columns:
-        kw["label_columns"] = [int(c) if c.lstrip("-").isdigit() else c for c in label_columns.split(",")]
-    return load(path, **kw)
+    if args.label_columns:
+        kw["label_columns"] = [int(c) if c.lstrip("-").isdigit() else c for c in args.label_columns.split(",")]
+    data = load(args.data, **kw)
+    if args.test_size is None:
+        return data
+    if not 0.0 < args.test_size < 1.0:
+        raise ValueError(f"--test-size {args.test_size} is outside (0, 1)")
+    return data.train_test_split(args.test_size, seed=args.split_seed)[1]
+
+
+def _add_data_options(p) -> None:
+    p.add_argument("--test-size", type=float, default=None,
+                   help="use the test part of fit's random split of DATA (same --test-size and --split-seed as fit)")
+    p.add_argument("--split-seed", type=int, default=0)
+    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
 
 
 def cmd_diff(args) -> int:
@@ -43,7 +57,7 @@ def cmd_diff(args) -> int:
     if args.report:
         check_output_path(args.report, not_same_as=(args.model_a, args.model_b, args.data), what="report file")
     a, b = (rule_model_of(load_estimator(m)) for m in (args.model_a, args.model_b))
-    data = _data(args.data, args.label_columns)
+    data = _data(args)
     diff = diff_models(a, b, data.X, data.Y, tolerance=args.tolerance)
     names = (args.model_a, args.model_b)
     if args.report:
@@ -67,7 +81,7 @@ def cmd_simplify(args) -> int:
         check_output_path(args.curve, not_same_as=(args.model, args.data, args.out), what="curve file")
     est = load_estimator(args.model)
     model = rule_model_of(est)
-    data = _data(args.data, args.label_columns)
+    data = _data(args)
     result = simplify(model, data.X, data.Y, args.measure, args.epsilon, conditions=not args.rules_only)
     est.model_ = result.model
     est.save(args.out)
@@ -112,7 +126,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--tolerance", type=float, default=0.01,
                    help="threshold gap allowed between matched conditions, as a fraction of the attribute's range "
                         "on the data (default 0.01)")
-    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
+    _add_data_options(p)
     p.add_argument("--report", metavar="OUT.md", help="write the report (Markdown; CSV for a .csv name) instead "
                                                       "of printing it")
     p.set_defaults(func=cmd_diff)
@@ -128,7 +142,7 @@ def add_parsers(sub) -> None:
     p.add_argument("--out", required=True, metavar="M2.json", help="the simplified model file")
     p.add_argument("--rules-only", action="store_true", help="remove whole rules only, no conditions")
     p.add_argument("--curve", metavar="OUT.csv", help="write the curve: rules and conditions kept vs loss")
-    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
+    _add_data_options(p)
     p.set_defaults(func=cmd_simplify)
 
 

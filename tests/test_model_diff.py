@@ -137,5 +137,10 @@ def test_two_seeds_on_emotions_and_the_command(emotions, tmp_path, capsys):
     assert main(["diff", str(tmp_path / "m1.json"), str(tmp_path / "m2.json"), data, "--report",
                  str(tmp_path / "diff.csv")]) == 0
     assert (tmp_path / "diff.csv").read_text().startswith("section,a,b")
+    # on the test part of fit's split (--test-size, --split-seed): the diff computed above
+    assert main(["diff", str(tmp_path / "m1.json"), str(tmp_path / "m2.json"), data, "--test-size", "0.33",
+                 "--report", str(report)]) == 0
+    assert f"({len(test.Y)} examples)" in report.read_text()
+    assert f"examples predicted differently: {len(d.differing_examples)}" in report.read_text()
     assert main(["diff", str(tmp_path / "m1.json"), str(tmp_path / "nope.json"), data]) == 2
     assert capsys.readouterr().err.count("\n") == 1
