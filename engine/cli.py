@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare}``."""
+"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare,export,diff,simplify}``."""
 from __future__ import annotations
 
 import argparse
