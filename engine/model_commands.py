@@ -91,8 +91,10 @@ def cmd_simplify(args) -> int:
     print(f"{args.measure} loss {result.full_loss:.4f} with {len(model.rules)} rules ({n_conditions} conditions); "
           f"{result.loss:.4f} with {len(result.model.rules)} rules "
           f"({sum(len(r.conditions) for r in result.model.rules)} conditions), epsilon {args.epsilon:g}")
-    print(f"removed rules (original indices): {', '.join(map(str, result.removed_rules)) or 'none'}; "
-          f"{len(result.removed_conditions)} conditions removed; model written to {args.out}")
+    removed = ", ".join(map(str, result.removed_rules[:20])) + (", …" if len(result.removed_rules) > 20 else "")
+    print(f"{len(result.removed_rules)} rules removed (original indices, in order: {removed or 'none'}"
+          f"{'; all in --curve' if args.curve else ''}); {len(result.removed_conditions)} conditions removed from "
+          f"the rules kept; model written to {args.out}")
     return 0
 
 
