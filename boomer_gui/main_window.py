@@ -273,7 +273,7 @@ class MainWindow(QMainWindow):
                            (self.act_stop, active or playing), (self.act_step, learning),
                            (self.act_replay, replayable), (self.act_open, not busy),
                            (self.act_open_session, not busy), (self.act_load_model, not busy and self.data is not None),
-                           (self.act_save_model, has_model),
+                           (self.act_save_model, has_model), (self.act_export_model, has_model),
                            (self.act_save_session, not active and self.data is not None),
                            (self.act_export_rules, self.step_spec is None and
                             (self.table_model.rowCount() > 0 or has_model))):

@@ -19,6 +19,9 @@ from engine.inspection import WhatIf, explain, nearest_label_vectors, predictor_
 from engine.learner import RuleRecord
 from engine.metrics import hamming_loss, subset_zero_one_loss
 from engine.model import rule_coverage
+from engine.model_diff import ModelDiff, diff_models, markdown_report, csv_report, write_report
+from engine.model_export import model_text, python_source, write_python, write_text
+from engine.simplify import MEASURES as SIMPLIFY_MEASURES, Simplification, curve_csv, simplify
 from engine.prepare import is_prepared, kernel_setting, save_data
 from engine.validation import features_for_model, match_schema
 
@@ -30,6 +33,12 @@ __all__ = [
     "head_statistics", "hamming_loss", "subset_zero_one_loss",
     # a data set's features as a fitted model expects them (names, kinds, count; matched by name)
     "features_for_model", "match_schema",
+    # a model as plain Python and as text
+    "python_source", "write_python", "model_text", "write_text",
+    # two models compared rule by rule
+    "ModelDiff", "diff_models", "markdown_report", "csv_report", "write_report",
+    # a smaller model within a bounded loss
+    "simplify", "Simplification", "SIMPLIFY_MEASURES", "curve_csv",
     # compiling a run's kernels ahead of it
     "is_prepared", "kernel_setting", "save_data",
     # files written atomically

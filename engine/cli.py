@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare}``."""
+"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare,export,diff,simplify}``."""
 from __future__ import annotations
 
 import argparse
@@ -317,6 +317,10 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     from .prepare import add_parser as add_prepare
 
     add_prepare(sub)
+
+    from .model_commands import add_parsers as add_model_commands
+
+    add_model_commands(sub)
 
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from engine import persistence
-from engine.api import atomic_write_text
+from engine.api import atomic_write_text, write_python, write_text
 from engine.evaluation.tables import tsv_text
 from engine.registry import get as get_learner
 from engine.rules import Rule, Schema
@@ -24,6 +24,7 @@ from engine.rules import Rule, Schema
 RULES_FORMAT = "boomer-gui-rules"
 RULES_VERSION = 1
 RULE_EXPORT_FILTER = "Text (*.txt);;CSV (*.csv);;JSON (*.json)"
+MODEL_EXPORT_FILTER = "Python (*.py);;Text (*.txt)"
 
 
 CSV_COLUMNS = {
@@ -243,3 +244,13 @@ def estimator_from_document(doc: dict, name: str = "model file"):
 def load_model(path):
     """(registry entry, fitted estimator) from a model file; ValueError for any bad content."""
     return estimator_from_document(persistence.read_json_file(path, "model file"), Path(path).name)
+
+
+def export_model(estimator, path) -> None:
+    """A rule model as one plain-Python file (``.py``: predict, decision_function, predict_proba with the
+    standard library only) or as IF … THEN … text (any other suffix); ValueError for a learner without
+    a rule model."""
+    if str(path).lower().endswith(".py"):
+        write_python(estimator, path)
+    else:
+        write_text(estimator, path)

@@ -107,6 +107,16 @@ class FileActions(QObject):
     def save_model_dialog(self) -> None:
         self._dialog("Cannot save the model", self.save_model, self.ask_save("Save model", MODEL_FILTER, "model.json"))
 
+    def export_model(self, path) -> None:
+        """The shown finished model as plain Python (``.py``) or as IF … THEN … text."""
+        if self.app.estimator is None or not self.w.views.has_model() or self.w.training_active:
+            raise ValueError("there is no finished model to export")
+        exports.export_model(self.app.estimator, path)
+
+    def export_model_dialog(self) -> None:
+        self._dialog("Cannot export the model", self.export_model,
+                     self.ask_save("Export model as Python or text", exports.MODEL_EXPORT_FILTER, "model.py"))
+
     def load_model(self, path) -> None:
         """Load a model file for the current data; its rules fill the table, its trajectory is
         recomputed by switching its rules on one by one."""

@@ -29,6 +29,9 @@ def build_menus(w) -> None:
     w.act_load_model = _action(w, m, "&Load model…", w.files.load_model_dialog)
     w.act_save_model = _action(w, m, "Save &model…", w.files.save_model_dialog)
     w.act_export_rules = _action(w, m, "Export &rules (text, CSV, JSON)…", w.files.export_rules_dialog)
+    w.act_export_model = _action(w, m, "Export model as P&ython or text…", w.files.export_model_dialog,
+                                 tip="One .py file that predicts without this program (standard library only), "
+                                     "or the rules as IF … THEN … text")
     w.act_export_plot = _action(w, m, "Export &plot (PNG, SVG, PDF)…", w.files.export_plot_dialog)
     w.act_export_runs = _action(w, m, "Export the runs &table (CSV, Markdown, LaTeX)…", w.files.export_runs_dialog,
                                 tip="Every run's losses, settings and time")
