@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare}``."""
+"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare,cache}``."""
 from __future__ import annotations
 
 import argparse
@@ -302,9 +302,10 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
 
     add_experiment(sub, _bounded_int)
 
-    from .prepare import add_parser as add_prepare
+    from .prepare import add_cache_parser, add_parser as add_prepare
 
     add_prepare(sub)
+    add_cache_parser(sub)
 
     p = sub.add_parser("figure1", help="reproduce the paper's Figure 1 on the synthetic data")
     p.add_argument("--out", default="figure1.png")
