@@ -192,18 +192,18 @@ def test_prune_legacy_removes_kernels_cached_beside_the_sources(tmp_path):
     assert (addressed / "kernel.nbi").exists()
 
 
-def test_the_cache_command_lists_and_prunes(tmp_path):
-    env = _env(NUMBA_CACHE_DIR=str(tmp_path))
+def test_the_cache_command_lists_and_prunes(tmp_path, monkeypatch, capsys):
+    from engine.cli import main
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     other = tmp_path / KERNELS / "other-sources"
     other.mkdir(parents=True)
     (other / "kernel.nbc").write_bytes(b"compiled")
-    info = subprocess.run([sys.executable, "-m", "engine", "cache"], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert info.returncode == 0 and "other-sources" in info.stdout and other.exists()
-    pruned = subprocess.run([sys.executable, "-m", "engine", "cache", "--prune"], env=env, capture_output=True,
-                            text=True, timeout=300)
-    assert pruned.returncode == 0 and "removed 1 folder" in pruned.stdout and not other.exists()
-    assert str(tmp_path / KERNELS) in pruned.stdout
+    assert main(["cache"]) == 0
+    info = capsys.readouterr().out
+    assert "other-sources" in info and str(kernel_folder()) in info and other.exists()
+    assert main(["cache", "--prune"]) == 0
+    assert "removed 1 folder" in capsys.readouterr().out and not other.exists()
 
 
 def test_every_compiled_kernel_can_be_cached():
