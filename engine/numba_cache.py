@@ -24,6 +24,7 @@ import warnings
 from pathlib import Path
 from typing import NamedTuple
 
+_JIT = b"nj" + b"it"  # spelt apart so that this module's own text does not count as a kernel source
 KERNELS = "boomer-kernels"  # below the base: one folder per key
 PACKAGE = Path(__file__).resolve().parent
 PRUNE_AFTER_DAYS = 30  # what ``prepare`` prunes: folders of other keys left unused this long
@@ -40,7 +41,8 @@ def _may_write(folder: Path) -> bool:
 
 def kernel_sources_digest(package: Path = PACKAGE) -> str:
     """One digest of the sources Numba compiles below ``package``: every module of ``core/`` and
-    every other module that mentions ``njit`` (the kernels and what they inline)."""
+    every other module that names Numba's no-Python jit decorator (the kernels and what they
+    inline)."""
     return _sources_digest(Path(package).resolve())
 
 
@@ -54,7 +56,7 @@ def _sources_digest(package: Path) -> str:
     for path in sorted(paths):
         relative = path.relative_to(package)
         text = path.read_bytes()
-        if "core" not in relative.parts[:-1] and b"njit" not in text:
+        if "core" not in relative.parts[:-1] and _JIT not in text:
             continue
         digest.update(relative.as_posix().encode() + b"\0")
         digest.update(text)
