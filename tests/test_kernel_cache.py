@@ -238,3 +238,22 @@ def test_every_compiled_kernel_can_be_cached():
     assert checked > 10
     assert not uncachable, f"kernels Numba cannot cache: {sorted(set(uncachable))}"
 
+
+
+def test_prepare_prunes_the_folders_of_other_sources_unused_for_a_month(tmp_path, monkeypatch, capsys):
+    from engine.cli import main
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("BOOMER_PREPARE_STAMPS", str(tmp_path / "stamps"))
+    old, recent = tmp_path / KERNELS / "old-sources", tmp_path / KERNELS / "recent-sources"
+    for folder in (old, recent):
+        folder.mkdir(parents=True)
+        (folder / "kernel.nbc").write_bytes(b"compiled")
+    month_ago = time.time() - 40 * 86400
+    for path in (old, old / "kernel.nbc"):
+        os.utime(path, (month_ago, month_ago))
+    # a setting that fails before compiling anything: prepare still prunes first
+    assert main(["prepare", "--learner", "boomer", "--params", '{"max_rules": -1}']) == 1
+    out = capsys.readouterr().out
+    assert "removed 1 kernel folder" in out and "failed" in out
+    assert not old.exists() and recent.exists()
