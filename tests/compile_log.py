@@ -55,10 +55,14 @@ if LOG:
         start = time.perf_counter()
         yield
         kernels, seconds = _RECORDER.take()
-        with open(LOG, "a") as handle:
-            handle.write(json.dumps({"test": item.nodeid, "seconds": round(time.perf_counter() - start, 2),
-                                     "compile_s": round(seconds, 2), "worker": os.environ.get("PYTEST_XDIST_WORKER"),
-                                     "kernels": kernels}) + "\n")
+        line = json.dumps({"test": item.nodeid, "seconds": round(time.perf_counter() - start, 2),
+                           "compile_s": round(seconds, 2), "worker": os.environ.get("PYTEST_XDIST_WORKER"),
+                           "kernels": kernels}) + "\n"
+        handle = os.open(LOG, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:  # one write of the whole line: the workers' lines never interleave
+            os.write(handle, line.encode())
+        finally:
+            os.close(handle)
 
 
 def summarise(path: str) -> None:
