@@ -15,12 +15,11 @@ learners' modules and what they import (NetworkX for ML-ME, for one).
 """
 import importlib
 
-from .numba_cache import ensure_cache_dir, refresh_kernel_cache
+from .numba_cache import use_kernel_folder
 from .threads import limit_thread_spinning
 
 limit_thread_spinning()  # before OpenMP loads (engine.threads)
-ensure_cache_dir()  # before any kernel is compiled
-refresh_kernel_cache()  # no kernel cached from older sources of the modules it inlines
+use_kernel_folder()  # before any kernel is defined: the folder of these sources' kernels (writes nothing)
 
 _MODULE_OF = {
     "AdaBoostMHClassifier": "adaboost",

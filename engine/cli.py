@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare,export,diff,simplify}``."""
+"""Command line: ``python -m engine {fit,predict,demo,bench,figure1,evaluate,experiment,prepare,cache,export,diff,simplify}``."""
 from __future__ import annotations
 
 import argparse
@@ -314,9 +314,10 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
 
     add_experiment(sub, _bounded_int)
 
-    from .prepare import add_parser as add_prepare
+    from .prepare import add_cache_parser, add_parser as add_prepare
 
     add_prepare(sub)
+    add_cache_parser(sub)
 
     from .model_commands import add_parsers as add_model_commands
 

@@ -64,20 +64,14 @@ def default_settings(learners: Iterable[str] | None = None) -> list[Setting]:
 
 # -- the stamps of prepared settings ---------------------------------------------------------------
 def stamp_folder() -> Path:
-    """Beside Numba's cache: ``NUMBA_CACHE_DIR`` when set, else the engine's ``__pycache__`` (where
-    Numba caches when it can write there), else the per-user Numba cache; ``BOOMER_PREPARE_STAMPS``
-    names another folder."""
+    """``prepared/`` in this build's kernel folder (:func:`engine.numba_cache.kernel_folder`: the
+    stamps go where the kernels they vouch for are); ``BOOMER_PREPARE_STAMPS`` names another folder."""
     override = os.environ.get("BOOMER_PREPARE_STAMPS")
     if override:
         return Path(override)
-    configured = os.environ.get("NUMBA_CACHE_DIR")
-    if configured:
-        return Path(configured) / "boomer-prepared"
-    package = Path(__file__).resolve().parent / "__pycache__"
-    if os.access(package, os.W_OK) or (not package.exists() and os.access(package.parent, os.W_OK)):
-        return package / "prepared"
-    home = Path(os.path.expanduser("~"))
-    return Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache") / "numba" / "boomer-prepared"
+    from .numba_cache import kernel_folder
+
+    return kernel_folder() / "prepared"
 
 
 _DIGEST: str | None = None
@@ -88,7 +82,7 @@ def _sources_digest() -> str:
     if _DIGEST is None:
         from .numba_cache import kernel_sources_digest
 
-        _DIGEST = kernel_sources_digest(Path(__file__).resolve().parent)
+        _DIGEST = kernel_sources_digest()
     return _DIGEST
 
 
@@ -385,6 +379,12 @@ def command(args) -> int:
     """``python -m engine prepare``: see the module's docstring."""
     if args.parent_pid:
         watch_parent(args.parent_pid)
+    from .numba_cache import PRUNE_AFTER_DAYS, prune, prune_legacy
+
+    pruned = prune(PRUNE_AFTER_DAYS)  # kernels of other sources, unused for a month
+    prune_legacy(PRUNE_AFTER_DAYS)
+    if pruned and not args.json:
+        print(f"removed {len(pruned)} kernel folder(s) of other sources unused for {PRUNE_AFTER_DAYS} days", flush=True)
     try:
         if args.learner:
             params = json.loads(args.params) if args.params else {}
@@ -435,3 +435,33 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="progress as one JSON object a line")
     p.add_argument("--parent-pid", type=int, default=0, help="end when this process is no longer the parent")
     p.set_defaults(func=command)
+
+
+# -- ``python -m engine cache`` ----------------------------------------------------------------------
+def cache_command(args) -> int:
+    """Where the compiled kernels are; ``--prune`` removes the folders of other sources."""
+    from .numba_cache import cache_folders, kernel_folder, prune, prune_legacy
+
+    if args.prune:
+        removed = prune(args.older_than)
+        freed = sum(f.size for f in removed)
+        legacy = prune_legacy(args.older_than)
+        print(f"removed {len(removed)} folder(s) of kernels of other sources ({freed / 1e6:.1f} MB)"
+              + (f" and {legacy} kernel file(s) cached beside the sources by earlier versions" if legacy else ""))
+    print(f"kernel folder of these sources: {kernel_folder()}")
+    for folder in cache_folders():
+        age = (time.time() - folder.last_used) / 86400.0
+        what = "this build" if folder.current else f"other sources, last used {age:.1f} days ago"
+        print(f"  {folder.path.name}  {folder.files:5d} files  {folder.size / 1e6:8.1f} MB  {what}")
+    return 0
+
+
+def add_cache_parser(sub) -> None:
+    p = sub.add_parser("cache", help="where the compiled kernels are cached; --prune removes the kernels of other "
+                                     "(older) sources")
+    p.add_argument("--info", action="store_true", help="list the kernel folders (the default)")
+    p.add_argument("--prune", action="store_true", help="remove the kernel folders of other sources (never this "
+                                                        "build's)")
+    p.add_argument("--older-than", type=float, default=0.0, metavar="DAYS",
+                   help="with --prune: only folders unused for this many days (default 0: all of them)")
+    p.set_defaults(func=cache_command)

@@ -22,6 +22,9 @@ settings.load_profile("ci")
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+if os.environ.get("BOOMER_COMPILE_LOG"):  # which test compiles which kernels (tests/compile_log.py)
+    from compile_log import pytest_runtest_protocol  # noqa: F401
+
 from threadpoolctl import threadpool_limits  # noqa: E402  (numpy may be loaded already by a plugin)
 
 threadpool_limits(1, user_api="blas")

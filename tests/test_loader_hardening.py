@@ -177,13 +177,17 @@ def test_nominal_attributes_must_be_integer_indices(nominal, problem):
 
 
 def test_engine_imports_without_a_writable_cache_folder(monkeypatch):
+    import numba.core.config as config
+
     import engine.numba_cache as cache
 
     monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setattr(cache, "_writable", lambda folder: "boomer-numba-cache" in str(folder))
+    monkeypatch.setattr(config, "CACHE_DIR", config.CACHE_DIR)  # restored after the test
+    monkeypatch.setattr(cache, "_may_write", lambda folder: False)
     with pytest.warns(RuntimeWarning, match="cached in"):
-        cache.ensure_cache_dir()
-    assert "boomer-numba-cache" in os.environ["NUMBA_CACHE_DIR"]
+        folder = cache.use_kernel_folder()
+    assert "boomer-gui-cache" in os.environ["NUMBA_CACHE_DIR"] and os.environ["NUMBA_CACHE_DIR"] == str(folder)
+    assert config.CACHE_DIR == str(folder)
 
 
 # ----------------------------------------------------------------------------- properties

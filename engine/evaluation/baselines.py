@@ -7,6 +7,8 @@ One deviation: split finding is XGBoost's ``hist`` method, not ``exact`` as in t
 (xgboost 1.0), because current XGBoost's exact method rejects per-split attribute sampling."""
 from __future__ import annotations
 
+import importlib.util
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -15,8 +17,19 @@ from engine.predictors import unique_rows
 from ..sampling import sampled_feature_count
 
 
+INSTALL_BASELINES = "pip install 'boomer-gui[baselines]'"
+
+
+def require_xgboost(who: str) -> None:
+    """One-line ValueError when XGBoost, an optional dependency (the ``baselines`` extra), is not
+    installed: ``who`` (e.g. ``xgboost-br``) needs it."""
+    if importlib.util.find_spec("xgboost") is None:
+        raise ValueError(f"{who} needs XGBoost, an optional dependency: {INSTALL_BASELINES}")
+
+
 def xgb_classifier(n_features: int, n_classes: int, learning_rate: float, reg_lambda: float, seed: int,
                    n_estimators: int = 100, max_depth: int = 6):
+    require_xgboost("Table 1's XGBoost baselines")
     import xgboost
 
     objective = {"objective": "binary:logistic"} if n_classes == 2 else {"objective": "multi:softmax",

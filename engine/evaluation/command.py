@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .baselines import require_xgboost
 from .data import resolve
 from .methods import METHODS, method
 from .profiles import profile
@@ -32,6 +33,9 @@ def run(args) -> int:
     else:
         prof = profile(args.profile)
         methods = parse_methods(args.methods)
+        baselines = [m.name for m in methods if m.family != "boomer"]
+        if baselines:
+            require_xgboost(f"the method(s) {', '.join(baselines)}")
         specs = [resolve(d) for d in (args.data or prof.datasets)]
         names = [s.name for s in specs]
         if len(set(names)) != len(names):

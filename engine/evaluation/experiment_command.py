@@ -8,7 +8,7 @@ def run(args) -> int:
     from .command import print_summary
     from .experiment_file import load_experiment
     from .experiment_report import build_experiment_report, write_experiment_report
-    from .experiment_run import check_runnable, run_experiment
+    from .experiment_run import check_baselines, check_runnable, run_experiment
     from .store import ResultStore
 
     report_dir = Path(args.report)
@@ -20,6 +20,7 @@ def run(args) -> int:
         with ResultStore(args.store, readonly=True) as store:
             written = write_experiment_report(build_experiment_report(exp, store), report_dir)
     else:
+        check_baselines(exp)
         with ResultStore(args.store) as store:
             summary = run_experiment(exp, store, scheduler=args.scheduler, n_workers=args.workers, threads=args.threads)
             print_summary(summary, store)

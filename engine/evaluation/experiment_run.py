@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from .baselines import require_xgboost
+from .candidates import BASELINES
 from .data import load_spec
 from .experiment_file import Experiment
 from .experiment_tasks import make_tasks, run_experiment_task
@@ -19,9 +21,18 @@ def check_runnable(exp: Experiment) -> None:
                          "cross-validation (selection = \"nested\")")
 
 
+def check_baselines(exp: Experiment) -> None:
+    """A clear error before any work when the experiment names an XGBoost baseline and XGBoost (an
+    optional dependency) is not installed."""
+    keys = sorted({learner.key for learner in exp.learners if learner.key in BASELINES})
+    if keys:
+        require_xgboost(", ".join(keys))
+
+
 def plan(exp: Experiment, store: ResultStore) -> tuple[list[dict], list[dict]]:
     """(all tasks, tasks not in the store); records the experiment and the data sets' labels."""
     check_runnable(exp)
+    check_baselines(exp)
     for spec in exp.datasets:
         _, Y = load_spec(spec.name, spec.files)
         store.put_dataset(spec.name, spec.fingerprint, spec.files, Y)
