@@ -1,0 +1,92 @@
+"""The runs' legend beside the plots: a compact, scrollable list of the visible runs, each with its
+line style (colour, dash and marker, as drawn) and its name; the name's tooltip is the run's whole
+name and settings.  It sits outside the axes, so it never covers a curve and costs a redraw nothing;
+it serves every plot tab."""
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap, QPolygonF
+from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem
+
+from boomer_gui.components.run_identity import DASH_PATTERNS
+
+_ICONS: dict = {}
+
+
+def _marker(p: QPainter, marker: str, cx: float, cy: float, r: float) -> None:
+    pts = {"^": [(0, -1), (1, 0.8), (-1, 0.8)], "v": [(-1, -0.8), (1, -0.8), (0, 1)],
+           "D": [(0, -1.1), (1, 0), (0, 1.1), (-1, 0)]}.get(marker)
+    if marker == "s":
+        p.drawRect(int(cx - r * 0.85), int(cy - r * 0.85), int(1.7 * r), int(1.7 * r))
+    elif pts:
+        p.drawPolygon(QPolygonF([QPointF(cx + x * r, cy + y * r) for x, y in pts]))
+    else:
+        p.drawEllipse(QPointF(cx, cy), r, r)
+
+
+def style_icon(color: str, marker: str, dash: str, width: int = 34, height: int = 14) -> QIcon:
+    """An icon of a run's line: its dash pattern in its colour with its marker in the middle
+    (``width`` 0: the marker alone)."""
+    key = (color, marker, dash, width, height)
+    if key not in _ICONS:
+        size = max(width, height)
+        pix = QPixmap(size, height)
+        pix.fill(Qt.transparent)
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.Antialiasing)
+        if width:
+            pen = QPen(QColor(color), 2.0)
+            pattern = DASH_PATTERNS.get(dash)
+            if pattern:
+                pen.setDashPattern(list(pattern))
+            p.setPen(pen)
+            p.drawLine(QPointF(1, height / 2), QPointF(size - 1, height / 2))
+        p.setBrush(QColor(color))
+        p.setPen(QPen(QColor(color).darker(130), 1))
+        _marker(p, marker, size / 2, height / 2, height * 0.32)
+        p.end()
+        _ICONS[key] = QIcon(pix)
+    return _ICONS[key]
+
+
+class RunLegend(QListWidget):
+    """One row per visible run (its style and name); scrolls when the runs do not fit."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("run_legend")
+        self.setSelectionMode(QAbstractItemView.NoSelection)
+        self.setFocusPolicy(Qt.NoFocus)
+        self.setTextElideMode(Qt.ElideRight)  # a long name is cut with "…"; its tooltip has all of it
+        self.setUniformItemSizes(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.setIconSize(QSize(34, 14))
+        self.setStyleSheet("QListWidget#run_legend { border: none; background: transparent; }")
+        self._key = None
+        self.set_large(False)
+
+    def set_large(self, on: bool) -> None:
+        """Presentation mode: larger type and icons, a wider column."""
+        font = self.font()
+        font.setPixelSize(18 if on else 12)
+        self.setFont(font)
+        self.setIconSize(QSize(44, 18) if on else QSize(34, 14))
+        self.setFixedWidth(300 if on else 210)
+        self._key = None
+
+    def set_runs(self, runs) -> None:
+        """Show ``runs`` (in order), rebuilt only when a name or style changed."""
+        key = tuple((r.name, r.color, r.marker, r.dash, r.describe()) for r in runs)
+        if key == self._key:
+            return
+        self._key = key
+        self.clear()
+        icon = self.iconSize()
+        for run in runs:
+            item = QListWidgetItem(style_icon(run.color, run.marker, run.dash, icon.width(), icon.height()), run.name)
+            item.setToolTip(run.describe())
+            item.setData(Qt.UserRole, id(run))
+            self.addItem(item)
+
+    def names(self) -> list[str]:
+        return [self.item(i).text() for i in range(self.count())]
