@@ -51,7 +51,9 @@ def shows_steps(spec: LearnerSpec | None) -> bool:
 def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> str:
     """What defines a run of ``spec`` with ``params`` (run_identity.describe_setting); with
     ``history``, ``#2`` ... when a run of the window already has that name."""
-    title = describe_setting(spec.key, params, spec.defaults(), spec.presets, spec.budget, spec.title)
+    defaults = spec.defaults() if hasattr(spec, "defaults") else {}
+    title = describe_setting(spec.key, params, defaults, spec.presets, getattr(spec, "budget", None),
+                             getattr(spec, "title", ""))
     return title if history is None else unique_name(title, history.names())
 
 
