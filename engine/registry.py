@@ -218,8 +218,9 @@ register(LearnerSpec(
     description="mlrl-seco 0.15.6's separate-and-conquer learner (its parameters and defaults): a decision list of "
                 "rules predicting minority labels, heads by heuristics and lift functions; the PAKDD 2018 search of "
                 "Rapp, Loza Mencía & Fürnkranz (heads by anti-monotonicity) as search='pakdd-2018{...}'.",
-    budget="max_rules",  # a decision list: no what-if switches, no additive explanation
-    extra_steps=seco_revision_steps,  # post_optimization='sequential': each pass revises every learned rule
+    budget="max_rules",  # a decision list: no what-if switches; explanations by the first covering rule per label
+    extra_steps=seco_revision_steps,
+    capabilities=frozenset({"explain"}),  # post_optimization='sequential': each pass revises every learned rule
     step_columns=(Metric("heuristic", "heuristic", False),),
     improvement="Decrease of the training Hamming loss achieved by the rule",
     presets={

@@ -1,0 +1,29 @@
+"""The smaller defects of issue 55, each seen by an analyst: a finished SeCo run explains its
+predictions, ..."""
+from __future__ import annotations
+
+import numpy as np
+
+from tests.gui.test_runs_all_learners import _train
+
+
+def test_a_finished_seco_run_explains_its_predictions_by_the_first_covering_rule(qtbot, make_window, errors):
+    from engine.inspection import explain
+
+    window = make_window()
+    run = _train(window, qtbot, "seco", max_rules=5)
+    window.show_run(run)
+    panel = window.explanation
+    window.details.setCurrentWidget(panel)
+    qtbot.waitUntil(lambda: panel.explanation is not None)
+    assert "need a trained model" not in panel.summary.text()
+    model, test = window.app.model, window.data.test
+    assert model.prediction == "decision-list" and panel.model is not None
+    ex = panel.explanation
+    x = test.X[panel.example]
+    assert np.array_equal(ex.prediction, model.predict(x.reshape(1, -1))[0])
+    # per label at most one covering rule decides: the first one in the list that predicts it
+    assert ((ex.contributions != 0).sum(axis=0) <= 1).all()
+    brute = explain(model, x)
+    assert np.array_equal(ex.rule_indices, brute.rule_indices) and np.allclose(ex.scores, brute.scores)
+    assert not errors
