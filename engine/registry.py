@@ -394,7 +394,7 @@ register(LearnerSpec(
     metrics=(*CLASSIFIER_METRICS, Metric("test_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)")),
     component=ComponentView(
         "label", "label",
-        columns=(Column("label", lambda s: str(s.component.label)),
+        columns=(Column("label", lambda s: s.component.name or str(s.component.label)),
                  Column("reads labels", lambda s: str(len(s.component.inputs))),
                  Column("largest coefficients", lambda s: s.component.strongest)),
         inspect=_chain_inspect, summary=_chain_summary),

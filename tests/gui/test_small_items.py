@@ -1,5 +1,5 @@
 """The smaller defects of issue 55, each seen by an analyst: a finished SeCo run explains its
-predictions, ..."""
+predictions, the classifier chain names its labels, ..."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,4 +26,15 @@ def test_a_finished_seco_run_explains_its_predictions_by_the_first_covering_rule
     assert ((ex.contributions != 0).sum(axis=0) <= 1).all()
     brute = explain(model, x)
     assert np.array_equal(ex.rule_indices, brute.rule_indices) and np.allclose(ex.scores, brute.scores)
+    assert not errors
+
+
+def test_the_classifier_chains_label_column_names_the_labels(qtbot, make_window, errors):
+    window = make_window()
+    _train(window, qtbot, "cc-lr")
+    model, schema = window.step_view.model, window.data.train.schema
+    K = window.data.train.n_labels
+    assert model.headers()[1] == "label"
+    shown = [model.index(r, 1).data() for r in range(model.rowCount())]
+    assert shown == [schema.label(k) for k in range(K)] and shown[0] == "y1"  # not 0 … K-1
     assert not errors
