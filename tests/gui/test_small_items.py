@@ -38,3 +38,14 @@ def test_the_classifier_chains_label_column_names_the_labels(qtbot, make_window,
     shown = [model.index(r, 1).data() for r in range(model.rowCount())]
     assert shown == [schema.label(k) for k in range(K)] and shown[0] == "y1"  # not 0 … K-1
     assert not errors
+
+
+def test_the_experiments_summary_says_none_were_stored_before_not_zero_were_stored():
+    from types import SimpleNamespace
+
+    from boomer_gui.components.experiment import done_text
+
+    first = SimpleNamespace(n_done=12, n_skipped=0, n_failed=0, seconds=31.4)
+    assert done_text(first) == "12 tasks computed, none stored before, 0 failed; 31 s"
+    again = SimpleNamespace(n_done=1, n_skipped=11, n_failed=0, seconds=2.0)
+    assert done_text(again) == "1 task computed, 11 taken from the store (computed before), 0 failed; 2 s"
