@@ -57,6 +57,11 @@ class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixi
         self.l2 = l2
         self.order = order
 
+    def kernel_setting(self, profile) -> None:
+        """The chain compiles no kernels (NumPy and SciPy only): nothing to prepare before a run
+        (engine.prepare.kernel_setting; the window then starts learning at once)."""
+        return None
+
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         self._check_params()

@@ -49,3 +49,26 @@ def test_the_experiments_summary_says_none_were_stored_before_not_zero_were_stor
     assert done_text(first) == "12 tasks computed, none stored before, 0 failed; 31 s"
     again = SimpleNamespace(n_done=1, n_skipped=11, n_failed=0, seconds=2.0)
     assert done_text(again) == "1 task computed, 11 taken from the store (computed before), 0 failed; 2 s"
+
+
+def test_ml_me_and_the_chain_start_learning_at_once_with_nothing_to_compile(qtbot, make_window, errors):
+    """ML-ME showed 'starting the compiler · 0 kernels' for 20 s while it learned: a learner that
+    compiles no kernels has no preparation step, its run is 'running' from the start."""
+    from engine.prepare import is_prepared, kernel_setting
+    from engine.registry import get
+
+    window = make_window()
+    X, Y = window.data.train.X, window.data.train.Y
+    for key, params in (("ml-me", {"n_experts": 1, "max_em_iter": 2, "sa_iterations": 5}), ("cc-lr", {})):
+        assert kernel_setting(get(key).make(**params), X, Y) is None and is_prepared(None)
+        window.learner_panel.set_learner(key)
+        window.learner_panel.set_params(params)
+        states = []
+        assert window.start_training()
+        window.training.stateChanged.connect(states.append)
+        assert window.training.state == "running" and window.training.preparation is None
+        assert "compiler" not in window.run_controls.info.text() + window.statusBar().currentMessage()
+        with qtbot.waitSignal(window.training.done, timeout=120_000):
+            pass
+        assert "preparing" not in states
+    assert not errors
