@@ -72,3 +72,57 @@ def test_ml_me_and_the_chain_start_learning_at_once_with_nothing_to_compile(qtbo
             pass
         assert "preparing" not in states
     assert not errors
+
+
+QUIT_SCRIPT = r"""
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from boomer_gui import app as gui_app
+
+qapp = QApplication(sys.argv[:1])
+todo = [("boomer", {"max_rules": 10}), ("seco", {"max_rules": 5}), ("ml-me", {"n_experts": 1, "max_em_iter": 2})]
+
+def tick():
+    w = next((x for x in QApplication.topLevelWidgets() if type(x).__name__ == "MainWindow"), None)
+    if w is None or w.data is None or w.training_active:
+        QTimer.singleShot(50, tick)
+        return
+    w.confirm_close = lambda text: "discard"
+    if todo:
+        key, params = todo.pop(0)
+        w.learner_panel.set_learner(key)
+        w.learner_panel.set_params(params)
+        assert w.start_training()
+        QTimer.singleShot(50, tick)
+        return
+    print("CLOSING", flush=True)
+    w.close()
+
+QTimer.singleShot(0, tick)
+sys.exit(gui_app.main([]))
+"""
+
+
+def test_quit_ends_the_process_promptly_after_runs_of_three_learners(tmp_path):
+    """Quit closed the window but the process lingered 2-8 s (the interpreter's final collection of
+    the whole heap): from the window closing to the process's end now takes well under that."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "BOOMER_NO_BACKGROUND_PREPARE": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", QUIT_SCRIPT], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env, cwd=os.getcwd())
+    try:
+        for line in proc.stdout:  # the event: the window is closing
+            if line.strip() == "CLOSING":
+                break
+        closing = time.perf_counter()
+        code = proc.wait(timeout=60)
+        seconds = time.perf_counter() - closing
+    finally:
+        proc.kill()
+    assert code == 0, proc.stderr.read()[-2000:]
+    assert seconds < 2.0, seconds
