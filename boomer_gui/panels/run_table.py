@@ -201,7 +201,7 @@ class RunTable(QWidget):
         self.view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
         self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.view.setIconSize(QSize(28, 14))
-        self.view.setTextElideMode(Qt.ElideMiddle)  # a cut name keeps its end (the changed settings); tooltip: all
+        self.view.setTextElideMode(Qt.ElideRight)  # a cut name ends in "…"; its tooltip has all of it
         self.view.setWordWrap(False)
         self.view.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed)
         hh = self.view.horizontalHeader()

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QSize, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPen, QPixmap, QPolygonF
-from PySide6.QtWidgets import QAbstractItemView, QListWidget, QListWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QListView, QListWidget, QListWidgetItem
 
 from boomer_gui.components.run_identity import DASH_PATTERNS
 
 _ICONS: dict = {}
+ROWS_UNDER = 3  # rows of names the band under the plots shows before it scrolls
 
 
 def _marker(p: QPainter, marker: str, cx: float, cy: float, r: float) -> None:
@@ -62,20 +63,48 @@ class RunLegend(QListWidget):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setIconSize(QSize(34, 14))
         self.setStyleSheet("QListWidget#run_legend { border: none; background: transparent; }")
-        self._key = None
-        self.set_large(False)
+        self._key, self._runs = None, []
+        self.large, self.beside = False, True
+        self._fit()
 
     def set_large(self, on: bool) -> None:
         """Presentation mode: larger type and icons, a wider column."""
+        self.large = bool(on)
+        self._fit()
+
+    def set_beside(self, on: bool) -> None:
+        """A column beside the plots (True), or a band under them: full width, at most
+        :data:`ROWS_UNDER` rows high, in as many columns as the names allow."""
+        self.beside = bool(on)
+        self._fit()
+
+    def _fit(self) -> None:
         font = self.font()
-        font.setPixelSize(18 if on else 12)
+        font.setPixelSize(18 if self.large else 12)
         self.setFont(font)
-        self.setIconSize(QSize(44, 18) if on else QSize(34, 14))
-        self.setFixedWidth(300 if on else 210)
+        self.setIconSize(QSize(44, 18) if self.large else QSize(34, 14))
+        row = self.fontMetrics().height() + 6
+        if self.beside:
+            self.setFlow(QListView.TopToBottom)
+            self.setWrapping(False)
+            self.setGridSize(QSize())
+            self.setMinimumHeight(0)
+            self.setMaximumHeight(16777215)
+            self.setFixedWidth(300 if self.large else 220)
+        else:
+            self.setMinimumWidth(0)
+            self.setMaximumWidth(16777215)
+            self.setFlow(QListView.LeftToRight)
+            self.setWrapping(True)  # names side by side, in rows
+            self.setResizeMode(QListView.Adjust)
+            self.setGridSize(QSize(300 if self.large else 230, row))
+            self.setFixedHeight(ROWS_UNDER * row + 6)
         self._key = None
+        self.set_runs(self._runs)
 
     def set_runs(self, runs) -> None:
         """Show ``runs`` (in order), rebuilt only when a name or style changed."""
+        self._runs = list(runs)
         key = tuple((r.name, r.color, r.marker, r.dash, r.describe()) for r in runs)
         if key == self._key:
             return

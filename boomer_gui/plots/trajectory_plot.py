@@ -29,7 +29,7 @@ from engine.api import atomic_savefig
 from PySide6.QtCore import QSize
 from superqt.utils import qthrottled
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
 from boomer_gui.components.run_identity import DASH_PATTERNS
 from boomer_gui.plots.canvas import LiveCanvas, TickGrid, pin_axis_labels
@@ -48,6 +48,7 @@ EMPTY_HAMMING_MAX = 0.5  # x range of the empty trajectory plot (subset 0/1 loss
 TICK_PT, LABEL_PT, TITLE_PT = 8, 9, 10
 TICK_PAD_PT = 3.5  # between the axes and the tick labels (matplotlib's default)
 PRESENTATION_SCALE = 1.5  # presentation mode: ticks 12 pt (16.7 px), axis labels 13.5 pt, titles 15 pt
+BESIDE_MIN_WIDTH = 640  # narrower plots show the runs' legend under the tabs
 TRAIN_ALPHA = 0.55  # a run's training line: thin and faded; its test line: thick
 TRAJ_MARGINS = dict(left=62, bottom=46, top=10, right=12)
 LOSS_MARGINS = dict(left=56, bottom=46, top=30, right=12, wspace=56)
@@ -228,12 +229,12 @@ class TrajectoryPlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        plots = QHBoxLayout()
-        plots.setContentsMargins(0, 0, 0, 0)
-        plots.setSpacing(2)
-        plots.addWidget(self.tabs, 1)
-        plots.addWidget(self.run_legend)
-        layout.addLayout(plots, 1)
+        self._plots = QBoxLayout(QBoxLayout.LeftToRight)  # beside the tabs, or under them when narrow
+        self._plots.setContentsMargins(0, 0, 0, 0)
+        self._plots.setSpacing(2)
+        self._plots.addWidget(self.tabs, 1)
+        self._plots.addWidget(self.run_legend)
+        layout.addLayout(self._plots, 1)
         layout.addLayout(tools)
         self._user_view = {0: False, 1: False}  # zoomed or panned by the user: no autoscaling
         self.presentation = False
@@ -467,6 +468,19 @@ class TrajectoryPlot(QWidget):
             canvas.margins.update({k: int(v * big) for k, v in base.items() if k in ("left", "bottom", "top")})
             canvas.fit_margins(canvas.width(), canvas.height())
         self.redraw()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_legend()
+
+    def _place_legend(self) -> None:
+        """The runs' legend beside the tabs when the plot is wide enough to spare its column, else
+        under them (full width, a few rows high, scrolling)."""
+        beside = self.width() >= BESIDE_MIN_WIDTH
+        direction = QBoxLayout.LeftToRight if beside else QBoxLayout.TopToBottom
+        if self._plots.direction() != direction or self.run_legend.beside != beside:
+            self._plots.setDirection(direction)
+            self.run_legend.set_beside(beside)
 
     def tick_label_pt(self) -> float:
         """The type size (points) of the trajectory axes' tick labels."""
