@@ -58,8 +58,8 @@ class RunLegend(QListWidget):
         self.setObjectName("run_legend")
         self.setSelectionMode(QAbstractItemView.NoSelection)
         self.setFocusPolicy(Qt.NoFocus)
-        self.setTextElideMode(Qt.ElideRight)  # a long name is cut with "…"; its tooltip has all of it
-        self.setUniformItemSizes(True)
+        self.setTextElideMode(Qt.ElideRight)  # under the plots a long name is cut with "…" (tooltip: all)
+        self.setWordWrap(True)  # beside them it wraps: every name whole
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setIconSize(QSize(34, 14))
         self.setStyleSheet("QListWidget#run_legend { border: none; background: transparent; }")
@@ -90,7 +90,7 @@ class RunLegend(QListWidget):
             self.setGridSize(QSize())
             self.setMinimumHeight(0)
             self.setMaximumHeight(16777215)
-            self.setFixedWidth(300 if self.large else 220)
+            self.setFixedWidth(self._column_width())
         else:
             self.setMinimumWidth(0)
             self.setMaximumWidth(16777215)
@@ -109,6 +109,8 @@ class RunLegend(QListWidget):
         if key == self._key:
             return
         self._key = key
+        if self.beside:
+            self.setFixedWidth(self._column_width())
         self.clear()
         icon = self.iconSize()
         for run in runs:
@@ -116,6 +118,12 @@ class RunLegend(QListWidget):
             item.setToolTip(run.describe())
             item.setData(Qt.UserRole, id(run))
             self.addItem(item)
+
+    def _column_width(self) -> int:
+        """Beside the plots: as wide as the longest name needs, at most 250 (presentation) or 220 px."""
+        widest = max((self.fontMetrics().horizontalAdvance(r.name) for r in self._runs), default=0)
+        need = widest + self.iconSize().width() + 2 * self.spacing() + 24
+        return int(min(250 if self.large else 220, max(need, 120)))
 
     def names(self) -> list[str]:
         return [self.item(i).text() for i in range(self.count())]

@@ -26,7 +26,7 @@ MAX_TICK_LABELS = 18
 MAX_NAME = 12  # characters of a label name under a chart
 TICK_PT, TITLE_PT = 7, 9  # chart type (points at 100 dpi): 9.7 px ticks on screen ...
 PRESENTATION_SCALE = 11 / 7  # ... 15.3 px in presentation mode
-PRESENTATION_CHART_PX = 300  # the charts' height under the examples in presentation mode
+PRESENTATION_CHART_SHARE = 0.5  # of the inspector's width, for the charts in presentation mode
 CONDITIONS_SHARE = 0.6  # the conditions take at most this share of the left column's height, then scroll
 
 
@@ -202,10 +202,11 @@ class RuleInspector(QWidget):
         self.examples.horizontalHeader().setDefaultSectionSize(72)
         self.examples.setWordWrap(False)
         self.examples_label = QLabel("Covered training examples")
+        self.examples_label.setWordWrap(True)  # its width never holds the charts back (presentation mode)
 
         left = self.left = QSplitter(Qt.Vertical)
         cond_box = QWidget()
-        cl = QVBoxLayout(cond_box)
+        cl = self._cond_layout = QVBoxLayout(cond_box)
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(QLabel("Conditions"))
         cl.addWidget(self.conditions_scroll, 1)
@@ -222,7 +223,7 @@ class RuleInspector(QWidget):
         splitter.addWidget(left)
         splitter.addWidget(self.canvas)
         splitter.setSizes([380, 260])
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.step_label)
@@ -301,17 +302,19 @@ class RuleInspector(QWidget):
         self.head_ax.tick_params(labelbottom=not upright)
 
     def set_presentation(self, on: bool) -> None:
-        """Large chart type for a projector (ticks 15.3 px), the chart under the conditions and
-        examples (the inspector fits presentation mode's narrow column); off: the screen layout."""
+        """Large chart type for a projector (ticks 15.3 px), the charts half the inspector's width;
+        off: the screen layout."""
         if bool(on) == self.presentation:
             return
         self.presentation = bool(on)
-        self.splitter.setOrientation(Qt.Vertical if on else Qt.Horizontal)
-        # under the examples in presentation mode: tall enough for two charts of large type
-        self.canvas.setMinimumSize(160, PRESENTATION_CHART_PX if on else 160)
-        if on:
-            total = sum(self.splitter.sizes()) or self.height()
-            self.splitter.setSizes([max(total - PRESENTATION_CHART_PX, 0), PRESENTATION_CHART_PX])
+        # the rule's summary over the conditions (presentation) or over everything: there the charts
+        # take the inspector's whole height
+        into = self._cond_layout if on else self._layout
+        into.insertWidget(0, self.title)
+        into.insertWidget(1, self.step_label)
+        # beside the conditions and examples, the charts take half the width in presentation mode
+        # (their full height: the column is narrow but tall enough for two charts of large type)
+        self._share_charts()
         record = self.record
         self._setup_axes(self._bars_for or 0)
         if record is not None:
@@ -332,15 +335,28 @@ class RuleInspector(QWidget):
             return
         width = self.conditions_scroll.viewport().width() or self.conditions_scroll.width()
         box = self.left.widget(0).layout()
-        header = box.itemAt(0).widget().sizeHint().height() + box.spacing()
+        header = 0  # everything over the conditions (in presentation mode the rule's summary, too)
+        for i in range(box.count()):
+            widget = box.itemAt(i).widget()
+            if widget is None or widget is self.conditions_scroll or not widget.isVisibleTo(self):
+                continue
+            hfw = widget.heightForWidth(max(width, 50)) if widget.hasHeightForWidth() else -1
+            header += (hfw if hfw > 0 else widget.sizeHint().height()) + box.spacing()
         frame = 2 * self.conditions_scroll.frameWidth() + 2
         need = self.conditions.heightForWidth(max(width, 50)) + header + frame
-        top = int(min(max(need, 60), CONDITIONS_SHARE * total))
+        top = int(min(max(need, 60), (0.75 if self.presentation else CONDITIONS_SHARE) * total))
         self.left.setSizes([top, total - top])
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_conditions()
+        if self.presentation:
+            self._share_charts()
+
+    def _share_charts(self) -> None:
+        total = sum(self.splitter.sizes()) or self.width()
+        share = PRESENTATION_CHART_SHARE if self.presentation else 0.4
+        self.splitter.setSizes([total - int(total * share), int(total * share)])
 
     def _canvas_resized(self, _event=None) -> None:
         """Names side by side or upright, as the charts' new width allows."""
@@ -390,6 +406,8 @@ class RuleInspector(QWidget):
             if rule.conditions:
                 self.title.setText(f"Rule #{record.index}: {len(rule.conditions)} condition(s), "
                                    f"covers {n} of {N} training examples; head with {len(rule.head_labels)} label(s)")
+        if self.presentation:  # the summary is over the conditions: their share follows its lines
+            self._fit_conditions()
         self.canvas.draw_idle()
 
     # -- for tests --------------------------------------------------------------------------

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from boomer_gui.rules.rule_table import COL_BODY
+from boomer_gui.rules.rule_table import COL_BODY, COL_HEAD
 
 SCALE = 1.4
-PLOT_SHARE = 0.7  # of the central area's width, over its whole height
+PLOT_SHARE = 0.6  # of the central area's width, over its whole height (the runs' legend beside the axes)
+RULES_SHARE = 0.55  # of the right column's height: the rule table (8 rows and more), the inspector below
 
 
 class PresentationMode:
@@ -52,7 +53,9 @@ class PresentationMode:
             table.verticalHeader().setDefaultSectionSize(height)
         for c, width in enumerate(self.saved["columns"]):  # numbers stay readable in large type
             if c != COL_BODY:
-                header.resizeSection(c, int(width * SCALE))
+                header.resizeSection(c, int(width * (1.15 if c == COL_HEAD else SCALE)))
+        # the head before the body: in the narrow column the head is never cut, the body is elided
+        header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY))
 
     def _plot_beside(self) -> None:
         """[rules over (plot | details)] becomes [plot | (rules over details)]."""
@@ -66,7 +69,8 @@ class PresentationMode:
         for part in (w.top_tabs, w.details):  # their own minimum (every tab's) must not squeeze the plot
             part.setMinimumWidth(min(right, part.minimumSizeHint().width()))
         w.splitter.setSizes([int(width * PLOT_SHARE), right])
-        w.bottom.setSizes([height // 2, height - height // 2])
+        top = int(height * RULES_SHARE)
+        w.bottom.setSizes([top, height - top])
 
     def _plot_below(self) -> None:
         w = self.w
@@ -87,6 +91,8 @@ class PresentationMode:
         w.bottom.setSizes(saved["bottom"])
         for table, h in zip(self._tables(), saved["rows"]):
             table.verticalHeader().setDefaultSectionSize(h)
+        header = w.browser.table.horizontalHeader()
+        header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY) + 1)
         for c, width in enumerate(saved["columns"]):
             if c != COL_BODY:
-                w.browser.table.horizontalHeader().resizeSection(c, width)
+                header.resizeSection(c, width)
