@@ -4,8 +4,8 @@ A ``QAbstractTableModel`` over the Qt-free :class:`~boomer_gui.components.state.
 check box shows or hides the run's curves, its swatch is the run's line (colour, dash and marker).  Runs
 trained on another data set than the loaded one are greyed (their losses are not comparable).
 Selecting a row asks the window to show that run's rules; double-clicking a name edits it
-(``renameRequested``: the application model checks and applies it).  A name is elided only with a
-tooltip holding the whole name and the run's settings."""
+(``renameRequested``: the application model checks and applies it).  Names wrap: a row is as tall
+as its name needs; the tooltip holds the whole name and the run's settings."""
 from __future__ import annotations
 
 import math
@@ -198,11 +198,12 @@ class RunTable(QWidget):
         self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SingleSelection)
         self.view.verticalHeader().hide()
-        self.view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        # a row is as tall as its name needs: names wrap (whole, never cut), the other cells are one line
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.verticalHeader().setMinimumSectionSize(self.fontMetrics().height() + 8)
         self.view.setIconSize(QSize(28, 14))
-        self.view.setTextElideMode(Qt.ElideRight)  # a cut name ends in "…"; its tooltip has all of it
-        self.view.setWordWrap(False)
+        self.view.setTextElideMode(Qt.ElideRight)  # only a single word wider than the column is cut (tooltip)
+        self.view.setWordWrap(True)
         self.view.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed)
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.Interactive)

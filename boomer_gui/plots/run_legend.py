@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QListWidget, QListWi
 from boomer_gui.components.run_identity import DASH_PATTERNS
 
 _ICONS: dict = {}
+MIN_CELL = 300  # pixels of a name under the plots (more room: more columns)
 ROWS_UNDER = 3  # rows of names the band under the plots shows before it scrolls
 
 
@@ -59,7 +60,6 @@ class RunLegend(QListWidget):
         self.setSelectionMode(QAbstractItemView.NoSelection)
         self.setFocusPolicy(Qt.NoFocus)
         self.setTextElideMode(Qt.ElideRight)  # under the plots a long name is cut with "…" (tooltip: all)
-        self.setWordWrap(True)  # beside them it wraps: every name whole
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.setIconSize(QSize(34, 14))
         self.setStyleSheet("QListWidget#run_legend { border: none; background: transparent; }")
@@ -87,6 +87,7 @@ class RunLegend(QListWidget):
         if self.beside:
             self.setFlow(QListView.TopToBottom)
             self.setWrapping(False)
+            self.setWordWrap(True)  # a name wraps in the column: whole
             self.setGridSize(QSize())
             self.setMinimumHeight(0)
             self.setMaximumHeight(16777215)
@@ -96,8 +97,9 @@ class RunLegend(QListWidget):
             self.setMaximumWidth(16777215)
             self.setFlow(QListView.LeftToRight)
             self.setWrapping(True)  # names side by side, in rows
+            self.setWordWrap(False)  # one line a name (elided; its tooltip has it all)
             self.setResizeMode(QListView.Adjust)
-            self.setGridSize(QSize(300 if self.large else 230, row))
+            self._fit_grid()
             self.setFixedHeight(ROWS_UNDER * row + 6)
         self._key = None
         self.set_runs(self._runs)
@@ -118,6 +120,18 @@ class RunLegend(QListWidget):
             item.setToolTip(run.describe())
             item.setData(Qt.UserRole, id(run))
             self.addItem(item)
+
+    def _fit_grid(self) -> None:
+        """Under the plots: as many columns of names as :data:`MIN_CELL` pixels each allow."""
+        width = max(self.viewport().width() - 4, 100)
+        cell = MIN_CELL * (1.3 if self.large else 1.0)
+        columns = max(1, int(width // cell))
+        self.setGridSize(QSize(width // columns, self.fontMetrics().height() + 6))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if not self.beside:
+            self._fit_grid()
 
     def _column_width(self) -> int:
         """Beside the plots: as wide as the longest name needs, at most 250 (presentation) or 220 px."""

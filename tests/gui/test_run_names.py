@@ -53,10 +53,17 @@ def test_a_run_is_renamed_by_double_click_and_the_name_flows_to_the_legend(qtbot
     assert runs[2].name == "BOOMER · run 2"
 
 
-def test_a_long_name_is_elided_with_a_tooltip_never_cut_silently(qtbot, window):
-    run, = _add_runs(window, 1)
-    window.app.rename_run(run, "BOOMER · example-wise logistic, multi-label heads (paper) · " + "x" * 200)
+def test_a_long_name_wraps_in_the_runs_table_and_its_tooltip_has_it_all(qtbot, window):
+    runs = _add_runs(window, 2)
+    long = "BOOMER · example-wise logistic, multi-label heads (paper) · max_rules=300, shrinkage=0.1"
+    window.app.rename_run(runs[0], long)
     view = window.run_table.view
-    assert view.textElideMode() != Qt.ElideNone and not view.wordWrap()
+    window.top_tabs.setCurrentWidget(window.run_table)
+    view.setColumnWidth(COL_NAME, 160)
+    view.resizeRowsToContents()
+    assert view.wordWrap()
+    line = view.fontMetrics().height()
+    qtbot.waitUntil(lambda: view.rowHeight(0) >= 3 * line)  # the long name on three lines and more, whole
+    assert view.rowHeight(1) < 2 * line + 10  # a short name keeps one line
     tip = window.run_model.data(window.run_model.index(0, COL_NAME), Qt.ToolTipRole)
-    assert tip.split("\n")[0] == run.name
+    assert tip.split("\n")[0] == long
