@@ -115,7 +115,7 @@ def test_runs_of_every_learner_share_the_history_and_the_session(app):
     mlme = _train_any(app, "ml-me", n_experts=2, max_em_iter=5, early_stopping=False, sa_iterations=20)
     assert app.history.runs == [boomer, ranking, mlme]
     assert [r.name for r in app.history] == [
-        "BOOMER · label-wise logistic, auto heads (mlrl-boomer defaults) · max_rules=6",
+        "BOOMER · label-wise logistic, auto heads (mlrl defaults) · max_rules=6",
         "Label ranking · Trained with dom · max_iterations=9, eval_every=4",
         "ML-ME · 5 experts, no early stopping · n_experts=2, max_em_iter=5, sa_iterations=20"]
     assert app.close_prompt(False).startswith("3 runs")

@@ -31,7 +31,7 @@ HEAD_LABELS = {"single": "single-label heads", "complete": "multi-label heads", 
 # presets whose name would only repeat the loss and head type: a short tag instead
 PRESET_TAGS = {"Label-wise, single-label heads": "paper", "Label-wise, multi-label heads": "paper",
                "Example-wise, single-label heads": "paper", "Example-wise, multi-label heads": "paper",
-               "mlrl-boomer 0.15.6 defaults": "mlrl-boomer defaults"}
+               "mlrl-boomer 0.15.6 defaults": "mlrl defaults"}
 
 
 def style(k: int) -> tuple[str, str, str]:

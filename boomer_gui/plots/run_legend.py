@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QListWidget, QListWi
 from boomer_gui.components.run_identity import DASH_PATTERNS
 
 _ICONS: dict = {}
+LARGE_PX = 15  # the names' type in presentation mode (12 runs' names, two lines each, fit 800 px)
 MIN_CELL = 300  # pixels of a name under the plots (more room: more columns)
 ROWS_UNDER = 3  # rows of names the band under the plots shows before it scrolls
 
@@ -80,9 +81,9 @@ class RunLegend(QListWidget):
 
     def _fit(self) -> None:
         font = self.font()
-        font.setPixelSize(18 if self.large else 12)
+        font.setPixelSize(LARGE_PX if self.large else 12)
         self.setFont(font)
-        self.setIconSize(QSize(44, 18) if self.large else QSize(34, 14))
+        self.setIconSize(QSize(40, 16) if self.large else QSize(34, 14))
         row = self.fontMetrics().height() + 6
         if self.beside:
             self.setFlow(QListView.TopToBottom)
@@ -134,10 +135,10 @@ class RunLegend(QListWidget):
             self._fit_grid()
 
     def _column_width(self) -> int:
-        """Beside the plots: as wide as the longest name needs, at most 250 (presentation) or 220 px."""
+        """Beside the plots: as wide as the longest name needs, at most 280 (presentation) or 220 px."""
         widest = max((self.fontMetrics().horizontalAdvance(r.name) for r in self._runs), default=0)
         need = widest + self.iconSize().width() + 2 * self.spacing() + 24
-        return int(min(250 if self.large else 220, max(need, 120)))
+        return int(min(280 if self.large else 220, max(need, 120)))
 
     def names(self) -> list[str]:
         return [self.item(i).text() for i in range(self.count())]

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from boomer_gui.panels.run_table import COL_DATA, COL_LEARNER, COL_STATUS, COL_TIME
 from boomer_gui.rules.rule_table import COL_BODY, COL_HEAD
+
+RUN_COLUMNS_HIDDEN = (COL_DATA, COL_LEARNER, COL_TIME, COL_STATUS)  # the run's name says what matters
 
 SCALE = 1.4
 PLOT_SHARE = 0.6  # of the central area's width, over its whole height (the runs' legend beside the axes)
@@ -54,6 +57,10 @@ class PresentationMode:
         for c, width in enumerate(self.saved["columns"]):  # numbers stay readable in large type
             if c != COL_BODY:
                 header.resizeSection(c, int(width * (1.15 if c == COL_HEAD else SCALE)))
+        runs = w.run_table.view
+        self.saved["run_columns"] = [runs.isColumnHidden(c) for c in RUN_COLUMNS_HIDDEN]
+        for c in RUN_COLUMNS_HIDDEN:  # the names get the narrow column's width
+            runs.setColumnHidden(c, True)
         # the head before the body: in the narrow column the head is never cut, the body is elided
         header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY))
 
@@ -91,6 +98,8 @@ class PresentationMode:
         w.bottom.setSizes(saved["bottom"])
         for table, h in zip(self._tables(), saved["rows"]):
             table.verticalHeader().setDefaultSectionSize(h)
+        for c, hidden in zip(RUN_COLUMNS_HIDDEN, saved["run_columns"]):
+            w.run_table.view.setColumnHidden(c, hidden)
         header = w.browser.table.horizontalHeader()
         header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY) + 1)
         for c, width in enumerate(saved["columns"]):
