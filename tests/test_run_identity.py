@@ -70,6 +70,10 @@ def test_boomer_runs_are_named_by_loss_and_heads_and_presets_are_told_apart():
     # a preset with another budget is still that preset, the budget said; the rest: settings off the defaults
     paper = spec.presets["Example-wise, multi-label heads"]
     assert _name("boomer", **{**paper, "max_rules": 300}).endswith("multi-label heads (paper) · max_rules=300")
+    # a preset with a setting changed: that preset and that setting (not the preset's differences from the defaults)
+    lw = spec.presets["Label-wise, single-label heads"]
+    assert _name("boomer", **{**lw, "shrinkage": 0.1}) == \
+        "BOOMER · label-wise logistic, single-label heads (paper) · shrinkage=0.1"
     custom = _name("boomer", shrinkage=0.1, max_rules=200, random_state=3, holdout=0.2)
     assert custom == "BOOMER · label-wise logistic, auto heads · max_rules=200, shrinkage=0.1, holdout=0.2, +1 more"
 

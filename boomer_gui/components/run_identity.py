@@ -77,26 +77,40 @@ def describe_setting(key: str, params: Mapping, defaults: Mapping, presets: Mapp
                      budget: str | None = None, title: str = "") -> str:
     """The name of a run of learner ``key`` with ``params`` (what defines it; see the module)."""
     full = {**defaults, **params}
-    preset = _preset_of(presets, full, budget)
+    shown = {"loss", "head_type"} if key == "boomer" else set()
+    preset = _preset_of(presets, full, budget) or _nearest_preset(presets, defaults, full, shown)
     reference = {**defaults, **(presets[preset] if preset else {})}
     parts = [learner_label(key, title)]
-    shown = set()
     if key == "boomer":
         parts.append(f"{loss_label(full.get('loss'))}, {HEAD_LABELS.get(str(full.get('head_type')), full.get('head_type'))}")
-        shown = {"loss", "head_type"}
         if preset:
             parts[-1] += f" ({PRESET_TAGS.get(preset, preset)})"
     elif preset:
         parts.append(preset)
-    changed = [f"{k}={_value(full[k])}" for k in full if k not in shown and k in reference
-               and full[k] != reference[k]]
-    changed += [f"{k}={_value(v)}" for k, v in full.items() if k not in reference and k not in shown]
+    changed = _changes(full, reference, shown)
     name = " · ".join(parts)
     if changed:
         more = len(changed) - MAX_NAMED_PARAMS
         listed = changed[:MAX_NAMED_PARAMS] + ([f"+{more} more"] if more > 0 else [])
         name += f" · {', '.join(listed)}"
     return name
+
+
+def _changes(full: Mapping, reference: Mapping, shown) -> list[str]:
+    """``k=v`` of the settings in ``full`` that differ from ``reference`` (in the learner's order)."""
+    return [f"{k}={_value(v)}" for k, v in full.items()
+            if k not in shown and (k not in reference or v != reference[k])]
+
+
+def _nearest_preset(presets: Mapping[str, Mapping], defaults: Mapping, full: Mapping, shown) -> str | None:
+    """The preset fewer of the run's settings differ from than from the defaults (a preset with one
+    setting changed is named by that preset and that setting), the nearest one; None: the defaults."""
+    best, fewest = None, len(_changes(full, defaults, shown))
+    for name, values in presets.items():
+        n = len(_changes(full, {**defaults, **values}, shown))
+        if n < fewest:
+            best, fewest = name, n
+    return best
 
 
 def _preset_of(presets: Mapping[str, Mapping], full: Mapping, budget: str | None) -> str | None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from boomer_gui.panels.run_table import COL_DATA, COL_LEARNER, COL_STATUS, COL_TIME
+from boomer_gui.panels.run_table import COL_DATA, COL_LEARNER, COL_SIZE, COL_STATUS, COL_TIME, COL_TRH, COL_TRS
 from boomer_gui.rules.rule_table import COL_BODY, COL_HEAD
 
-RUN_COLUMNS_HIDDEN = (COL_DATA, COL_LEARNER, COL_TIME, COL_STATUS)  # the run's name says what matters
+# the run's name says what matters; its test losses stay
+RUN_COLUMNS_HIDDEN = (COL_DATA, COL_LEARNER, COL_SIZE, COL_TRH, COL_TRS, COL_TIME, COL_STATUS)
 
 SCALE = 1.4
 PLOT_SHARE = 0.6  # of the central area's width, over its whole height (the runs' legend beside the axes)
