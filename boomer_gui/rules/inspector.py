@@ -309,6 +309,7 @@ class RuleInspector(QWidget):
         self.presentation = bool(on)
         # the rule's summary over the conditions (presentation) or over everything: there the charts
         # take the inspector's whole height
+        self.title.setMinimumHeight(0)
         into = self._cond_layout if on else self._layout
         into.insertWidget(0, self.title)
         into.insertWidget(1, self.step_label)
@@ -342,6 +343,8 @@ class RuleInspector(QWidget):
                 continue
             hfw = widget.heightForWidth(max(width, 50)) if widget.hasHeightForWidth() else -1
             header += (hfw if hfw > 0 else widget.sizeHint().height()) + box.spacing()
+        if self.presentation:  # the rule's summary over the conditions is never squeezed
+            self.title.setMinimumHeight(max(self.title.heightForWidth(max(width, 50)), 0))
         frame = 2 * self.conditions_scroll.frameWidth() + 2
         need = self.conditions.heightForWidth(max(width, 50)) + header + frame
         top = int(min(max(need, 60), (0.75 if self.presentation else CONDITIONS_SHARE) * total))

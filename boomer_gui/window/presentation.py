@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from boomer_gui.panels.run_table import COL_DATA, COL_LEARNER, COL_SIZE, COL_STATUS, COL_TIME, COL_TRH, COL_TRS
+from boomer_gui.panels.run_table import (COL_DATA, COL_LEARNER, COL_SIZE, COL_STATUS, COL_TEH, COL_TES, COL_TIME,
+                                         COL_TRH, COL_TRS)
 from boomer_gui.rules.rule_table import COL_BODY, COL_HEAD
 
 # the run's name says what matters; its test losses stay
@@ -62,6 +63,9 @@ class PresentationMode:
         self.saved["run_columns"] = [runs.isColumnHidden(c) for c in RUN_COLUMNS_HIDDEN]
         for c in RUN_COLUMNS_HIDDEN:  # the names get the narrow column's width
             runs.setColumnHidden(c, True)
+        self.saved["loss_widths"] = [runs.columnWidth(c) for c in (COL_TEH, COL_TES)]
+        for c in (COL_TEH, COL_TES):  # a loss of large type whole
+            runs.setColumnWidth(c, w.fontMetrics().horizontalAdvance("0.0000") + 18)
         # the head before the body: in the narrow column the head is never cut, the body is elided
         header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY))
 
@@ -101,6 +105,8 @@ class PresentationMode:
             table.verticalHeader().setDefaultSectionSize(h)
         for c, hidden in zip(RUN_COLUMNS_HIDDEN, saved["run_columns"]):
             w.run_table.view.setColumnHidden(c, hidden)
+        for c, width in zip((COL_TEH, COL_TES), saved["loss_widths"]):
+            w.run_table.view.setColumnWidth(c, width)
         header = w.browser.table.horizontalHeader()
         header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY) + 1)
         for c, width in enumerate(saved["columns"]):
