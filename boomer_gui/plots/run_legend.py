@@ -101,7 +101,6 @@ class RunLegend(QListWidget):
             self.setWordWrap(False)  # one line a name (elided; its tooltip has it all)
             self.setResizeMode(QListView.Adjust)
             self._fit_grid()
-            self.setFixedHeight(ROWS_UNDER * row + 6)
         self._key = None
         self.set_runs(self._runs)
 
@@ -114,6 +113,8 @@ class RunLegend(QListWidget):
         self._key = key
         if self.beside:
             self.setFixedWidth(self._column_width())
+        else:
+            self._fit_grid()
         self.clear()
         icon = self.iconSize()
         for run in runs:
@@ -127,7 +128,10 @@ class RunLegend(QListWidget):
         width = max(self.viewport().width() - 4, 100)
         cell = MIN_CELL * (1.3 if self.large else 1.0)
         columns = max(1, int(width // cell))
-        self.setGridSize(QSize(width // columns, self.fontMetrics().height() + 6))
+        row = self.fontMetrics().height() + 6
+        self.setGridSize(QSize(width // columns, row))
+        rows = -(-max(len(self._runs), 1) // columns)  # as many rows as the names need, up to ROWS_UNDER
+        self.setFixedHeight(min(rows, ROWS_UNDER) * row + 6)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
