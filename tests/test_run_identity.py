@@ -80,10 +80,12 @@ def test_boomer_runs_are_named_by_loss_and_heads_and_presets_are_told_apart():
 
 def test_other_learners_are_named_by_their_preset_and_changed_settings():
     assert _name("seco", **get("seco").presets["F-measure (the paper)"]) == "SeCo · F-measure (the paper)"
-    assert _name("adaboost-mh", weak_learner="rule", max_conditions=3) == "AdaBoost.MH · Short rules (≤ 3 conditions)"
+    short_rules = "AdaBoost.MH · Short rules (≤ 3 conditions)"
+    assert _name("adaboost-mh", weak_learner="rule", max_conditions=3) == short_rules
     assert _name("ml-me", n_experts=1, structure="tree") == "ML-ME · Single CTBN"  # the budget matches too
     assert _name("ml-me", n_experts=3) == "ML-ME · Paper (5 experts, early stopping) · n_experts=3"
-    assert _name("label-ranking", decomposition="dis", eval_every=5) == "Label ranking · Trained with dis · eval_every=5"
+    assert _name("label-ranking", decomposition="dis", eval_every=5) == \
+        "Label ranking · Trained with dis · eval_every=5"
     assert _name("cc-lr") == "Classifier chain" and _name("cc-lr", l2=1.0) == "Classifier chain · l2=1"
 
 

@@ -82,7 +82,8 @@ def describe_setting(key: str, params: Mapping, defaults: Mapping, presets: Mapp
     reference = {**defaults, **(presets[preset] if preset else {})}
     parts = [learner_label(key, title)]
     if key == "boomer":
-        parts.append(f"{loss_label(full.get('loss'))}, {HEAD_LABELS.get(str(full.get('head_type')), full.get('head_type'))}")
+        head = full.get("head_type")
+        parts.append(f"{loss_label(full.get('loss'))}, {HEAD_LABELS.get(str(head), head)}")
         if preset:
             parts[-1] += f" ({PRESET_TAGS.get(preset, preset)})"
     elif preset:

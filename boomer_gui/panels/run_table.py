@@ -216,8 +216,8 @@ class RunTable(QWidget):
         self.remove_button.setToolTip("Remove the selected run (Delete); a run that is training cannot be removed")
         self.remove_button.clicked.connect(self._remove_clicked)
         QShortcut(QKeySequence.Delete, self.view, self._remove_clicked, context=Qt.WidgetShortcut)
-        hint = QLabel("Select a run to see its rules or steps; untick to hide its curves; double-click a name to rename "
-                     "the run. Grey: another data set.")
+        hint = QLabel("Select a run to see its rules or steps; untick to hide its curves; double-click a name to "
+                     "rename the run. Grey: another data set.")
         hint.setStyleSheet("color: #555;")
         hint.setWordWrap(True)  # the table fits a narrow column (presentation mode)
         bar = QHBoxLayout()

@@ -197,7 +197,8 @@ class TrajectoryPlot(QWidget):
             canvas.setMinimumSize(QSize(200, 150))
 
         self.legend_label = QLabel(
-            "<span style='color:#444'><b>━━</b> test &nbsp;&nbsp; <span style='color:#999'>──</span> training &nbsp;&nbsp; ●■▲ after 1, 2, 4, … rules and the last"
+            "<span style='color:#444'><b>━━</b> test &nbsp;&nbsp; <span style='color:#999'>──</span> training &nbsp;&nbsp;"
+            " ●■▲ after 1, 2, 4, … rules and the last"
             " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
             "(test) &nbsp;&nbsp; □ kept by global pruning</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
@@ -369,8 +370,8 @@ class TrajectoryPlot(QWidget):
             for a in art.all():
                 a.set_visible(run.visible)
             for a in art.traj + art.losses:
-                a.set_alpha(0.2 if faded else (TRAIN_ALPHA if a in (art.train, art.train_marks, art.h_train, art.s_train)
-                                                else None))
+                training = a in (art.train, art.train_marks, art.h_train, art.s_train)
+                a.set_alpha(0.2 if faded else (TRAIN_ALPHA if training else None))
 
     def run_by_id(self, key):
         return next((r for r in self.history if id(r) == key), None)

@@ -9,7 +9,10 @@ a first run whose kernels are being compiled (a fake child process reports the c
 ``--show learners`` four finished runs of three learners (BOOMER's label-wise and example-wise
 variants, label ranking, ML-ME) on one trajectory plot, the run table above it and the selected
 run's own plots beside it (``resources/runs_all_learners.png``; with ``--presentation --size
-1280x800``, ``resources/presentation.png``).
+1280x800``, ``resources/presentation.png``).  The run-identity pictures at a 1280 x 800 projector's size:
+``resources/runs_N.png`` and (``--presentation``) ``resources/presentation_N.png`` for N = 1 (``--runs 1``: one
+run mid-training, a rule selected), 4 and 12 (``--show runs --runs N --max-rules 300``: the presets in turn, a
+preset's second and third run with another shrinkage).
 """
 from __future__ import annotations
 
