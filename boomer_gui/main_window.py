@@ -101,6 +101,7 @@ class MainWindow(QMainWindow):
         app.run_removed.connect(self.run_table.run_removed)
         app.run_removed.connect(self.plot.remove_run)
         app.history_replaced.connect(self.plot.set_history)
+        app.run_renamed.connect(self.views.renamed)
         app.history_replaced.connect(self.run_model.set_history)
         app.history_replaced.connect(self.views.history_replaced)
 
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.run_model.visibilityChanged.connect(self.plot.set_run_visible)
         self.run_table.runSelected.connect(self._run_picked)
         self.run_table.removeRequested.connect(self.remove_run)
+        self.run_model.renameRequested.connect(self.views.rename)
 
     # -- the model's state and the window's parts, as tests and tools read them -----------------
     data = property(lambda self: self.app.data)

@@ -221,8 +221,9 @@ register(LearnerSpec(
     description="mlrl-seco 0.15.6's separate-and-conquer learner (its parameters and defaults): a decision list of "
                 "rules predicting minority labels, heads by heuristics and lift functions; the PAKDD 2018 search of "
                 "Rapp, Loza Mencía & Fürnkranz (heads by anti-monotonicity) as search='pakdd-2018{...}'.",
-    budget="max_rules",  # a decision list: no what-if switches, no additive explanation
-    extra_steps=seco_revision_steps,  # post_optimization='sequential': each pass revises every learned rule
+    budget="max_rules",  # a decision list: no what-if switches; explanations by the first covering rule per label
+    extra_steps=seco_revision_steps,
+    capabilities=frozenset({"explain"}),  # post_optimization='sequential': each pass revises every learned rule
     step_columns=(Metric("heuristic", "heuristic", False),),
     improvement="Decrease of the training Hamming loss achieved by the rule",
     presets={
@@ -396,7 +397,7 @@ register(LearnerSpec(
     metrics=(*CLASSIFIER_METRICS, Metric("test_cll", "CLL-loss (test, sum)"), Metric("train_cll", "CLL-loss (train, sum)")),
     component=ComponentView(
         "label", "label",
-        columns=(Column("label", lambda s: str(s.component.label)),
+        columns=(Column("label", lambda s: s.component.name or str(s.component.label)),
                  Column("reads labels", lambda s: str(len(s.component.inputs))),
                  Column("largest coefficients", lambda s: s.component.strongest)),
         inspect=_chain_inspect, summary=_chain_summary, cls=_chain.ChainLink),

@@ -114,7 +114,10 @@ def test_runs_of_every_learner_share_the_history_and_the_session(app):
     ranking = _train_any(app, "label-ranking", max_iterations=9, eval_every=4)
     mlme = _train_any(app, "ml-me", n_experts=2, max_em_iter=5, early_stopping=False, sa_iterations=20)
     assert app.history.runs == [boomer, ranking, mlme]
-    assert [r.name for r in app.history] == ["1: boomer: custom", "2: label-ranking: custom", "3: ml-me: custom"]
+    assert [r.name for r in app.history] == [
+        "BOOMER · label-wise logistic, auto heads (mlrl defaults) · max_rules=6",
+        "Label ranking · Trained with dom · max_iterations=9, eval_every=4",
+        "ML-ME · 5 experts, no early stopping · n_experts=2, max_em_iter=5, sa_iterations=20"]
     assert app.close_prompt(False).startswith("3 runs")
     assert [shows_steps(spec_of(r)) for r in app.history] == [False, True, True]
     # the steps' losses are the runs' series; a loss reported every few steps is NaN in between
@@ -169,7 +172,7 @@ def test_a_run_lives_start_records_finish_replay_and_a_session_round_trip_withou
         getattr(app, name).connect(lambda *args, name=name: events.append(name))
     spec = SimpleNamespace(key="fake", presets={"demo": {"depth": 2}})
     run = app.begin_run(spec, {"depth": 2}, _FakeLearner())
-    assert run.name == "1: fake: demo" and run.status == "running" and app.run is run
+    assert run.name == "fake · demo" and run.status == "running" and app.run is run
     for step in _FakeLearner().fit_iter():
         app.record(run, [step])
     app.end_run(run, "finished", 0.5, app.estimator)
@@ -189,7 +192,7 @@ def test_a_run_lives_start_records_finish_replay_and_a_session_round_trip_withou
     assert run.view_len() == 3 and events == ["run_updated"] * 3 + ["run_settled"]
     # a second run of the same setting is told apart
     second = app.begin_run(spec, {"depth": 2})
-    assert second.name == "2: fake: demo #2"
+    assert second.name == "fake · demo #2"
     app.end_run(second, "stopped", 0.1, None)
     # the session round trip: the fake learner has no model file, its losses are kept
     path = tmp_path / "s.json"
@@ -260,6 +263,6 @@ def test_a_run_of_a_preset_with_another_budget_says_so(app):
     from boomer_gui.components.controller import run_title
 
     spec = SimpleNamespace(key="ml-me", budget="n_experts", presets={"Paper": {"n_experts": 5, "early_stopping": True}})
-    assert run_title(spec, {"n_experts": 5, "early_stopping": True}) == "ml-me: Paper"
-    assert run_title(spec, {"n_experts": 3, "early_stopping": True}) == "ml-me: Paper with n_experts=3"
-    assert run_title(spec, {"n_experts": 3, "early_stopping": False}) == "ml-me: custom"
+    assert run_title(spec, {"n_experts": 5, "early_stopping": True}) == "ML-ME · Paper"
+    assert run_title(spec, {"n_experts": 3, "early_stopping": True}) == "ML-ME · Paper · n_experts=3"
+    assert run_title(spec, {"n_experts": 3, "early_stopping": False}) == "ML-ME · n_experts=3, early_stopping=False"

@@ -77,7 +77,7 @@ def test_the_tab_runs_saves_reopens_and_resumes(qtbot, tmp_path, files):
     reopened.workers_spin.setValue(1)
     assert reopened.start()
     _run_to_the_end(qtbot, reopened)
-    assert reopened.status.text().startswith("0 tasks computed, 12 were stored")
+    assert reopened.status.text().startswith("0 tasks computed, 12 taken from the store (computed before)")
 
 
 def test_stop_keeps_what_is_stored_and_start_computes_the_rest(qtbot, tmp_path, files):
@@ -99,4 +99,5 @@ def test_stop_keeps_what_is_stored_and_start_computes_the_rest(qtbot, tmp_path, 
     assert 1 <= first <= 8
     assert tab.start()
     _run_to_the_end(qtbot, tab)
-    assert tab.status.text().startswith(f"{8 - first} tasks computed, {first} were stored")
+    assert tab.status.text().startswith(f"{8 - first} task{'s' if 8 - first != 1 else ''} computed, {first} taken "
+                                        "from the store")

@@ -10,7 +10,7 @@ learner (:func:`shows_steps`), never the learner chosen in the setup panel.
 Every change is announced by a plain event (:class:`~boomer_gui.components.events.Event`):
 ``data_changed``, ``run_added``, ``run_updated`` (new steps, replay progress, what-if), ``run_ended``
 (the learner stopped), ``run_settled`` (all its steps are on screen), ``run_removing`` and
-``run_removed`` (before and after it leaves the history) and ``history_replaced``.  The window's views subscribe; nothing here imports Qt, so all of it is
+``run_removed`` (before and after it leaves the history), ``run_renamed`` and ``history_replaced``.  The window's views subscribe; nothing here imports Qt, so all of it is
 tested without a window (``tests/test_controller.py``)."""
 from __future__ import annotations
 
@@ -29,8 +29,9 @@ from engine.validation import match_schema
 
 from boomer_gui.components import exports
 from boomer_gui.components.events import Event
+from boomer_gui.components.run_identity import check_name, describe_setting, unique_name
 from boomer_gui.components.session import Session, load_session
-from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, preset_name, steps_document
+from boomer_gui.components.state import LoadedData, Run, RunHistory, load_data, steps_document
 
 
 def spec_of(run: Run | None) -> LearnerSpec | None:
@@ -49,20 +50,12 @@ def shows_steps(spec: LearnerSpec | None) -> bool:
 
 
 def run_title(spec: LearnerSpec, params, history: RunHistory | None = None) -> str:
-    """``learner: preset`` (or ``custom``), with the budget when it is not the preset's; a second run
-    of the same setting is told apart by its changed parameters, or ``#2`` when nothing differs."""
-    budget = getattr(spec, "budget", None)
-    preset = preset_name(spec.presets, params, (budget,))
-    title = f"{spec.key}: {preset or 'custom'}"
-    if preset and budget in spec.presets[preset] and params.get(budget) != spec.presets[preset][budget]:
-        title += f" with {budget}={params.get(budget)}"
-    if history is None:
-        return title
-    same = [r for r in history if r.learner == spec.key and r.name.split(": ", 1)[-1].startswith(title)]
-    if not same:
-        return title
-    changed = [f"{k}={v}" for k, v in sorted(params.items()) if same[-1].params.get(k) != v][:3]
-    return f"{title} ({', '.join(changed)})" if changed else f"{title} #{len(same) + 1}"
+    """What defines a run of ``spec`` with ``params`` (run_identity.describe_setting); with
+    ``history``, ``#2`` ... when a run of the window already has that name."""
+    defaults = spec.defaults() if hasattr(spec, "defaults") else {}
+    title = describe_setting(spec.key, params, defaults, spec.presets, getattr(spec, "budget", None),
+                             getattr(spec, "title", ""))
+    return title if history is None else unique_name(title, history.names())
 
 
 def records_of(run: Run, model) -> list:
@@ -145,7 +138,7 @@ def check_model_fits(est, data: LoadedData) -> None:
 
 
 EVENTS = ("data_changed", "run_added", "run_updated", "run_ended", "run_settled", "run_removing", "run_removed",
-          "history_replaced")
+          "run_renamed", "history_replaced")
 
 
 class Controller:
@@ -181,6 +174,15 @@ class Controller:
         if self.run is run:
             self.forget_model()
         self.run_removed.emit(run)
+
+    def rename_run(self, run: Run, name: str) -> str:
+        """Give ``run`` the name the user typed (stripped; ValueError when it is empty or another
+        run's); every view showing the name follows ``run_renamed``."""
+        name = check_name(name, self.history.names(but=run))
+        if name != run.name:
+            run.name = name
+            self.run_renamed.emit(run)
+        return name
 
     def forget_model(self) -> None:
         self.estimator = self.model = self.whatif = self.run = None

@@ -169,6 +169,15 @@ def run(exp: Experiment, store_path, emit: Callable[[str, Any], None], *, schedu
         emit("done", (summary, tables(rep)))
 
 
+def done_text(summary) -> str:
+    """The finished experiment's line: what was computed now, what the store already held (not a
+    loss: those tasks were computed by an earlier run), what failed, and how long it took."""
+    n = summary.n_skipped
+    stored = "none stored before" if n == 0 else f"{n} taken from the store (computed before)"
+    return (f"{summary.n_done} task{'s' if summary.n_done != 1 else ''} computed, {stored}, "
+            f"{summary.n_failed} failed; {summary.seconds:.0f} s")
+
+
 def stored_tables(exp: Experiment, store_path) -> "ResultTables | None":
     """The results already in a store (None when there is no store yet)."""
     if not Path(store_path).is_file():

@@ -16,13 +16,11 @@ from engine.metrics import hamming_loss, subset_zero_one_loss
 from engine.trajectory import LOSSES, SERIES, Trajectory, marker_indices
 from engine.validation import match_schema
 
+from boomer_gui.components.run_identity import DASHES, MARKERS, PALETTE, next_style, unique_name
+
 TEST_MODES = ("split", "file", "generated")
 MAX_SYNTHETIC_EXAMPLES = 1_000_000  # the data panel's limits; a session may not ask for more
 MAX_SYNTHETIC_LABELS = 100
-# Colour-blind-safe run colours (Okabe & Ito, with two of Tol's) and marker shapes: run k gets
-# colour k mod 8 and marker k mod 5, so 40 runs differ by colour or shape.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#999933")
-MARKERS = ("o", "s", "^", "D", "v")
 
 
 # --------------------------------------------------------------------------------------- data
@@ -243,6 +241,7 @@ class Run:
     seed: int | None = None  # the learner's random seed, when it has one
     elapsed: float | None = None  # wall-clock seconds of training
     marker: str = MARKERS[0]
+    dash: str = DASHES[0]  # the line's dash pattern (run_identity.DASHES)
     ended_early: str | None = None  # why a finished fit ended before its budget (the learner says)
     revised: int = 0  # revision steps (post-optimization relearned an earlier rule), after the rules
     # Not saved with the run itself: the rules of every step and the fitted estimator, so any
@@ -300,7 +299,8 @@ class Run:
         params = ", ".join(f"{k}={v!r}" for k, v in sorted(self.params.items()))
         seed = f"; seed {self.seed}" if self.seed is not None else ""
         early = f"\n{self.ended_early}" if self.ended_early else ""
-        return f"{self.name}\ndata: {self.dataset or 'unknown'}\nlearner: {self.learner} ({params}){seed}{early}"
+        return (f"{self.name}\ndata: {self.dataset or 'unknown'}\nlearner: {self.learner} ({params}){seed}{early}\n"
+                f"line: {self.dash}, marker {self.marker}, colour {self.color}")
 
     def metadata(self) -> dict:
         return {"run": self.name, "data_set": self.dataset, "data": self.data_key, "learner": self.learner,
@@ -310,7 +310,7 @@ class Run:
         return {"name": self.name, "color": self.color, "learner": self.learner, "params": dict(self.params),
                 "visible": self.visible, "status": self.status, "whatif": self.whatif, "selected": self.selected,
                 "dataset": self.dataset, "data_key": self.data_key, "seed": self.seed, "elapsed": self.elapsed,
-                "marker": self.marker, "ended_early": self.ended_early,
+                "marker": self.marker, "dash": self.dash, "ended_early": self.ended_early,
                 **({"revised": self.revised} if self.revised else {}),
                 **({"active": [bool(a) for a in self.active]} if self.active is not None and not np.all(self.active)
                    else {}),
@@ -373,7 +373,8 @@ class Run:
                    whatif=whatif,
                    selected=selected, dataset=check.string(d.get("dataset", ""), f"{where}, dataset"),
                    data_key=check.string(d.get("data_key", ""), f"{where}, data_key"), seed=seed, elapsed=elapsed,
-                   marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS), estimator=estimator,
+                   marker=check.choice(d.get("marker", MARKERS[0]), f"{where}, marker", MARKERS),
+                   dash=check.choice(d.get("dash", DASHES[0]), f"{where}, dash", DASHES), estimator=estimator,
                    ended_early=early, revised=revised, records=records,
                    active=_read_switches(d.get("active"), estimator, where))
 
@@ -443,19 +444,20 @@ class RunHistory:
 
     def new_run(self, title: str, learner: str, params: Mapping[str, Any], dataset: str = "",
                 data_key: str = "") -> Run:
-        """A run named ``N: title`` with a colour (an unused one first) and a marker of its own."""
+        """A run named ``title`` (``title #2`` ... when a run of the window has that name) with a line
+        style (colour, marker, dash) no other run has (run_identity.next_style)."""
+        color, marker, dash = next_style(self._counter, ((r.color, r.marker, r.dash) for r in self.runs))
         self._counter += 1
-        used = {(r.color, r.marker) for r in self.runs}
-        styles = [(PALETTE[(self._counter - 1 + i) % len(PALETTE)], MARKERS[(self._counter - 1 + i) % len(MARKERS)])
-                  for i in range(len(PALETTE) * len(MARKERS))]
-        color, marker = next((s for s in styles if s not in used and s[0] not in {c for c, _ in used}),
-                             next((s for s in styles if s not in used), styles[0]))
         seed = params.get("random_state", params.get("seed"))
-        run = Run(name=f"{self._counter}: {title}", color=color, learner=learner, params=dict(params),
-                  dataset=dataset, data_key=data_key, marker=marker,
+        run = Run(name=unique_name(title, self.names()), color=color, learner=learner, params=dict(params),
+                  dataset=dataset, data_key=data_key, marker=marker, dash=dash,
                   seed=int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None)
         self.runs.append(run)
         return run
+
+    def names(self, but: Run | None = None) -> list[str]:
+        """The names of the runs (except ``but``)."""
+        return [r.name for r in self.runs if r is not but]
 
     def add(self, run: Run) -> Run:
         self._counter += 1
@@ -474,8 +476,10 @@ class RunHistory:
         from engine import model_document as check
 
         history = cls()
-        for i, d in enumerate(check.sequence(items, "runs", max_length=10_000)):
-            history.add(Run.from_dict(d, (estimators or {}).get(i)))
+        for k, d in enumerate(check.sequence(items, "runs", max_length=10_000)):
+            run = history.add(Run.from_dict(d, (estimators or {}).get(k)))
+            if isinstance(d, Mapping) and "dash" not in d:  # a session saved before runs had dashes
+                run.dash = DASHES[k % len(DASHES)]
         return history
 
 

@@ -529,8 +529,7 @@ class ExperimentTab(QWidget):
         elif kind == "done":
             summary, tables = payload
             self._results(tables)
-            self.status.setText(f"{summary.n_done} tasks computed, {summary.n_skipped} were stored, "
-                                f"{summary.n_failed} failed; {summary.seconds:.0f} s")
+            self.status.setText(model.done_text(summary))
         elif kind == "error":
             self.status.setText(f"error: {payload}")
 

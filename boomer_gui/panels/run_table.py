@@ -1,56 +1,40 @@
 """The run table: every run of the session with its data set, learner, size, final losses and time.
 
 A ``QAbstractTableModel`` over the Qt-free :class:`~boomer_gui.components.state.RunHistory`; the first column's
-check box shows or hides the run's curves, its swatch is the run's colour and marker.  Runs
+check box shows or hides the run's curves, its swatch is the run's line (colour, dash and marker).  Runs
 trained on another data set than the loaded one are greyed (their losses are not comparable).
-Selecting a row asks the window to show that run's rules."""
+Selecting a row asks the window to show that run's rules; double-clicking a name edits it
+(``renameRequested``: the application model checks and applies it).  Names wrap: a row is as tall
+as its name needs; the tooltip holds the whole name and the run's settings."""
 from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QIcon, QKeySequence, QPainter, QPen, QPixmap, QPolygonF, QShortcut
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSize, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QIcon, QKeySequence, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableView,
                                QVBoxLayout, QWidget)
 
 from boomer_gui.components.state import Run, RunHistory
+from boomer_gui.plots.run_legend import style_icon
 
 COLUMNS = ("show", "run", "data set", "learner", "size", "train H", "train 0/1", "test H", "test 0/1", "time",
            "status")
 (COL_SHOW, COL_NAME, COL_DATA, COL_LEARNER, COL_SIZE, COL_TRH, COL_TRS, COL_TEH, COL_TES, COL_TIME,
  COL_STATUS) = range(len(COLUMNS))
 _LOSS_KEYS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "test_hamming", COL_TES: "test_subset"}
-_TIPS = {COL_SHOW: "Show or hide the run's curves; the swatch is its colour and marker",
+_TIPS = {COL_SHOW: "Show or hide the run's curves; the swatch is its line: colour, dash and marker",
+         COL_NAME: "What defines the run (learner, loss and heads, preset, changed settings); double-click to rename",
          COL_SIZE: "Steps the run learned (a stump round of AdaBoost.MH adds two rules)",
          COL_TRH: "Final Hamming loss on the training data", COL_TRS: "Final subset 0/1 loss on the training data",
          COL_TEH: "Final Hamming loss on the test data", COL_TES: "Final subset 0/1 loss on the test data",
          COL_TIME: "Training time (wall clock)"}
 _GREY = QBrush(QColor(150, 150, 150))
-_SWATCHES: dict = {}
 
 
-def swatch(color: str, marker: str, size: int = 14) -> QIcon:
-    """A small icon: the run's marker shape filled with its colour."""
-    key = (color, marker, size)
-    if key not in _SWATCHES:
-        pix = QPixmap(size, size)
-        pix.fill(Qt.transparent)
-        p = QPainter(pix)
-        p.setRenderHint(QPainter.Antialiasing)
-        p.setBrush(QColor(color))
-        p.setPen(QPen(QColor(color).darker(130), 1))
-        m, s = 1.5, size - 3.0
-        if marker == "s":
-            p.drawRect(int(m), int(m), int(s), int(s))
-        elif marker in ("^", "v", "D"):
-            pts = {"^": [(0.5, 0), (1, 1), (0, 1)], "v": [(0, 0), (1, 0), (0.5, 1)],
-                   "D": [(0.5, 0), (1, 0.5), (0.5, 1), (0, 0.5)]}[marker]
-            p.drawPolygon(QPolygonF([QPointF(m + x * s, m + y * s) for x, y in pts]))
-        else:
-            p.drawEllipse(int(m), int(m), int(s), int(s))
-        p.end()
-        _SWATCHES[key] = QIcon(pix)
-    return _SWATCHES[key]
+def swatch(color: str, marker: str, dash: str = "solid", size: int = 14) -> QIcon:
+    """A small icon of the run's line: its dash pattern in its colour, with its marker."""
+    return style_icon(color, marker, dash, 2 * size, size)
 
 
 def _fmt(x) -> str:
@@ -61,6 +45,7 @@ class RunTableModel(QAbstractTableModel):
     """Rows are the runs of a history, in order; call :meth:`run_changed` when a run grows."""
 
     visibilityChanged = Signal(object, bool)
+    renameRequested = Signal(object, str)  # (run, the name typed): the window applies or refuses it
 
     def __init__(self, history: RunHistory | None = None, parent=None):
         super().__init__(parent)
@@ -131,6 +116,8 @@ class RunTableModel(QAbstractTableModel):
         if not index.isValid():
             return Qt.NoItemFlags
         f = Qt.ItemIsEnabled | Qt.ItemIsSelectable
+        if index.column() == COL_NAME:
+            return f | Qt.ItemIsEditable
         return f | Qt.ItemIsUserCheckable if index.column() == COL_SHOW else f
 
     def size_text(self, run: Run) -> str:
@@ -144,9 +131,11 @@ class RunTableModel(QAbstractTableModel):
         if not index.isValid() or not 0 <= index.row() < len(self.history.runs):
             return None
         run, col = self.history.runs[index.row()], index.column()
-        if role == Qt.DisplayRole:
+        if role in (Qt.DisplayRole, Qt.EditRole):
             if col == COL_NAME:
                 return run.name
+            if role == Qt.EditRole:
+                return None
             if col == COL_DATA:
                 return run.dataset or "–"
             if col == COL_LEARNER:
@@ -163,7 +152,7 @@ class RunTableModel(QAbstractTableModel):
         if role == Qt.CheckStateRole and col == COL_SHOW:
             return Qt.Checked if run.visible else Qt.Unchecked
         if role == Qt.DecorationRole and col == COL_SHOW:
-            return swatch(run.color, run.marker)
+            return swatch(run.color, run.marker, run.dash)
         if role == Qt.ForegroundRole and not self.comparable(run):
             return _GREY
         if role == Qt.ToolTipRole:
@@ -178,6 +167,11 @@ class RunTableModel(QAbstractTableModel):
         return None
 
     def setData(self, index, value, role=Qt.EditRole) -> bool:
+        if index.isValid() and index.column() == COL_NAME and role == Qt.EditRole:
+            run = self.history.runs[index.row()]
+            if str(value) != run.name:
+                self.renameRequested.emit(run, str(value))
+            return True
         if not index.isValid() or index.column() != COL_SHOW or role != Qt.CheckStateRole:
             return False
         run = self.history.runs[index.row()]
@@ -205,13 +199,17 @@ class RunTable(QWidget):
         self.view.setSelectionBehavior(QAbstractItemView.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.ExtendedSelection)  # the current row is the shown run
         self.view.verticalHeader().hide()
-        self.view.verticalHeader().setSectionResizeMode(QHeaderView.Fixed)
-        self.view.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.view.setIconSize(self.view.iconSize().expandedTo(self.view.iconSize()))
+        # a row is as tall as its name needs: names wrap (whole, never cut), the other cells are one line
+        self.view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeToContents)
+        self.view.verticalHeader().setMinimumSectionSize(self.fontMetrics().height() + 8)
+        self.view.setIconSize(QSize(28, 14))
+        self.view.setTextElideMode(Qt.ElideRight)  # only a single word wider than the column is cut (tooltip)
+        self.view.setWordWrap(True)
+        self.view.setEditTriggers(QAbstractItemView.DoubleClicked | QAbstractItemView.EditKeyPressed)
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.Interactive)
         hh.setSectionResizeMode(COL_NAME, QHeaderView.Stretch)
-        for col, w in ((COL_SHOW, 46), (COL_DATA, 110), (COL_LEARNER, 74), (COL_SIZE, 92), (COL_TIME, 52),
+        for col, w in ((COL_SHOW, 60), (COL_DATA, 110), (COL_LEARNER, 74), (COL_SIZE, 92), (COL_TIME, 52),
                        (COL_STATUS, 64), *((c, 60) for c in _LOSS_KEYS)):
             self.view.setColumnWidth(col, w)
         self.view.selectionModel().currentRowChanged.connect(self._current_changed)
@@ -219,7 +217,8 @@ class RunTable(QWidget):
         self.remove_button.setToolTip("Remove the selected run (Delete); a run that is training cannot be removed")
         self.remove_button.clicked.connect(self._remove_clicked)
         QShortcut(QKeySequence.Delete, self.view, self._remove_clicked, context=Qt.WidgetShortcut)
-        hint = QLabel("Select a run to see its rules or steps; untick to hide its curves. Grey: another data set.")
+        hint = QLabel("Select a run to see its rules or steps; untick to hide its curves; double-click a name to "
+                     "rename the run. Grey: another data set.")
         hint.setStyleSheet("color: #555;")
         hint.setWordWrap(True)  # the table fits a narrow column (presentation mode)
         bar = QHBoxLayout()

@@ -9,9 +9,11 @@ as long as they stay inside the axes; a full ``draw_idle`` happens only when the
 grow, when the tab is shown or when runs change.  Finished runs stay as named coloured curves
 that can be hidden or removed in the run list beside the plot.
 
-The plot names its runs outside the data: on screen a line of coloured run names above the axes
-(a Qt label, no cost to a redraw); in presentation mode a large legend below the axes, in as many
-columns as fit, with the canvas's bottom margin grown to hold it (never over the curves).
+Every run has a line style of its own (colour, marker and dash pattern together, see
+components/run_identity.py): its test line is drawn thick, its training line thin and faded, both in
+the run's dash pattern.  The plot names its runs outside the data, in a scrollable list beside the
+tabs (plots/run_legend.py: a Qt list, no cost to a redraw) that serves both tabs; presentation mode
+makes its type large.
 """
 from __future__ import annotations
 
@@ -23,14 +25,15 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
-from matplotlib.transforms import blended_transform_factory, offset_copy
 from engine.api import atomic_savefig
 from PySide6.QtCore import QSize
 from superqt.utils import qthrottled
 from matplotlib.backends.backend_qtagg import NavigationToolbar2QT
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
-from boomer_gui.plots.canvas import LiveCanvas, TickGrid, pin_axis_labels, xaxis_depth_pt
+from boomer_gui.components.run_identity import DASH_PATTERNS
+from boomer_gui.plots.canvas import LiveCanvas, TickGrid, pin_axis_labels
+from boomer_gui.plots.run_legend import RunLegend
 from boomer_gui.plots.raster_text import RasterLabel, RasterTickLabels
 from boomer_gui.components.state import Run, RunHistory, marker_positions
 
@@ -45,10 +48,16 @@ EMPTY_HAMMING_MAX = 0.5  # x range of the empty trajectory plot (subset 0/1 loss
 TICK_PT, LABEL_PT, TITLE_PT = 8, 9, 10
 TICK_PAD_PT = 3.5  # between the axes and the tick labels (matplotlib's default)
 PRESENTATION_SCALE = 1.5  # presentation mode: ticks 12 pt (16.7 px), axis labels 13.5 pt, titles 15 pt
-LEGEND_PT = 12  # the runs' legend in presentation mode
+BESIDE_MIN_WIDTH = 640  # narrower plots show the runs' legend under the tabs
+TRAIN_ALPHA = 0.55  # a run's training line: thin and faded; its test line: thick
 TRAJ_MARGINS = dict(left=62, bottom=46, top=10, right=12)
 LOSS_MARGINS = dict(left=56, bottom=46, top=30, right=12, wspace=56)
-MARKER_GLYPHS = {"o": "●", "s": "■", "^": "▲", "D": "◆", "v": "▼"}  # state.MARKERS as text
+
+
+def dash_style(dash: str):
+    """matplotlib's linestyle of a run's dash pattern (run_identity.DASHES)."""
+    pattern = DASH_PATTERNS.get(dash)
+    return "-" if pattern is None else (0, pattern)
 
 
 def nice_step(span: float) -> float:
@@ -100,11 +109,11 @@ def _vline(ax, **style) -> Line2D:
 
 class _RunArtists:
     def __init__(self, run: Run, traj_ax, hamming_ax, subset_ax):
-        c = run.color
-        self.train = _line(traj_ax, "--", color=c, lw=1.2, alpha=0.8)
-        self.test = _line(traj_ax, "-", color=c, lw=1.8)
+        c, ls = run.color, dash_style(run.dash)
+        self.train = _line(traj_ax, "-", color=c, lw=1.0, alpha=TRAIN_ALPHA, ls=ls)
+        self.test = _line(traj_ax, "-", color=c, lw=2.0, ls=ls)
         m = run.marker
-        self.train_marks = _line(traj_ax, m, ls="none", color=c, ms=3.5, alpha=0.8)
+        self.train_marks = _line(traj_ax, m, ls="none", color=c, ms=3.5, alpha=TRAIN_ALPHA)
         self.test_marks = _line(traj_ax, m, ls="none", color=c, ms=5.5, mec="white", mew=0.6)
         self.whatif = _line(traj_ax, "D", ls="none", mfc="none", mec=c, ms=9, mew=1.8)
         self.whatif_link = _line(traj_ax, ":", color=c, lw=1.2)
@@ -112,10 +121,10 @@ class _RunArtists:
         self.selected = _line(traj_ax, "s", ls="none", mfc="none", mec=c, mew=2.2, ms=13, zorder=5)
         self.h_selected = _vline(hamming_ax, color=c, ls="-.", lw=1.2)
         self.s_selected = _vline(subset_ax, color=c, ls="-.", lw=1.2)
-        self.h_train = _line(hamming_ax, "--", color=c, lw=1.0, alpha=0.8)
-        self.h_test = _line(hamming_ax, "-", color=c, lw=1.6)
-        self.s_train = _line(subset_ax, "--", color=c, lw=1.0, alpha=0.8)
-        self.s_test = _line(subset_ax, "-", color=c, lw=1.6)
+        self.h_train = _line(hamming_ax, "-", color=c, lw=0.9, alpha=TRAIN_ALPHA, ls=ls)
+        self.h_test = _line(hamming_ax, "-", color=c, lw=1.8, ls=ls)
+        self.s_train = _line(subset_ax, "-", color=c, lw=0.9, alpha=TRAIN_ALPHA, ls=ls)
+        self.s_test = _line(subset_ax, "-", color=c, lw=1.8, ls=ls)
         # the selected rule's point (a ring) and its rule count on the loss plots
         self.point = _line(traj_ax, "o", ls="none", mfc="none", mec="black", mew=2.0, ms=14, zorder=6)
         self.h_point = _vline(hamming_ax, color="black", ls=":", lw=1.2)
@@ -188,22 +197,19 @@ class TrajectoryPlot(QWidget):
             canvas.setMinimumSize(QSize(200, 150))
 
         self.legend_label = QLabel(
-            "<span style='color:#444'>── test &nbsp;&nbsp; ╌╌ training &nbsp;&nbsp; ●■▲ after 1, 2, 4, … rules and the last"
+            "<span style='color:#444'><b>━━</b> test &nbsp;&nbsp; <span style='color:#999'>──</span> training &nbsp;&nbsp;"
+            " ●■▲ after 1, 2, 4, … rules and the last"
             " &nbsp;&nbsp; <span style='color:#aaa'>⋰</span> isometrics (slope 1) &nbsp;&nbsp; ★ Bayes-optimal "
             "(test) &nbsp;&nbsp; □ kept by global pruning</span>")
         self.legend_label.setStyleSheet("font-size: 8pt;")
         self.legend_label.setWordWrap(True)  # wraps on narrow screens instead of widening the window
-        # the runs' names in their colours and markers (in presentation mode: the legend under the axes)
-        self.runs_label = QLabel("")
-        self.runs_label.setObjectName("run_names")
-        self.runs_label.setWordWrap(True)
-        self.runs_label.setStyleSheet("font-size: 8pt;")
+        # the runs' names and line styles, beside the tabs (both tabs)
+        self.run_legend = RunLegend()
         traj_page = QWidget()
         tp = QVBoxLayout(traj_page)
         tp.setContentsMargins(0, 2, 0, 0)
         tp.setSpacing(0)
         tp.addWidget(self.legend_label)
-        tp.addWidget(self.runs_label)
         tp.addWidget(self.traj_canvas, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(traj_page, "Hamming vs subset 0/1")
@@ -224,7 +230,12 @@ class TrajectoryPlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.tabs, 1)
+        self._plots = QBoxLayout(QBoxLayout.LeftToRight)  # beside the tabs, or under them when narrow
+        self._plots.setContentsMargins(0, 0, 0, 0)
+        self._plots.setSpacing(2)
+        self._plots.addWidget(self.tabs, 1)
+        self._plots.addWidget(self.run_legend)
+        layout.addLayout(self._plots, 1)
         layout.addLayout(tools)
         self._user_view = {0: False, 1: False}  # zoomed or panned by the user: no autoscaling
         self.presentation = False
@@ -234,9 +245,6 @@ class TrajectoryPlot(QWidget):
                                             bbox=dict(boxstyle="round", fc="white", ec="0.6", alpha=0.95),
                                             zorder=10, visible=False)
         self.traj_canvas.mpl_connect("motion_notify_event", self._on_motion)
-        self._run_legend = None
-        self._run_legend_key = None  # what the runs' legend shows (rebuilt only when it changes)
-        self.traj_canvas.mpl_connect("resize_event", lambda _event: self._update_run_legend())
 
         # redraws: at most one every UPDATE_INTERVAL_MS, the last request always honoured
         self._flush_soon = qthrottled(self._flush, timeout=UPDATE_INTERVAL_MS, leading=False, parent=self)
@@ -261,8 +269,8 @@ class TrajectoryPlot(QWidget):
                                           linestyles=":", zorder=0)
         ax.add_collection(self._isometrics, autolim=False)
         self._bayes_artist, = ax.plot([], [], "*", ls="none", color="black", ms=13, zorder=5)
-        self._legend = ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
-                           Line2D([], [], color="0.3", ls="--", lw=1.2, label="training"),
+        self._legend = ax.legend(handles=[Line2D([], [], color="0.3", ls="-", lw=2.0, label="test"),
+                           Line2D([], [], color="0.3", ls="-", lw=1.0, alpha=TRAIN_ALPHA, label="training"),
                            Line2D([], [], color="0.3", ls="none", marker="o", ms=4, label="1, 2, 4, … rules and the last"),
                            Line2D([], [], color="0.82", ls=":", label="isometrics (slope 1)"),
                            Line2D([], [], color="black", ls="none", marker="*", ms=10, label="Bayes-optimal (test)"),
@@ -362,8 +370,8 @@ class TrajectoryPlot(QWidget):
             for a in art.all():
                 a.set_visible(run.visible)
             for a in art.traj + art.losses:
-                a.set_alpha(0.2 if faded else (0.8 if a in (art.train, art.train_marks, art.h_train, art.s_train)
-                                                else None))
+                training = a in (art.train, art.train_marks, art.h_train, art.s_train)
+                a.set_alpha(0.2 if faded else (TRAIN_ALPHA if training else None))
 
     def run_by_id(self, key):
         return next((r for r in self.history if id(r) == key), None)
@@ -455,14 +463,25 @@ class TrajectoryPlot(QWidget):
             a.title.set_size(TITLE_PT * big)
         self._pin_labels(big)
         self._hover.set_fontsize(8 * big)
-        self.legend_label.setVisible(not on)
-        self.runs_label.setVisible(not on)
+        self.legend_label.setStyleSheet(f"font-size: {12 if on else 8}pt;")
+        self.run_legend.set_large(on)
         for canvas, base in ((self.traj_canvas, TRAJ_MARGINS), (self.loss_canvas, LOSS_MARGINS)):
             canvas.margins.update({k: int(v * big) for k, v in base.items() if k in ("left", "bottom", "top")})
             canvas.fit_margins(canvas.width(), canvas.height())
-        self._run_legend_key = None
-        self._update_run_legend()
         self.redraw()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_legend()
+
+    def _place_legend(self) -> None:
+        """The runs' legend beside the tabs when the plot is wide enough to spare its column, else
+        under them (full width, a few rows high, scrolling)."""
+        beside = self.width() >= BESIDE_MIN_WIDTH
+        direction = QBoxLayout.LeftToRight if beside else QBoxLayout.TopToBottom
+        if self._plots.direction() != direction or self.run_legend.beside != beside:
+            self._plots.setDirection(direction)
+            self.run_legend.set_beside(beside)
 
     def tick_label_pt(self) -> float:
         """The type size (points) of the trajectory axes' tick labels."""
@@ -472,65 +491,9 @@ class TrajectoryPlot(QWidget):
         """The display boxes of the trajectory axes' x and y labels."""
         return [label.get_window_extent() for label in self._axis_labels]
 
-    def _run_entries(self) -> list[tuple[str, str, str]]:
-        return [(r.name, r.color, r.marker) for r in self._visible_runs()]
-
     def _update_run_names(self) -> None:
-        """The line of run names above the axes (normal mode), in the runs' colours and markers."""
-        html = " &nbsp; ".join(f"<span style='color:{color}'>{MARKER_GLYPHS.get(marker, '●')}━</span>&nbsp;"
-                               f"{_html(name)}" for name, color, marker in self._run_entries())
-        if html != self.runs_label.text():
-            self.runs_label.setText(html)
-
-    def _legend_offset_px(self) -> float:
-        """How far below the axes the x tick labels and the x label reach (dots of the figure)."""
-        return xaxis_depth_pt(self.traj_ax, self.tick_label_pt()) * self.traj_fig.dpi / 72
-
-    def _keep_style_legend(self) -> None:
-        """The (hidden) style legend stays an artist of the axes for exports, whatever legend the
-        axes show."""
-        if self._legend not in self.traj_ax.artists:
-            self.traj_ax.add_artist(self._legend)
-
-    def _update_run_legend(self) -> None:
-        """Presentation mode: a legend naming every visible run below the axes, outside the data,
-        in as many columns as the axes' width holds; the bottom margin grows to fit it."""
-        if not self.presentation:
-            if self._run_legend is not None:
-                self._run_legend.remove()
-                self._run_legend = None
-                self._run_legend_key = None
-            return
-        canvas, fig, ax = self.traj_canvas, self.traj_fig, self.traj_ax
-        entries = self._run_entries()
-        key = (tuple(entries), canvas.width(), canvas.height(), fig.dpi)
-        if key == self._run_legend_key and self._run_legend is not None:
-            return
-        self._run_legend_key = key
-        handles = [Line2D([], [], color=c, marker=m, lw=2, label=name) for name, c, m in entries]
-        handles += [Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
-                    Line2D([], [], color="0.3", ls="--", lw=1.2, label="training")]
-        offset = self._legend_offset_px()
-        # centred on the figure (not the axes, whose left margin is wider), just under the x label
-        below = blended_transform_factory(fig.transFigure, offset_copy(ax.transAxes, fig=fig, y=-offset, units="dots"))
-        renderer = canvas.get_renderer()
-        if self._run_legend is not None:
-            self._run_legend.remove()
-        legend = None
-        for ncol in range(len(handles), 0, -1):  # the most columns that fit the figure's width
-            if legend is not None:
-                legend.remove()
-            legend = ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below,
-                               ncol=ncol, fontsize=LEGEND_PT, frameon=False, handlelength=2.2, columnspacing=1.2,
-                               borderaxespad=0.2, borderpad=0.2)
-            if legend.get_window_extent(renderer).width <= fig.bbox.width - 8:
-                break
-        self._run_legend = legend
-        self._keep_style_legend()
-        height = legend.get_window_extent(renderer).height / max(canvas.device_pixel_ratio, 1.0)
-        canvas.margins["bottom"] = int(math.ceil(offset / max(canvas.device_pixel_ratio, 1.0) + height + 8))
-        canvas.fit_margins(canvas.width(), canvas.height())
-        canvas.invalidate()
+        """The runs' legend beside the tabs lists the visible runs."""
+        self.run_legend.set_runs(self._visible_runs())
 
     # -- data -------------------------------------------------------------------------------
     def set_bayes_point(self, point: tuple[float, float] | None) -> None:
@@ -711,8 +674,6 @@ class TrajectoryPlot(QWidget):
             any(outside(self.subset_ax, run.array(k), "y") for k in ("train_subset", "test_subset"))
 
     def _autoscale(self, tab: int):
-        if tab == 0 and self.presentation:
-            self._update_run_legend()
         if self._user_view.get(tab):
             if tab == 0:
                 self._isometrics.set_segments(isometric_segments(self.traj_ax.get_xlim(), self.traj_ax.get_ylim()))
@@ -777,20 +738,20 @@ class TrajectoryPlot(QWidget):
         for a in animated:
             a.set_animated(False)
         # In a file the runs need names: a legend with the line styles and one entry per run.
-        runs = [Line2D([], [], color=r.color, lw=2, label=r.name) for r in self._visible_runs()]
+        runs = [Line2D([], [], color=r.color, lw=2, ls=dash_style(r.dash), marker=r.marker, label=r.name)
+                for r in self._visible_runs()]
         legend_ax = self.traj_ax if which != "losses" else self.subset_ax
         styles = self._legend.legend_handles if which != "losses" else [
-            Line2D([], [], color="0.3", ls="-", lw=1.6, label="test"),
-            Line2D([], [], color="0.3", ls="--", lw=1.2, label="training")]
+            Line2D([], [], color="0.3", ls="-", lw=1.8, label="test"),
+            Line2D([], [], color="0.3", ls="-", lw=0.9, alpha=TRAIN_ALPHA, label="training")]
         legend = legend_ax.legend(handles=list(styles) + runs, loc="best",
                                   fontsize=7, framealpha=0.85)
         try:
             atomic_savefig(fig, path, dpi=150)
         finally:
             legend.remove()
-            self._keep_style_legend()
-            self._run_legend = self._run_legend_key = None  # replaced by the file's legend: built again
-            self._update_run_legend()
+            if self._legend not in self.traj_ax.artists:  # the hidden style legend stays for the next export
+                self.traj_ax.add_artist(self._legend)
             for a in animated:
                 a.set_animated(True)
         (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()

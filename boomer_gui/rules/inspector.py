@@ -26,6 +26,7 @@ MAX_TICK_LABELS = 18
 MAX_NAME = 12  # characters of a label name under a chart
 TICK_PT, TITLE_PT = 7, 9  # chart type (points at 100 dpi): 9.7 px ticks on screen ...
 PRESENTATION_SCALE = 11 / 7  # ... 15.3 px in presentation mode
+PRESENTATION_CHART_SHARE = 0.5  # of the inspector's width, for the charts in presentation mode
 CONDITIONS_SHARE = 0.6  # the conditions take at most this share of the left column's height, then scroll
 
 
@@ -160,6 +161,7 @@ class RuleInspector(QWidget):
         self.record = None
         self.mask = None
         self._bars_for = None
+        self._upright = None  # the label names under the charts stand upright
 
         self.title = QLabel("Select a rule in the table to inspect it.")
         self.title.setWordWrap(True)
@@ -189,6 +191,7 @@ class RuleInspector(QWidget):
         # margins fitted to the charts' text (upright label names, presentation type) before each draw
         self.canvas = MarginCanvas(self.figure, left=48, right=8, bottom=34, top=22, hspace=62, fit_text=True)
         self.canvas.setMinimumSize(160, 160)
+        self.canvas.mpl_connect("resize_event", self._canvas_resized)
         self.examples_model = CoveredExamplesModel(self)
         self.examples = QTableView()
         self.examples.setModel(self.examples_model)
@@ -199,10 +202,11 @@ class RuleInspector(QWidget):
         self.examples.horizontalHeader().setDefaultSectionSize(72)
         self.examples.setWordWrap(False)
         self.examples_label = QLabel("Covered training examples")
+        self.examples_label.setWordWrap(True)  # its width never holds the charts back (presentation mode)
 
         left = self.left = QSplitter(Qt.Vertical)
         cond_box = QWidget()
-        cl = QVBoxLayout(cond_box)
+        cl = self._cond_layout = QVBoxLayout(cond_box)
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(QLabel("Conditions"))
         cl.addWidget(self.conditions_scroll, 1)
@@ -219,7 +223,7 @@ class RuleInspector(QWidget):
         splitter.addWidget(left)
         splitter.addWidget(self.canvas)
         splitter.setSizes([380, 260])
-        layout = QVBoxLayout(self)
+        layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.step_label)
@@ -270,25 +274,48 @@ class RuleInspector(QWidget):
         self.cov_bars = self.freq_ax.bar(x - 0.2, np.zeros(K), width=0.4, color="#1f77b4", label="covered")
         self.all_bars = self.freq_ax.bar(x + 0.2, np.zeros(K), width=0.4, color="0.7", label="all")
         self.freq_ax.set_ylim(0, 1.05)
-        if K:
-            names = [_short(self.schema.label(k)) for k in range(K)]
-            step = max(1, int(math.ceil(K / MAX_TICK_LABELS)))
-            # names side by side only when they fit (about 6 pixels a character, 180 pixels an axis)
-            upright = K > 8 or max(len(n) for n in names) * K * 6 * big > 180
-            for ax in (self.head_ax, self.freq_ax):
-                ax.set_xticks(x[::step])
-                ax.set_xticklabels(names[::step], rotation=90 if upright else 0, fontsize=TICK_PT * big)
-                ax.set_xlim(-0.6, K - 0.4)
-            # upright names only under the lower chart (the canvas fits its margins to them)
-            self.head_ax.tick_params(labelbottom=not upright)
+        self._upright = None
+        self._set_tick_labels()
+
+    def _set_tick_labels(self) -> None:
+        """Label names under the bars: side by side when they fit the charts' width (measured on the
+        canvas, about 0.62 em a character plus a gap), else upright and only under the lower chart."""
+        K = self._bars_for or 0
+        if not K:
+            return
+        big = PRESENTATION_SCALE if self.presentation else 1.0
+        names = [_short(self.schema.label(k)) for k in range(K)]
+        step = max(1, int(math.ceil(K / MAX_TICK_LABELS)))
+        shown = names[::step]
+        char_px = 0.62 * TICK_PT * big * self.figure.dpi / 72 / max(self.canvas.device_pixel_ratio, 1.0)
+        axes_px = max(self.canvas.width() - 60 * big, 40)
+        upright = sum(len(n) * char_px + 6 for n in shown) > axes_px
+        if upright == self._upright:
+            return
+        self._upright = upright
+        x = np.arange(K)
+        for ax in (self.head_ax, self.freq_ax):
+            ax.set_xticks(x[::step])
+            ax.set_xticklabels(shown, rotation=90 if upright else 0, fontsize=TICK_PT * big)
+            ax.set_xlim(-0.6, K - 0.4)
+        # upright names only under the lower chart (the canvas fits its margins to them)
+        self.head_ax.tick_params(labelbottom=not upright)
 
     def set_presentation(self, on: bool) -> None:
-        """Large chart type for a projector (ticks 15.3 px), the chart under the conditions and
-        examples (the inspector fits presentation mode's narrow column); off: the screen layout."""
+        """Large chart type for a projector (ticks 15.3 px), the charts half the inspector's width;
+        off: the screen layout."""
         if bool(on) == self.presentation:
             return
         self.presentation = bool(on)
-        self.splitter.setOrientation(Qt.Vertical if on else Qt.Horizontal)
+        # the rule's summary over the conditions (presentation) or over everything: there the charts
+        # take the inspector's whole height
+        self.title.setMinimumHeight(0)
+        into = self._cond_layout if on else self._layout
+        into.insertWidget(0, self.title)
+        into.insertWidget(1, self.step_label)
+        # beside the conditions and examples, the charts take half the width in presentation mode
+        # (their full height: the column is narrow but tall enough for two charts of large type)
+        self._share_charts()
         record = self.record
         self._setup_axes(self._bars_for or 0)
         if record is not None:
@@ -309,15 +336,38 @@ class RuleInspector(QWidget):
             return
         width = self.conditions_scroll.viewport().width() or self.conditions_scroll.width()
         box = self.left.widget(0).layout()
-        header = box.itemAt(0).widget().sizeHint().height() + box.spacing()
+        header = 0  # everything over the conditions (in presentation mode the rule's summary, too)
+        for i in range(box.count()):
+            widget = box.itemAt(i).widget()
+            if widget is None or widget is self.conditions_scroll or not widget.isVisibleTo(self):
+                continue
+            hfw = widget.heightForWidth(max(width, 50)) if widget.hasHeightForWidth() else -1
+            header += (hfw if hfw > 0 else widget.sizeHint().height()) + box.spacing()
+        if self.presentation:  # the rule's summary over the conditions is never squeezed
+            self.title.setMinimumHeight(max(self.title.heightForWidth(max(width, 50)), 0))
         frame = 2 * self.conditions_scroll.frameWidth() + 2
         need = self.conditions.heightForWidth(max(width, 50)) + header + frame
-        top = int(min(max(need, 60), CONDITIONS_SHARE * total))
+        top = int(min(max(need, 60), (0.75 if self.presentation else CONDITIONS_SHARE) * total))
         self.left.setSizes([top, total - top])
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_conditions()
+        if self.presentation:
+            self._share_charts()
+
+    def _share_charts(self) -> None:
+        total = sum(self.splitter.sizes()) or self.width()
+        share = PRESENTATION_CHART_SHARE if self.presentation else 0.4
+        self.splitter.setSizes([total - int(total * share), int(total * share)])
+
+    def _canvas_resized(self, _event=None) -> None:
+        """Names side by side or upright, as the charts' new width allows."""
+        if self._bars_for:
+            upright = self._upright
+            self._set_tick_labels()
+            if upright != self._upright:
+                self.canvas.draw_idle()
 
     def show_record(self, record) -> None:
         if record is None:
@@ -359,6 +409,8 @@ class RuleInspector(QWidget):
             if rule.conditions:
                 self.title.setText(f"Rule #{record.index}: {len(rule.conditions)} condition(s), "
                                    f"covers {n} of {N} training examples; head with {len(rule.head_labels)} label(s)")
+        if self.presentation:  # the summary is over the conditions: their share follows its lines
+            self._fit_conditions()
         self.canvas.draw_idle()
 
     # -- for tests --------------------------------------------------------------------------

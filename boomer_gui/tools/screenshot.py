@@ -9,7 +9,10 @@ a first run whose kernels are being compiled (a fake child process reports the c
 ``--show learners`` four finished runs of three learners (BOOMER's label-wise and example-wise
 variants, label ranking, ML-ME) on one trajectory plot, the run table above it and the selected
 run's own plots beside it (``resources/runs_all_learners.png``; with ``--presentation --size
-1280x800``, ``resources/presentation.png``).
+1280x800``, ``resources/presentation.png``).  The run-identity pictures at a 1280 x 800 projector's size:
+``resources/runs_N.png`` and (``--presentation``) ``resources/presentation_N.png`` for N = 1 (``--runs 1``: one
+run mid-training, a rule selected), 4 and 12 (``--show runs --runs N --max-rules 300``: the presets in turn, a
+preset's second and third run with another shrinkage).
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "example or the run table (these three after the run finished), or a first run "
                         "whose kernels are compiled, or runs of three learners [inspector]")
     p.add_argument("--runs", type=int, default=1, help="finished runs before the shown one (presets in turn) [1]")
+    p.add_argument("--max-rules", type=int, default=1000, help="rules of each finished run [1000]")
     p.add_argument("--presentation", action="store_true", help="in presentation mode (F11)")
     args = p.parse_args(argv)
     if args.show in ("preparing", "learners"):
@@ -50,6 +54,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     if args.select >= args.rules:
         p.error("--select must be smaller than --rules")
     return args
+
+
+SHRINKAGES = (0.3, 0.1, 0.6)  # --runs: the shrinkage of a preset's first, second and third run
 
 
 def _wait(condition, timeout: float) -> bool:
@@ -137,7 +144,9 @@ def take(args) -> Path:
     n_runs = max(args.runs - 1, 0) if args.show == "inspector" else args.runs
     for k in range(n_runs):  # the last n presets, so that one run is the paper's example-wise complete heads
         window.learner_panel.apply_preset(presets[(len(presets) - n_runs + k) % len(presets)])
-        window.learner_panel.set_params({"max_rules": 1000})
+        # a preset's second and third run: another shrinkage (the runs' names say which)
+        window.learner_panel.set_params({"max_rules": args.max_rules,
+                                         "shrinkage": SHRINKAGES[(k // len(presets)) % len(SHRINKAGES)]})
         if not window.start_training():
             raise SystemExit("training could not start")
         if not _wait(lambda: not window.training_active, args.timeout):

@@ -6,10 +6,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from boomer_gui.rules.rule_table import COL_BODY
+from boomer_gui.panels.run_table import (COL_DATA, COL_LEARNER, COL_SIZE, COL_STATUS, COL_TEH, COL_TES, COL_TIME,
+                                         COL_TRH, COL_TRS)
+from boomer_gui.rules.rule_table import COL_BODY, COL_HEAD
+
+# the run's name says what matters; its test losses stay
+RUN_COLUMNS_HIDDEN = (COL_DATA, COL_LEARNER, COL_SIZE, COL_TRH, COL_TRS, COL_TIME, COL_STATUS)
 
 SCALE = 1.4
-PLOT_SHARE = 0.7  # of the central area's width, over its whole height
+PLOT_SHARE = 0.6  # of the central area's width, over its whole height (the runs' legend beside the axes)
+RULES_SHARE = 0.55  # of the right column's height: the rule table (8 rows and more), the inspector below
 
 
 class PresentationMode:
@@ -52,7 +58,16 @@ class PresentationMode:
             table.verticalHeader().setDefaultSectionSize(height)
         for c, width in enumerate(self.saved["columns"]):  # numbers stay readable in large type
             if c != COL_BODY:
-                header.resizeSection(c, int(width * SCALE))
+                header.resizeSection(c, int(width * (1.15 if c == COL_HEAD else SCALE)))
+        runs = w.run_table.view
+        self.saved["run_columns"] = [runs.isColumnHidden(c) for c in RUN_COLUMNS_HIDDEN]
+        for c in RUN_COLUMNS_HIDDEN:  # the names get the narrow column's width
+            runs.setColumnHidden(c, True)
+        self.saved["loss_widths"] = [runs.columnWidth(c) for c in (COL_TEH, COL_TES)]
+        for c in (COL_TEH, COL_TES):  # a loss of large type whole
+            runs.setColumnWidth(c, w.fontMetrics().horizontalAdvance("0.0000") + 18)
+        # the head before the body: in the narrow column the head is never cut, the body is elided
+        header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY))
 
     def _plot_beside(self) -> None:
         """[rules over (plot | details)] becomes [plot | (rules over details)]."""
@@ -66,7 +81,8 @@ class PresentationMode:
         for part in (w.top_tabs, w.details):  # their own minimum (every tab's) must not squeeze the plot
             part.setMinimumWidth(min(right, part.minimumSizeHint().width()))
         w.splitter.setSizes([int(width * PLOT_SHARE), right])
-        w.bottom.setSizes([height // 2, height - height // 2])
+        top = int(height * RULES_SHARE)
+        w.bottom.setSizes([top, height - top])
 
     def _plot_below(self) -> None:
         w = self.w
@@ -87,6 +103,12 @@ class PresentationMode:
         w.bottom.setSizes(saved["bottom"])
         for table, h in zip(self._tables(), saved["rows"]):
             table.verticalHeader().setDefaultSectionSize(h)
+        for c, hidden in zip(RUN_COLUMNS_HIDDEN, saved["run_columns"]):
+            w.run_table.view.setColumnHidden(c, hidden)
+        for c, width in zip((COL_TEH, COL_TES), saved["loss_widths"]):
+            w.run_table.view.setColumnWidth(c, width)
+        header = w.browser.table.horizontalHeader()
+        header.moveSection(header.visualIndex(COL_HEAD), header.visualIndex(COL_BODY) + 1)
         for c, width in enumerate(saved["columns"]):
             if c != COL_BODY:
-                w.browser.table.horizontalHeader().resizeSection(c, width)
+                header.resizeSection(c, width)

@@ -195,6 +195,27 @@ class RunViews(QObject):
         w.statusBar().showMessage(f"Showing {run.name}", 4000)
         return True
 
+    def rename(self, run: Run, name: str) -> bool:
+        """The name the user typed in the run table: applied (every view follows), or refused with
+        the reason in the status bar."""
+        try:
+            name = self.app.rename_run(run, name)
+        except ValueError as error:
+            self.w.statusBar().showMessage(f"Not renamed: {error}", 8000)
+            return False
+        self.w.statusBar().showMessage(f"Renamed to {name}", 4000)
+        return True
+
+    def renamed(self, run: Run) -> None:
+        """``run`` has a new name: its row, its legend entry and, if shown, the run controls."""
+        w = self.w
+        w.run_model.run_changed(run)
+        w.plot.redraw()
+        if run.status in ("running", "paused", "preparing"):
+            w.driver.title = run.name  # the training's status messages
+        elif self.app.run is run:
+            w.run_controls.show_run(run, w.run_model.nouns.get(run.learner))
+
     def show_step_run(self, spec, run: Run) -> None:
         """A run of a learner whose steps are not rules: its steps in the step view (a run read from
         a session has only its model: the model's summary)."""

@@ -34,9 +34,10 @@ class ChainLink:
     position: int
     inputs: tuple[int, ...]  # the labels it reads
     strongest: str  # its largest coefficients, as text
+    name: str = ""  # the label's name (the data's schema)
 
     def summary(self) -> str:
-        return f"label {self.label} after {len(self.inputs)} label(s): {self.strongest}"
+        return f"label {self.name or self.label} after {len(self.inputs)} label(s): {self.strongest}"
 
 
 class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEstimator):
@@ -55,6 +56,11 @@ class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixi
     def __init__(self, l2=10.0, order=None):
         self.l2 = l2
         self.order = order
+
+    def kernel_setting(self, profile) -> None:
+        """The chain compiles no kernels (NumPy and SciPy only): nothing to prepare before a run
+        (engine.prepare.kernel_setting; the window then starts learning at once)."""
+        return None
 
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
@@ -97,7 +103,7 @@ class LogisticChainClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixi
                 [self.schema_.label(int(j)) for j in self.order_[:i]]
         top = np.argsort(-np.abs(b[1:]))[:3]
         text = ", ".join(f"{names[j]} {b[1 + j]:+.2f}" for j in top)
-        return ChainLink(int(k), i, tuple(int(j) for j in self.order_[:i]), text)
+        return ChainLink(int(k), i, tuple(int(j) for j in self.order_[:i]), text, self.schema_.label(int(k)))
 
     def _walk(self, D) -> tuple[np.ndarray, np.ndarray]:
         """Greedy predictions and P(y_k = 1 | x, ŷ before k) along the chain learned so far; labels

@@ -128,6 +128,11 @@ class MLMEClassifier(MultiLabelTargets, FromParamsMixin, ClassifierMixin, BaseEs
         return design(X, self.mean_, self.scale_)
 
     # ------------------------------------------------------------------------------ training
+    def kernel_setting(self, profile) -> None:
+        """ML-ME compiles no kernels (NumPy and SciPy only): nothing to prepare before a run
+        (engine.prepare.kernel_setting; the window then starts learning at once)."""
+        return None
+
     def fit_iter(self, X, Y, X_test=None, Y_test=None, *, nominal_attributes=None, schema: Schema | None = None,
                  cancel: threading.Event | None = None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per expert tried (kind ``'expert'``)."""

@@ -18,7 +18,7 @@ def test_runs_overlay_hide_and_remove(qtbot, make_window, train):
     plot, model = window.plot, window.run_model
     first, second = window.history.runs
     assert (first.color, first.marker) != (second.color, second.marker) and model.rowCount() == 2
-    assert "Example-wise, multi-label heads" in second.name
+    assert "example-wise logistic, multi-label heads (paper)" in second.name
     lines = plot.lines_of(first)
     box = model.index(0, COL_SHOW)
     assert model.setData(box, Qt.Unchecked, Qt.CheckStateRole)  # hide

@@ -175,8 +175,7 @@ def test_the_window_fits_a_1280_by_800_projector_also_in_presentation_mode(qtbot
         assert hint.width() <= 1280 and hint.height() <= 800, (on, hint)
     assert window.presentation and window.setup_dock.isHidden() and window.plot.presentation
     assert window.font().pointSizeF() == pytest.approx(size * window.PRESENTATION_SCALE)
-    texts = [t.get_text() for t in window.plot.traj_ax.get_legend().get_texts()]
-    assert window.run.name in texts  # the runs' names on the plot
+    assert window.run.name in window.plot.run_legend.names()  # the runs' names beside the plot
     window.set_presentation(False)
     assert not window.presentation and not window.setup_dock.isHidden()
     assert window.font().pointSizeF() == pytest.approx(size)

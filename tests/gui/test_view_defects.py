@@ -63,50 +63,86 @@ def plot_with_runs(qtbot):
     return plot, runs
 
 
+def _legend_rect(plot):
+    from PySide6.QtCore import QRect
+
+    legend = plot.run_legend
+    return QRect(legend.mapTo(plot, legend.rect().topLeft()), legend.size())
+
+
+def _canvas_rect(plot, canvas):
+    from PySide6.QtCore import QRect
+
+    return QRect(canvas.mapTo(plot, canvas.rect().topLeft()), canvas.size())
+
+
 def test_presentation_legend_names_the_runs_outside_the_data_in_large_type(qtbot, plot_with_runs):
     plot, runs = plot_with_runs
     plot.set_presentation(True)
     for size in ((900, 560), (640, 460)):
         plot.resize(*size)
-        qtbot.waitUntil(lambda: plot.traj_canvas.width() < size[0] + 1 and plot.traj_canvas.width() > size[0] - 40)
+        qtbot.waitUntil(lambda: plot.traj_canvas.width() < size[0] + 1 and plot.traj_canvas.width() > size[0] - 400)
         plot.draw_now()
+        legend = plot.run_legend
+        assert legend.isVisible() and legend.names() == [r.name for r in runs]
+        assert legend.font().pixelSize() >= MIN_TICK_PX
+        for tab, canvas in ((0, plot.traj_canvas), (1, plot.loss_canvas)):  # every tab has it, beside the data
+            plot.tabs.setCurrentIndex(tab)
+            assert legend.isVisible()
+            assert not _legend_rect(plot).intersects(_canvas_rect(plot, canvas))
+        plot.tabs.setCurrentIndex(0)
         ax, fig = plot.traj_ax, plot.traj_fig
-        legend = ax.get_legend()
-        assert legend is not None and legend.get_visible()
-        names = [t.get_text() for t in legend.get_texts()]
-        assert all(r.name in names for r in runs)
         renderer = plot.traj_canvas.get_renderer()
-        box = legend.get_window_extent(renderer)
-        assert not overlaps(box, ax.bbox), (size, box, ax.bbox)  # never over the data
-        x_label = plot.axis_label_boxes()[0]
-        assert not overlaps(box, x_label), (size, box, x_label)  # nor over the axis label
-        assert inside(box, fig.bbox), (size, box, fig.bbox)  # and not cut off
         assert inside(ax.get_tightbbox(renderer), fig.bbox, slack=2)  # tick labels and axis labels too
         tick_pt = plot.tick_label_pt()  # the tick labels are pasted bitmaps of this size
         assert px(tick_pt, fig) >= MIN_TICK_PX
         for label in (ax.xaxis.label, ax.yaxis.label):
             assert label.get_fontsize() > tick_pt
-        assert ax.bbox.height > 0.5 * fig.bbox.height  # the legend leaves the data most of the figure
+        assert ax.bbox.height > 0.6 * fig.bbox.height  # the legend leaves the data the figure
     plot.set_presentation(False)
     legend = plot.traj_ax.get_legend()
     assert legend is None or not legend.get_visible()
 
 
-def test_normal_mode_names_every_run_in_its_colour_above_the_plot(qtbot, plot_with_runs):
+def test_normal_mode_names_every_run_beside_the_plot_with_its_style_and_settings(qtbot, plot_with_runs):
     plot, runs = plot_with_runs
     plot.draw_now()
-    label = plot.runs_label
-    assert label.isVisible()
-    text = label.text()
-    for run in runs:  # two runs of one preset told apart by their names
-        assert run.name in text and run.color in text
-    assert text.index(runs[0].name) < text.index(runs[1].name)
+    legend = plot.run_legend
+    assert legend.isVisible()
+    assert legend.names() == [r.name for r in runs]  # two runs of one preset told apart by their names
+    for i, run in enumerate(runs):
+        assert legend.item(i).toolTip() == run.describe() and run.dash in legend.item(i).toolTip()
     plot.set_run_visible(runs[1], False)
-    assert runs[1].name not in label.text() and runs[0].name in label.text()
-    legend = plot.traj_ax.get_legend()
-    assert legend is None or not legend.get_visible()  # nothing over the curves
+    assert legend.names() == [runs[0].name, runs[2].name]
+    legend_artist = plot.traj_ax.get_legend()
+    assert legend_artist is None or not legend_artist.get_visible()  # nothing over the curves
+    runs[0].name = "renamed"
+    plot.redraw()
+    assert legend.names()[0] == "renamed"
+
+
+def test_twelve_runs_fit_a_scrollable_legend_and_each_line_has_its_runs_style(qtbot, plot_with_runs):
+    from boomer_gui.plots.trajectory_plot import dash_style
+
+    plot, runs = plot_with_runs
+    for k in range(9):
+        run = fake_run(plot.history, f"run {k}", 20 + k, 0.01 * k)
+        plot.add_run(run, live=False)
     plot.set_presentation(True)
-    assert not label.isVisible()  # the legend under the axes says it in presentation mode
+    plot.resize(900, 560)
+    plot.draw_now()
+    legend = plot.run_legend
+    assert legend.count() == 12
+    rows = legend.sizeHintForRow(0) * 12
+    assert rows <= legend.viewport().height() or legend.verticalScrollBar().maximum() > 0  # all reachable
+    styles = set()
+    for run in plot.history:
+        art = plot.lines_of(run)
+        assert art.test.get_color() == run.color and art.test_marks.get_marker() == run.marker
+        assert art.test.get_linestyle() == art.train.get_linestyle()
+        assert art.test.get_linewidth() > art.train.get_linewidth()  # test thick, training thin
+        styles.add((art.test.get_color(), art.test_marks.get_marker(), str(dash_style(run.dash))))
+    assert len(styles) == 12
 
 
 # -- the learner plots of label ranking and ML-ME (panels/step_view.py) -----------------------------
