@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 import threading
@@ -31,7 +32,10 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 
 PREPARE_STEPS = 3  # steps (BOOMER: the default rule and two learned rules) that reach every kernel of a fit
+MAX_STEPS = 10_000  # a few steps reach every kernel; more is a mistake
 DATA_KEYS = ("X", "Y", "X_test", "Y_test", "nominal")
+MAX_DATA_BYTES = 2 << 30  # the arrays of a data file, expanded (its zip members' declared and npy headers' sizes)
+MAX_PARAMS_CHARS = 1_000_000  # more than one command-line argument can hold
 
 
 @dataclass(frozen=True)
@@ -211,10 +215,48 @@ def save_data(path, X, Y, X_test=None, Y_test=None, nominal=None) -> None:
         np.savez(handle, **arrays)
 
 
-def load_data(path) -> dict:
-    """Arrays saved by :func:`save_data`; no pickles are read."""
+def check_npz(path, max_bytes: int = MAX_DATA_BYTES) -> None:
+    """Refuse, before anything is loaded, an ``.npz`` whose arrays expand to more than ``max_bytes``:
+    the zip's declared sizes and each ``.npy`` header's shape and type are read, no array."""
+    import zipfile
+
+    try:
+        archive = zipfile.ZipFile(path)
+    except zipfile.BadZipFile as exc:
+        raise ValueError(f"{path}: not an .npz file ({exc})") from None
+    with archive:
+        members = archive.infolist()
+        declared = sum(m.file_size for m in members)
+        if declared > max_bytes:
+            raise ValueError(f"{path}: its arrays expand to {declared:,} bytes, more than the {max_bytes:,} "
+                             "a data file for prepare may hold")
+        total = 0
+        for member in members:
+            with archive.open(member) as handle:
+                total += _npy_bytes(handle, f"{path}: {member.filename}")
+            if total > max_bytes:
+                raise ValueError(f"{path}: its arrays' headers declare more than {max_bytes:,} bytes "
+                                 f"({member.filename} and those before it: {total:,})")
+
+
+def _npy_bytes(handle, where: str) -> int:
+    """The size an ``.npy`` stream's header declares (shape x item size); ValueError if it has none."""
+    from numpy.lib import format as npy
+
+    try:
+        version = npy.read_magic(handle)
+        header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        shape, _, dtype = header(handle)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"{where}: not an .npy array ({exc})") from None
+    return math.prod(shape) * dtype.itemsize
+
+
+def load_data(path, max_bytes: int = MAX_DATA_BYTES) -> dict:
+    """Arrays saved by :func:`save_data`; no pickles are read, nothing larger than ``max_bytes``."""
     import scipy.sparse as sp
 
+    check_npz(path, max_bytes)
     out = {}
     with np.load(path, allow_pickle=False) as npz:
         files = set(npz.files)
@@ -237,6 +279,8 @@ def prepare_setting(setting: Setting, data: Mapping, steps: int = PREPARE_STEPS)
     run calls is compiled (or loaded from the cache).  Returns (its kernel key, seconds)."""
     from . import registry
 
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
     spec = registry.get(setting.learner)
     params = dict(setting.params)
     if spec.budget is not None:
@@ -377,17 +421,55 @@ def watch_parent(parent_pid: int, interval_s: float = 0.2) -> None:
         os._exit(3)
 
 
+def check_learners(keys: list[str], option: str) -> None:
+    from . import registry
+
+    known = [spec.key for spec in registry.learners()]
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise ValueError(f"{option}: unknown learner {unknown[0]!r}; known: {', '.join(known)}")
+
+
+def parse_params(text: str | None) -> dict:
+    """``--params``: a JSON object of parameter values (nothing nested deeper than JSON can recurse)."""
+    if not text:
+        return {}
+    if len(text) > MAX_PARAMS_CHARS:
+        raise ValueError(f"--params: {len(text):,} characters; a learner's parameters need far fewer")
+    try:
+        params = json.loads(text)
+    except RecursionError:
+        raise ValueError("--params: nested too deeply; a learner's parameters are a flat JSON object") from None
+    except ValueError as exc:
+        raise ValueError(f"--params: not JSON ({exc})") from None
+    if not isinstance(params, dict):
+        raise ValueError("--params must be a JSON object")
+    return params
+
+
+def _steps(text: str) -> int:
+    """``--steps``: an integer in [1, MAX_STEPS] (a usage error, exit 2, otherwise)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 1 <= value <= MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"{value} is outside [1, {MAX_STEPS}]")
+    return value
+
+
 def command(args) -> int:
     """``python -m engine prepare``: see the module's docstring."""
     if args.parent_pid:
         watch_parent(args.parent_pid)
     try:
         if args.learner:
-            params = json.loads(args.params) if args.params else {}
-            if not isinstance(params, dict):
-                raise ValueError("--params must be a JSON object")
-            settings = [Setting(args.learner, params, args.learner)]
+            check_learners([args.learner], "--learner")
+            settings = [Setting(args.learner, parse_params(args.params), args.learner)]
         else:
+            check_learners(args.learners or [], "--learners")
             settings = default_settings(args.learners or None)
         data = load_data(args.data) if args.data else None
         if args.jobs < 1:
@@ -425,7 +507,7 @@ def add_parser(sub) -> None:
     p.add_argument("--learners", nargs="*", help="only these learners' defaults and presets")
     p.add_argument("--data", help="an .npz file written by engine.prepare.save_data (default: the built-in "
                                   "synthetic data)")
-    p.add_argument("--steps", type=int, default=PREPARE_STEPS, help="steps fitted per setting")
+    p.add_argument("--steps", type=_steps, default=PREPARE_STEPS, help=f"steps fitted per setting, in [1, {MAX_STEPS}]")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (settings with the same kernels are "
                                                        "prepared once)")
     p.add_argument("--json", action="store_true", help="progress as one JSON object a line")
