@@ -219,24 +219,36 @@ def check_npz(path, max_bytes: int = MAX_DATA_BYTES) -> None:
     """Refuse, before anything is loaded, an ``.npz`` whose arrays expand to more than ``max_bytes``:
     the zip's declared sizes and each ``.npy`` header's shape and type are read, no array."""
     import zipfile
+    import zlib
 
     try:
         archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, EOFError) as exc:
         raise ValueError(f"{path}: not an .npz file ({exc})") from None
-    with archive:
-        members = archive.infolist()
-        declared = sum(m.file_size for m in members)
-        if declared > max_bytes:
-            raise ValueError(f"{path}: its arrays expand to {declared:,} bytes, more than the {max_bytes:,} "
-                             "a data file for prepare may hold")
-        total = 0
-        for member in members:
-            with archive.open(member) as handle:
-                total += _npy_bytes(handle, f"{path}: {member.filename}")
-            if total > max_bytes:
-                raise ValueError(f"{path}: its arrays' headers declare more than {max_bytes:,} bytes "
-                                 f"({member.filename} and those before it: {total:,})")
+    try:
+        with archive:
+            _check_members(archive, path, max_bytes)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise ValueError(f"{path}: a damaged .npz file ({exc})") from None
+
+
+def _check_members(archive, path, max_bytes: int) -> None:
+    """The declared and the header sizes of an open .npz's members, then their checksums."""
+    members = archive.infolist()
+    declared = sum(m.file_size for m in members)
+    if declared > max_bytes:
+        raise ValueError(f"{path}: its arrays expand to {declared:,} bytes, more than the {max_bytes:,} "
+                         "a data file for prepare may hold")
+    total = 0
+    for member in members:
+        with archive.open(member) as handle:
+            total += _npy_bytes(handle, f"{path}: {member.filename}")
+        if total > max_bytes:
+            raise ValueError(f"{path}: its arrays' headers declare more than {max_bytes:,} bytes "
+                             f"({member.filename} and those before it: {total:,})")
+    bad = archive.testzip()  # every member read once (at most the declared sizes): no damaged stream later
+    if bad is not None:
+        raise ValueError(f"{path}: {bad} is damaged (its checksum does not match)")
 
 
 def _npy_bytes(handle, where: str) -> int:
