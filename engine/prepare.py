@@ -264,11 +264,10 @@ def _npy_bytes(handle, where: str) -> int:
     return math.prod(shape) * dtype.itemsize
 
 
-def load_data(path, max_bytes: int = MAX_DATA_BYTES) -> dict:
-    """Arrays saved by :func:`save_data`; no pickles are read, nothing larger than ``max_bytes``."""
+def load_data(path) -> dict:
+    """Arrays saved by :func:`save_data`; no pickles are read."""
     import scipy.sparse as sp
 
-    check_npz(path, max_bytes)
     out = {}
     with np.load(path, allow_pickle=False) as npz:
         files = set(npz.files)
@@ -284,6 +283,17 @@ def load_data(path, max_bytes: int = MAX_DATA_BYTES) -> dict:
     if "X" not in out or "Y" not in out:
         raise ValueError(f"{path}: no training data (X, Y)")
     return out
+
+
+def read_data(path, max_bytes: int = MAX_DATA_BYTES) -> dict:
+    """:func:`load_data` of a file from outside: refused (ValueError) when its arrays would expand to
+    more than ``max_bytes`` (:func:`check_npz`, before anything is loaded) or when its members are not
+    the arrays :func:`save_data` writes."""
+    check_npz(path, max_bytes)
+    try:
+        return load_data(path)
+    except (TypeError, KeyError, IndexError) as exc:  # a member missing, or not of the shape written
+        raise ValueError(f"{path}: not a data file of prepare ({type(exc).__name__}: {exc})") from None
 
 
 def prepare_setting(setting: Setting, data: Mapping, steps: int = PREPARE_STEPS) -> tuple[str | None, float]:
@@ -355,7 +365,7 @@ def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable
 
 def _prepare_in_worker(learner: str, params: dict, label: str, data_path: str | None, steps: int) -> dict:
     """One setting in a worker process of :func:`prepare_parallel` (an event for the parent)."""
-    data = load_data(data_path) if data_path else builtin_data()
+    data = read_data(data_path) if data_path else builtin_data()
     with CompileWatch(lambda name, count: None) as watch:
         event = _prepare_one(Setting(learner, params, label), data, steps)
     return {**event, "compiled": watch.count}
@@ -483,7 +493,7 @@ def command(args) -> int:
         else:
             check_learners(args.learners or [], "--learners")
             settings = default_settings(args.learners or None)
-        data = load_data(args.data) if args.data else None
+        data = read_data(args.data) if args.data else None
         if args.jobs < 1:
             raise ValueError("--jobs must be at least 1")
     except (OSError, ValueError) as exc:

@@ -224,7 +224,7 @@ def test_fuzz_prepare_npz(tmp_path, raw):
     path.write_bytes(raw)
     with no_hang():
         try:
-            data = _timed(lambda: prepare.load_data(path), len(raw))
+            data = _timed(lambda: prepare.read_data(path), len(raw))
         except (ValueError, OSError) as exc:
             assert str(exc)
             return
@@ -238,7 +238,7 @@ def test_fuzz_prepare_command_refuses_with_one_line(tmp_path, capsys, raw):
     path = tmp_path / "d.npz"
     path.write_bytes(raw)
     try:
-        prepare.load_data(path)
+        prepare.read_data(path)
     except (ValueError, OSError):
         capsys.readouterr()
         start = time.perf_counter()

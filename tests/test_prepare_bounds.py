@@ -45,19 +45,19 @@ def test_an_npz_expanding_beyond_the_limit_is_refused_from_its_declared_sizes(tm
     try:
         with pytest.raises(ValueError, match=r"zeros\.npz: its arrays expand to 20,00\d,\d{3} bytes, more than the "
                                              r"10,000,000"):
-            prepare.load_data(path, max_bytes=10_000_000)
+            prepare.read_data(path, max_bytes=10_000_000)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 5_000_000
-    assert prepare.load_data(path, max_bytes=30_000_000)["X"].shape == (2500, 1000)
+    assert prepare.read_data(path, max_bytes=30_000_000)["X"].shape == (2500, 1000)
 
 
 def test_an_npy_header_declaring_a_huge_array_is_refused_before_loading(tmp_path, capsys):
     path = lying_npz(tmp_path / "lie.npz")
     with pytest.raises(ValueError, match=r"lie\.npz: its arrays' headers declare more than 2,147,483,648 bytes "
                                          r"\(X\.npy and those before it: 800,000,000,000\)"):
-        prepare.load_data(path)
+        prepare.read_data(path)
     assert main(["prepare", "--learner", "boomer", "--data", str(path)]) == 2
     assert "headers declare more than" in one_error(capsys)
     (tmp_path / "junk.npz").write_bytes(b"not a zip")

@@ -14,6 +14,7 @@ to ``--out`` (``docs/benchmarks/stop_latency.md``)."""
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import threading
@@ -36,7 +37,8 @@ def bench_data(path: Path | None, seed: int = 0):
     if path.is_file():
         data = load(path)
         train, test = data.train_test_split(0.33, seed=seed)
-        return train.X, train.Y, test.X, test.Y, f"{path.name} ({data.n_examples} x {data.n_features} x {data.n_labels})"
+        shape = f"{data.n_examples} x {data.n_features} x {data.n_labels}"
+        return train.X, train.Y, test.X, test.Y, f"{path.name} ({shape})"
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(2417, 103)).astype(np.float32)
     Y = (X @ rng.normal(size=(103, 14)) + rng.normal(scale=3.0, size=(2417, 14)) > 1.0).astype(np.uint8)
@@ -129,8 +131,10 @@ def run(argv=None) -> int:
     print(text)
     if str(args.out) != "-":
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        note = (f"\n`python -m engine.bench.stop_latency` on {platform.machine()} with {platform.python_version()}, "
-                f"{time.strftime('%Y-%m-%d')}; the median over cycles that were stopped.\n")
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        note = (f"\n`python -m engine.bench.stop_latency` on {platform.machine()} ({os.cpu_count()} cores, load "
+                f"average {load:.1f} at the end), Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}; "
+                "the median and maximum over the cycles that were stopped.\n")
         args.out.write_text("# Stop latency\n\n" + text + note)
         print(f"written to {args.out}")
     worst = max((r["max"] for r in results if r["max"] == r["max"]), default=0.0)

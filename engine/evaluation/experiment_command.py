@@ -86,5 +86,6 @@ def add_parser(sub, bounded_int) -> None:
     add_run_options(p, bounded_int, "experiment.sqlite", "experiment-report",
                     "results.csv, results.md, cd_<measure>.png and curves_<data set>.png")
     p.add_argument("--max-tasks", type=bounded_int(1, 10 ** 9), default=MAX_TASKS, metavar="N",
-                   help=f"refuse an experiment of more tasks (data sets x folds x configurations; default {MAX_TASKS:,})")
+                   help="refuse an experiment of more tasks (data sets x folds x configurations; default "
+                        f"{MAX_TASKS:,})")
     p.set_defaults(func=run)
