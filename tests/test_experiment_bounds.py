@@ -117,6 +117,15 @@ def test_the_nesting_scan_counts_brackets_and_key_segments_not_values():
     assert nesting("a.b.c = [1, {d.e = [2]}]")[0] == 2 + 1 + 1 + 1 + 1
 
 
+def test_locating_lines_is_linear_in_a_long_line(folder):
+    """A string line of "[a", 900,000 spaces and "x": the header pattern once backtracked quadratically
+    (11 s for 40,000 spaces, hours for this one)."""
+    text = 'name = """\n[a' + " " * 900_000 + 'x\n"""\n' + SMALL
+    start = time.perf_counter()
+    exp = parse_experiment(text, folder / "e.toml")
+    assert time.perf_counter() - start < 2.0 and exp.name.startswith("[a")
+
+
 # -- the number of tasks ------------------------------------------------------------------------------
 def test_a_huge_grid_is_refused_from_its_size_before_it_is_expanded(folder):
     tracemalloc.start()

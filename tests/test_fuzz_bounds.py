@@ -107,9 +107,14 @@ def grids(draw):
 @st.composite
 def experiment_texts(draw):
     text = EXPERIMENT
-    kind = draw(st.sampled_from(["mutated", "deep", "grid", "random"]))
+    kind = draw(st.sampled_from(["mutated", "deep", "grid", "random", "long-line"]))
     if kind == "mutated":
         return mutate_text(text, draw(st.data()))
+    if kind == "long-line":  # a run of blanks (in a string, a comment or anywhere) up to 300,000 long
+        at = draw(st.integers(0, len(text)))
+        run = draw(st.sampled_from([" ", "\t", " .", "[ ", "{ ", ", "])) * draw(st.integers(1, 150_000))
+        prefix = draw(st.sampled_from(["", 'x = """\n[a', "# ", "[", "a", 'k = "']))
+        return text[:at] + prefix + run + draw(st.sampled_from(["x", "]", "", "\n"])) + text[at:]
     if kind == "deep":
         lines = text.splitlines()
         at = draw(st.integers(0, len(lines)))

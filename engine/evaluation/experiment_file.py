@@ -104,7 +104,8 @@ class Experiment:
 
 
 # ------------------------------------------------------------------------------- line numbers
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?")
+# linear on any line: one greedy class, then "]" (no two quantifiers compete for the same spaces)
+_HEADER = re.compile(r"^\s*(\[\[?)([A-Za-z0-9_.\-\"' \t]*)\]")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*|\"[^\"]*\")\s*=\s*(.*)$")
 _INLINE_KEY = re.compile(r"[{,]\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
 
