@@ -218,18 +218,19 @@ def save_data(path, X, Y, X_test=None, Y_test=None, nominal=None) -> None:
 def check_npz(path, max_bytes: int = MAX_DATA_BYTES) -> None:
     """Refuse, before anything is loaded, an ``.npz`` whose arrays expand to more than ``max_bytes``:
     the zip's declared sizes and each ``.npy`` header's shape and type are read, no array."""
+    import struct
     import zipfile
     import zlib
 
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, EOFError) as exc:
+    except (zipfile.BadZipFile, EOFError, struct.error) as exc:
         raise ValueError(f"{path}: not an .npz file ({exc})") from None
     try:
         with archive:
             _check_members(archive, path, max_bytes)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise ValueError(f"{path}: a damaged .npz file ({exc})") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, struct.error) as exc:
+        raise ValueError(f"{path}: a damaged .npz file ({exc})") from None  # RuntimeError: "encrypted"
 
 
 def _check_members(archive, path, max_bytes: int) -> None:
