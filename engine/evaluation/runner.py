@@ -110,7 +110,7 @@ def compute(todo: list[dict], function, names: list[str], put, put_failure, prog
     workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
     if scheduler is None:
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               env=worker_environment(threads), silence_logs=40)
+                               env=worker_environment(threads), silence_logs=50)  # failures: summarised, not logged
         client = Client(cluster)
     else:
         client = Client(scheduler, timeout="30s")
