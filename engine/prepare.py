@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 import threading
@@ -31,7 +32,10 @@ from typing import Callable, Iterable, Mapping
 import numpy as np
 
 PREPARE_STEPS = 3  # steps (BOOMER: the default rule and two learned rules) that reach every kernel of a fit
+MAX_STEPS = 10_000  # a few steps reach every kernel; more is a mistake
 DATA_KEYS = ("X", "Y", "X_test", "Y_test", "nominal")
+MAX_DATA_BYTES = 2 << 30  # the arrays of a data file, expanded (its zip members' declared and npy headers' sizes)
+MAX_PARAMS_CHARS = 1_000_000  # more than one command-line argument can hold
 
 
 @dataclass(frozen=True)
@@ -205,6 +209,56 @@ def save_data(path, X, Y, X_test=None, Y_test=None, nominal=None) -> None:
         np.savez(handle, **arrays)
 
 
+def check_npz(path, max_bytes: int = MAX_DATA_BYTES) -> None:
+    """Refuse, before anything is loaded, an ``.npz`` whose arrays expand to more than ``max_bytes``:
+    the zip's declared sizes and each ``.npy`` header's shape and type are read, no array."""
+    import struct
+    import zipfile
+    import zlib
+
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, EOFError, struct.error) as exc:
+        raise ValueError(f"{path}: not an .npz file ({exc})") from None
+    try:
+        with archive:
+            _check_members(archive, path, max_bytes)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, struct.error) as exc:
+        raise ValueError(f"{path}: a damaged .npz file ({exc})") from None  # RuntimeError: "encrypted"
+
+
+def _check_members(archive, path, max_bytes: int) -> None:
+    """The declared and the header sizes of an open .npz's members, then their checksums."""
+    members = archive.infolist()
+    declared = sum(m.file_size for m in members)
+    if declared > max_bytes:
+        raise ValueError(f"{path}: its arrays expand to {declared:,} bytes, more than the {max_bytes:,} "
+                         "a data file for prepare may hold")
+    total = 0
+    for member in members:
+        with archive.open(member) as handle:
+            total += _npy_bytes(handle, f"{path}: {member.filename}")
+        if total > max_bytes:
+            raise ValueError(f"{path}: its arrays' headers declare more than {max_bytes:,} bytes "
+                             f"({member.filename} and those before it: {total:,})")
+    bad = archive.testzip()  # every member read once (at most the declared sizes): no damaged stream later
+    if bad is not None:
+        raise ValueError(f"{path}: {bad} is damaged (its checksum does not match)")
+
+
+def _npy_bytes(handle, where: str) -> int:
+    """The size an ``.npy`` stream's header declares (shape x item size); ValueError if it has none."""
+    from numpy.lib import format as npy
+
+    try:
+        version = npy.read_magic(handle)
+        header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        shape, _, dtype = header(handle)
+    except (ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"{where}: not an .npy array ({exc})") from None
+    return math.prod(shape) * dtype.itemsize
+
+
 def load_data(path) -> dict:
     """Arrays saved by :func:`save_data`; no pickles are read."""
     import scipy.sparse as sp
@@ -230,11 +284,24 @@ def load_data(path) -> dict:
     return out
 
 
+def read_data(path, max_bytes: int = MAX_DATA_BYTES) -> dict:
+    """:func:`load_data` of a file from outside: refused (ValueError) when its arrays would expand to
+    more than ``max_bytes`` (:func:`check_npz`, before anything is loaded) or when its members are not
+    the arrays :func:`save_data` writes."""
+    check_npz(path, max_bytes)
+    try:
+        return load_data(path)
+    except (TypeError, KeyError, IndexError) as exc:  # a member missing, or not of the shape written
+        raise ValueError(f"{path}: not a data file of prepare ({type(exc).__name__}: {exc})") from None
+
+
 def prepare_setting(setting: Setting, data: Mapping, steps: int = PREPARE_STEPS) -> tuple[str | None, float]:
     """Fit ``setting``'s learner for ``steps`` steps on ``data`` and predict once: every kernel the
     run calls is compiled (or loaded from the cache).  Returns (its kernel key, seconds)."""
     from . import registry
 
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"steps must be a positive integer, got {steps!r}")
     spec = registry.get(setting.learner)
     params = dict(setting.params)
     if spec.budget is not None:
@@ -297,7 +364,7 @@ def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable
 
 def _prepare_in_worker(learner: str, params: dict, label: str, data_path: str | None, steps: int) -> dict:
     """One setting in a worker process of :func:`prepare_parallel` (an event for the parent)."""
-    data = load_data(data_path) if data_path else builtin_data()
+    data = read_data(data_path) if data_path else builtin_data()
     with CompileWatch(lambda name, count: None) as watch:
         event = _prepare_one(Setting(learner, params, label), data, steps)
     return {**event, "compiled": watch.count}
@@ -375,6 +442,45 @@ def watch_parent(parent_pid: int, interval_s: float = 0.2) -> None:
         os._exit(3)
 
 
+def check_learners(keys: list[str], option: str) -> None:
+    from . import registry
+
+    known = [spec.key for spec in registry.learners()]
+    unknown = [k for k in keys if k not in known]
+    if unknown:
+        raise ValueError(f"{option}: unknown learner {unknown[0]!r}; known: {', '.join(known)}")
+
+
+def parse_params(text: str | None) -> dict:
+    """``--params``: a JSON object of parameter values (nothing nested deeper than JSON can recurse)."""
+    if not text:
+        return {}
+    if len(text) > MAX_PARAMS_CHARS:
+        raise ValueError(f"--params: {len(text):,} characters; a learner's parameters need far fewer")
+    try:
+        params = json.loads(text)
+    except RecursionError:
+        raise ValueError("--params: nested too deeply; a learner's parameters are a flat JSON object") from None
+    except ValueError as exc:
+        raise ValueError(f"--params: not JSON ({exc})") from None
+    if not isinstance(params, dict):
+        raise ValueError("--params must be a JSON object")
+    return params
+
+
+def _steps(text: str) -> int:
+    """``--steps``: an integer in [1, MAX_STEPS] (a usage error, exit 2, otherwise)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 1 <= value <= MAX_STEPS:
+        raise argparse.ArgumentTypeError(f"{value} is outside [1, {MAX_STEPS}]")
+    return value
+
+
 def command(args) -> int:
     """``python -m engine prepare``: see the module's docstring."""
     if args.parent_pid:
@@ -387,13 +493,12 @@ def command(args) -> int:
         print(f"removed {len(pruned)} kernel folder(s) of other sources unused for {PRUNE_AFTER_DAYS} days", flush=True)
     try:
         if args.learner:
-            params = json.loads(args.params) if args.params else {}
-            if not isinstance(params, dict):
-                raise ValueError("--params must be a JSON object")
-            settings = [Setting(args.learner, params, args.learner)]
+            check_learners([args.learner], "--learner")
+            settings = [Setting(args.learner, parse_params(args.params), args.learner)]
         else:
+            check_learners(args.learners or [], "--learners")
             settings = default_settings(args.learners or None)
-        data = load_data(args.data) if args.data else None
+        data = read_data(args.data) if args.data else None
         if args.jobs < 1:
             raise ValueError("--jobs must be at least 1")
     except (OSError, ValueError) as exc:
@@ -429,7 +534,7 @@ def add_parser(sub) -> None:
     p.add_argument("--learners", nargs="*", help="only these learners' defaults and presets")
     p.add_argument("--data", help="an .npz file written by engine.prepare.save_data (default: the built-in "
                                   "synthetic data)")
-    p.add_argument("--steps", type=int, default=PREPARE_STEPS, help="steps fitted per setting")
+    p.add_argument("--steps", type=_steps, default=PREPARE_STEPS, help=f"steps fitted per setting, in [1, {MAX_STEPS}]")
     p.add_argument("--jobs", type=int, default=1, help="worker processes (settings with the same kernels are "
                                                        "prepared once)")
     p.add_argument("--json", action="store_true", help="progress as one JSON object a line")

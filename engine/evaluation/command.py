@@ -52,10 +52,13 @@ def run(args) -> int:
 
 def print_summary(summary, store) -> None:
     """What a run computed, on stderr, with the last failures."""
-    print(f"{summary.n_done} tasks computed, {summary.n_skipped} already stored, {summary.n_failed} failed, "
+    elsewhere = f", {summary.n_elsewhere} computed by another process" if summary.n_elsewhere else ""
+    print(f"{summary.n_done} tasks computed, {summary.n_skipped} already stored, {summary.n_failed} failed{elsewhere}, "
           f"{summary.seconds:.0f} s wall time; results in {store.path}", file=sys.stderr)
+    from .experiment_report import last_line
+
     for key, error in store.failures()[-5:]:
-        print(f"failed task {key}: {error.strip()}", file=sys.stderr)
+        print(f"failed task {key}: {last_line(error)}", file=sys.stderr)
 
 
 def add_parser(sub, bounded_int) -> None:

@@ -1,12 +1,16 @@
 """``python -m engine experiment FILE``: an experiment file run on Dask, resumable, reported."""
 from __future__ import annotations
 
+import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 
 def run(args) -> int:
+    """Run (or report) an experiment; exit status 1 when tasks failed (their reasons summarised)."""
     from .command import print_summary
-    from .experiment_file import load_experiment
+    from .experiment_file import TooManyTasks, load_experiment
     from .experiment_report import build_experiment_report, write_experiment_report
     from .experiment_run import check_baselines, check_runnable, run_experiment
     from .store import ResultStore
@@ -14,28 +18,77 @@ def run(args) -> int:
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
         raise ValueError(f"--report {report_dir} exists and is not a folder")
-    exp = load_experiment(args.file)
+    try:
+        exp = load_experiment(args.file, max_tasks=args.max_tasks)
+    except TooManyTasks as exc:
+        raise TooManyTasks(f"{exc}{plan_duration(exc.n_tasks, args.store)}", exc.n_tasks) from None
     check_runnable(exp)
+    failed = 0
     if args.report_only:
         with ResultStore(args.store, readonly=True) as store:
             written = write_experiment_report(build_experiment_report(exp, store), report_dir)
     else:
         check_baselines(exp)
         with ResultStore(args.store) as store:
+            start = time.time()
             summary = run_experiment(exp, store, scheduler=args.scheduler, n_workers=args.workers, threads=args.threads)
             print_summary(summary, store)
+            failed = summary.n_failed
+            print_failure_reasons(store.failures(since=start))
             written = write_experiment_report(build_experiment_report(exp, store), report_dir)
     for path in written:
         print(path)
-    return 0
+    return 1 if failed else 0
+
+
+def failure_reasons(failures: list[tuple[str, str]]) -> list[tuple[str, int]]:
+    """(the error's last line, how many tasks) of each distinct reason, the most frequent first; the
+    store keeps whole tracebacks, whose last line is the error and its message."""
+    from .experiment_report import last_line
+
+    counts = Counter(last_line(error) or "unknown error" for _, error in failures)
+    return counts.most_common()
+
+
+def print_failure_reasons(failures: list[tuple[str, str]], stream=None) -> None:
+    reasons = failure_reasons(failures)
+    if not reasons:
+        return
+    stream = stream if stream is not None else sys.stderr
+    print(f"{len(failures)} task(s) failed; the reasons:", file=stream)
+    for reason, count in reasons:
+        print(f"  {count:6d} x {reason}", file=stream)
+
+
+def plan_duration(n_tasks: int, store_path) -> str:
+    """How long ``n_tasks`` would take at the median task time of the results in the store (if any)."""
+    from .store import ResultStore
+
+    path = Path(store_path)
+    if not path.is_file():
+        return " (no result store yet to time a task by)"
+    try:
+        with ResultStore(path, readonly=True) as store:
+            seconds = store.median_task_seconds()
+    except (OSError, ValueError):
+        return ""
+    if seconds is None:
+        return ""
+    total = n_tasks * seconds
+    return (f" (at the median {seconds:.2g} s per task of {path}, about {total:,.0f} s = {total / 86400:,.1f} days "
+            "on one worker)")
 
 
 def add_parser(sub, bounded_int) -> None:
     from .command import add_run_options
+    from .experiment_file import MAX_TASKS
 
     p = sub.add_parser("experiment", help="run an experiment file (data sets x learners x grids, cross-validated, "
                                           "every measure) on Dask, resumable; write its report")
     p.add_argument("file", metavar="FILE", help="the experiment (TOML); see engine/evaluation/experiment_file.py")
     add_run_options(p, bounded_int, "experiment.sqlite", "experiment-report",
                     "results.csv, results.md, cd_<measure>.png and curves_<data set>.png")
+    p.add_argument("--max-tasks", type=bounded_int(1, 10 ** 9), default=MAX_TASKS, metavar="N",
+                   help="refuse an experiment of more tasks (data sets x folds x configurations; default "
+                        f"{MAX_TASKS:,})")
     p.set_defaults(func=run)

@@ -17,10 +17,16 @@
     grid = { shrinkage = [0.1, 0.3] }
 
 Every error is one :class:`ExperimentError` naming the file and the line (an unknown key, learner,
-preset, measure or parameter, a bad value, a missing data file), raised before any work."""
+preset, measure or parameter, a bad value, a missing data file), raised before any work.  The file is
+bounded before it is parsed: a regular file (no FIFO, folder or device) of at most ``MAX_FILE_BYTES``,
+arrays, tables and dotted keys nested at most ``MAX_NESTING`` deep, and at most ``max_tasks`` tasks
+(counted from the grid's sizes before any grid is expanded)."""
 from __future__ import annotations
 
+import math
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from itertools import product
@@ -37,10 +43,21 @@ PROTOCOL_KEYS = ("kind", "folds", "stratified", "seed", "test_size", "inner_fold
 LEARNER_KEYS = ("key", "preset", "name", "params", "grid", "tune_by", "prefix_step")
 KINDS = ("cross-validation", "train-test")
 SELECTIONS = ("nested", "bbc-cv")  # bbc-cv: Table 1's selection, run by ``python -m engine evaluate``
+MAX_FILE_BYTES = 1 << 20  # an experiment file is a page of text; more is not one
+MAX_NESTING = 32  # arrays, inline tables and key segments inside one another
+MAX_TASKS = 10_000  # data sets x folds x configurations; ``python -m engine experiment --max-tasks`` raises it
 
 
 class ExperimentError(ValueError):
     """A mistake in an experiment file, naming its line."""
+
+
+class TooManyTasks(ExperimentError):
+    """An experiment with more tasks than allowed; ``n_tasks`` says how many it has (counted, not made)."""
+
+    def __init__(self, message: str, n_tasks: int):
+        super().__init__(message)
+        self.n_tasks = n_tasks
 
 
 @dataclass(frozen=True)
@@ -87,7 +104,8 @@ class Experiment:
 
 
 # ------------------------------------------------------------------------------- line numbers
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?")
+# linear on any line: one greedy class, then "]" (no two quantifiers compete for the same spaces)
+_HEADER = re.compile(r"^\s*(\[\[?)([A-Za-z0-9_.\-\"' \t]*)\]")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*|\"[^\"]*\")\s*=\s*(.*)$")
 _INLINE_KEY = re.compile(r"[{,]\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
 
@@ -141,29 +159,123 @@ class Lines:
         return line
 
 
+# ------------------------------------------------------------------------------------ reading
+def read_text(path, limit: int = MAX_FILE_BYTES) -> str:
+    """The text of a regular file of at most ``limit`` bytes; ExperimentError for anything else (a
+    FIFO, a folder or a device is refused from its ``stat``, before it is opened; a file growing
+    while it is read is refused after ``limit`` + 1 bytes)."""
+    path = Path(path)
+    kind = _kind(os.stat(path).st_mode)  # OSError (missing, no permission) as it is
+    if kind is not None:
+        raise ExperimentError(f"{path}: not a regular file but {kind}; an experiment is a TOML text file")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # replaced by a FIFO meanwhile: no wait
+    with os.fdopen(fd, "rb") as handle:
+        kind = _kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise ExperimentError(f"{path}: not a regular file but {kind}; an experiment is a TOML text file")
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise ExperimentError(f"{path}: {size:,} bytes; an experiment file has at most {limit:,}")
+        raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise ExperimentError(f"{path}: more than {limit:,} bytes; an experiment file has at most {limit:,}")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExperimentError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def _kind(mode: int) -> str | None:
+    """None for a regular file, else what the file is."""
+    if stat.S_ISREG(mode):
+        return None
+    return ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode) else
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else
+            "a special file")
+
+
+def nesting(text: str) -> tuple[int, int]:
+    """(depth, line) of the deepest point of a TOML text: arrays and inline tables inside one another,
+    plus the segments of the key (or table header) they sit under.  A scan of the raw text, linear in
+    its length, so nothing deep reaches ``tomllib`` (which recurses, and is quadratic in dotted keys)."""
+    segments = best = 0
+    stack: list[tuple[str, int]] = []  # open brackets, with the key segments outside each
+    best_line = line = 1
+    at_key, quote, i, n = True, "", 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote:  # inside a string: only its end matters (and escapes in basic strings)
+            if c == "\\" and quote[0] == '"':
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i, quote = i + len(quote), ""
+                continue
+            line += c == "\n"
+            i += 1
+            continue
+        if c in "\"'":
+            quote = c * 3 if text.startswith(c * 3, i) else c
+            i += len(quote)
+            continue
+        if c == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        if c == "\n":
+            line += 1
+            if not stack:
+                at_key, segments = True, 0
+        elif c in "[{":  # a header's "[" keeps reading a key, an array's comes after "=" (no key)
+            stack.append((c, segments))
+            at_key = at_key or c == "{"
+        elif c in "]}":
+            segments = stack.pop()[1] if stack else 0
+            at_key = False
+        elif c == "," and stack and stack[-1][0] == "{":
+            at_key, segments = True, stack[-1][1]  # the next key of an inline table
+        elif c == "=":
+            at_key = False
+        elif c == "." and at_key:
+            segments += 1
+        if len(stack) + segments > best:
+            best, best_line = len(stack) + segments, line
+        i += 1
+    return best, best_line
+
+
 # ------------------------------------------------------------------------------------ parsing
-def load_experiment(path, resolve_data: bool = True) -> Experiment:
+def load_experiment(path, resolve_data: bool = True, max_tasks: int | None = MAX_TASKS) -> Experiment:
     """Read and check an experiment file (ExperimentError naming the line; OSError if unreadable)."""
     path = Path(path)
-    return parse_experiment(path.read_text(encoding="utf-8"), path, resolve_data)
+    return parse_experiment(read_text(path), path, resolve_data, max_tasks)
 
 
-def parse_experiment(text: str, path=None, resolve_data: bool = True) -> Experiment:
+def parse_experiment(text: str, path=None, resolve_data: bool = True, max_tasks: int | None = MAX_TASKS) -> Experiment:
     """An experiment from TOML text; relative data paths are relative to ``path``'s folder.  With
     ``resolve_data`` False the data sets are not looked for (``datasets`` is empty)."""
     where = str(path) if path is not None else "<experiment>"
+    if len(text) > MAX_FILE_BYTES:
+        raise ExperimentError(f"{where}: {len(text):,} characters; an experiment file has at most {MAX_FILE_BYTES:,}")
+    depth, line = nesting(text)
+    if depth > MAX_NESTING:
+        raise ExperimentError(f"{where}:{line}: arrays, tables and dotted keys nested {depth} deep; an experiment "
+                              f"needs a few levels, at most {MAX_NESTING} are read")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ExperimentError(f"{where}: not a TOML file: {exc}") from None
-    parser = _Parser(doc, text, where, Path(path).resolve().parent if path is not None else Path.cwd())
+    except RecursionError:  # a nesting the scan did not see (it counts generously): still one error
+        raise ExperimentError(f"{where}: nested too deeply to be read") from None
+    parser = _Parser(doc, text, where, Path(path).resolve().parent if path is not None else Path.cwd(), max_tasks)
     return parser.parse(path, resolve_data)
 
 
 class _Parser:
-    def __init__(self, doc: dict, text: str, where: str, base: Path):
+    def __init__(self, doc: dict, text: str, where: str, base: Path, max_tasks: int | None = MAX_TASKS):
         self.doc, self.text, self.where, self.base = doc, text, where, base
         self.lines = Lines(text)
+        self.max_tasks, self.n_tasks, self.per_configuration = max_tasks, 0, 1
 
     def fail(self, line: int, message: str):
         raise ExperimentError(f"{self.where}:{line}: {message}")
@@ -188,6 +300,7 @@ class _Parser:
         entries = doc.get("learner")
         if not isinstance(entries, list) or not entries:
             self.fail(self.lines.of((), "learner"), "an experiment needs at least one [[learner]]")
+        self.count_tasks(data, protocol, entries)
         learners = [self.learner(entry, i, protocol) for i, entry in enumerate(entries)]
         names = [e.name for e in learners]
         for i, entry in enumerate(learners):
@@ -207,6 +320,21 @@ class _Parser:
                     self.fail(self.lines.of((), "data", item), f"{item!r} has no NAME-test file: a train-test "
                               "protocol then needs test_size in [protocol]")
         return Experiment(name, data, specs, measures, protocol, learners, Path(path) if path else None, self.text)
+
+    def count_tasks(self, data: list, protocol: Protocol, entries: list) -> None:
+        """Refuse more than ``max_tasks`` tasks, counted from the grids' sizes (nothing is expanded)."""
+        splits = 1 if protocol.kind == "train-test" else protocol.folds
+        sizes = [math.prod(len(v) if isinstance(v, list) and v else 1 for v in e.get("grid", {}).values())
+                 if isinstance(e, dict) and isinstance(e.get("grid"), dict) else 1 for e in entries]
+        n_configs = sum(sizes)
+        n_tasks = len(data) * splits * n_configs
+        if self.max_tasks is not None and n_tasks > self.max_tasks:
+            largest = max(range(len(sizes)), key=sizes.__getitem__)
+            line = self.lines.of(("learner", largest), "grid") if sizes[largest] > 1 else self.lines.of((), "learner")
+            raise TooManyTasks(
+                f"{self.where}:{line}: the experiment makes {n_tasks:,} tasks ({len(data)} data set(s) x {splits} "
+                f"fold(s) x {n_configs:,} configuration(s)), more than the limit of {self.max_tasks:,}; shrink the "
+                f"grid, or allow them with --max-tasks {n_tasks}", n_tasks)
 
     def data(self, value) -> list[str]:
         if value is None:

@@ -2,14 +2,19 @@
 to the store as it arrives; a rerun computes only the tasks whose results are not stored."""
 from __future__ import annotations
 
+import os
+import secrets
+import socket
 import time
 from typing import Callable
+
+import numpy as np
 
 from .baselines import require_xgboost
 from .candidates import BASELINES
 from .data import load_spec
 from .experiment_file import Experiment
-from .experiment_tasks import make_tasks, run_experiment_task
+from .experiment_tasks import make_tasks, n_splits, run_experiment_task
 from .runner import Progress, RunSummary, compute
 from .store import ResultStore
 
@@ -19,6 +24,52 @@ def check_runnable(exp: Experiment) -> None:
         raise ValueError(f"{exp.path or exp.name}: selection = {exp.protocol.selection!r} is Table 1's BBC-CV, run by "
                          "'python -m engine evaluate --profile'; the experiment command tunes grids by nested "
                          "cross-validation (selection = \"nested\")")
+
+
+CLAIM_LEASE_S = 60.0  # a claim not renewed for this long (its process is gone) is free again
+
+
+class Claims:
+    """This run's claims on the store's tasks (see :meth:`ResultStore.claim`): two processes on one
+    store compute each task once; ``elsewhere`` counts the tasks another process took first."""
+
+    def __init__(self, store: ResultStore, lease_s: float = CLAIM_LEASE_S):
+        self.store, self.lease_s, self.renew_every_s = store, lease_s, lease_s / 6
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.mine: set[str] = set()
+        self.elsewhere = 0
+
+    def take(self, keys: list[str]) -> list[str]:
+        got = self.store.claim(keys, self.owner, self.lease_s)
+        self.mine.update(got)
+        self.elsewhere += len(keys) - len(got)
+        return got
+
+    def renew(self, keys) -> None:
+        self.store.renew_claims(keys, self.owner)
+
+    def release(self) -> None:
+        self.store.release_claims(sorted(self.mine), self.owner)
+        self.mine.clear()
+
+
+def check_sizes(exp: Experiment, name: str, n: int) -> None:
+    """Refuse, before any task, a protocol the data set is too small for (more folds than rows, an
+    inner cross-validation with more folds than a training fold's rows, an empty test share)."""
+    p = exp.protocol
+    where = f"{exp.path or exp.name}: data set {name!r} has {n} example(s)"
+    if p.kind == "cross-validation" and n < p.folds:
+        raise ValueError(f"{where}: {p.folds}-fold cross-validation needs at least {p.folds}; lower folds in "
+                         "[protocol]")
+    if p.kind == "train-test" and p.test_size is not None:
+        n_test = int(round(p.test_size * n))
+        if not 0 < n_test < n:
+            raise ValueError(f"{where}: test_size = {p.test_size} leaves {n_test} test and {n - n_test} training "
+                             "example(s); both need at least one")
+    smallest = n - -(-n // n_splits(p)) if p.kind == "cross-validation" else n
+    if any(len(e.configurations()) > 1 for e in exp.learners) and smallest < p.inner_folds:
+        raise ValueError(f"{where}: its smallest training fold ({smallest}) is too small for inner_folds = "
+                         f"{p.inner_folds} (the grid's tuning); lower inner_folds or folds in [protocol]")
 
 
 def check_baselines(exp: Experiment) -> None:
@@ -33,8 +84,12 @@ def plan(exp: Experiment, store: ResultStore) -> tuple[list[dict], list[dict]]:
     """(all tasks, tasks not in the store); records the experiment and the data sets' labels."""
     check_runnable(exp)
     check_baselines(exp)
-    for spec in exp.datasets:
+    labels = []
+    for spec in exp.datasets:  # every size is checked before anything is written to the store
         _, Y = load_spec(spec.name, spec.files)
+        check_sizes(exp, spec.name, int(np.shape(Y)[0]))
+        labels.append(Y)
+    for spec, Y in zip(exp.datasets, labels):
         store.put_dataset(spec.name, spec.fingerprint, spec.files, Y)
     tasks = make_tasks(exp)
     store.set_meta("experiment", {"name": exp.name, "text": exp.text,
@@ -47,9 +102,10 @@ def plan(exp: Experiment, store: ResultStore) -> tuple[list[dict], list[dict]]:
 def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None = None, n_workers: int | None = None,
                    threads: int = 1, stream=None, on_result: Callable | None = None, cancel=None,
                    on_plan: Callable | None = None, on_failure: Callable | None = None) -> RunSummary:
-    """Compute every task whose result is not in the store.  ``on_plan(tasks, todo)`` is called
-    before any work, ``on_result(result, client)`` after each result is stored, ``on_failure(key,
-    traceback)`` after a failed task's traceback is stored."""
+    """Compute every task whose result is not in the store (and that no other process running on
+    the same store has claimed).  ``on_plan(tasks, todo)`` is called before any work,
+    ``on_result(result, client)`` after each result is stored, ``on_failure(key, traceback)`` after a
+    failed task's traceback is stored."""
     start = time.monotonic()
     tasks, todo = plan(exp, store)
     for t in todo:
@@ -61,8 +117,17 @@ def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None
         progress.stream.write(f"all {len(tasks)} tasks are in {store.path}; nothing to compute\n")
         return RunSummary(len(tasks), len(tasks), 0, 0, time.monotonic() - start)
     names = [f"{t['name']}-{t['dataset']}-{t['fold']}-{t['key']}" for t in todo]
-    n_failed = compute(todo, run_experiment_task, names, store.put_result, store.put_failure, progress,
-                       scheduler=scheduler, n_workers=n_workers, threads=threads, on_result=on_result, cancel=cancel,
-                       on_failure=on_failure)
-    n_done = len(store.experiment_keys() & {t["key"] for t in todo})
-    return RunSummary(len(tasks), len(tasks) - len(todo), n_done, n_failed, time.monotonic() - start)
+    claims, stored = Claims(store), []
+
+    def put(result) -> None:
+        store.put_result(result)
+        stored.append(result.key)
+
+    try:
+        n_failed = compute(todo, run_experiment_task, names, put, store.put_failure, progress, scheduler=scheduler,
+                           n_workers=n_workers, threads=threads, on_result=on_result, cancel=cancel, claims=claims,
+                           on_failure=on_failure)
+    finally:
+        claims.release()
+    return RunSummary(len(tasks), len(tasks) - len(todo), len(stored), n_failed, time.monotonic() - start,
+                      claims.elsewhere)

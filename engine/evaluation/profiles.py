@@ -41,12 +41,15 @@ _BOOMER_METHODS = {"Label-wise, single-label heads": "boomer-lw-single", "Label-
                    "Example-wise, multi-label heads": "boomer-exw-complete"}
 
 
+PROFILE_MAX_TASKS = 1_000_000  # a profile's fold x configuration fits (the paper's: 23,040)
+
+
 def profile_of_experiment(path) -> Profile:
     """The Table 1 profile an experiment file describes: the seven methods (BOOMER's four presets,
     xgboost-br, -lp, -cc) sharing one grid per family, selected by BBC-CV; ValueError otherwise."""
     from .experiment_file import load_experiment
 
-    exp = load_experiment(path, resolve_data=False)
+    exp = load_experiment(path, resolve_data=False, max_tasks=PROFILE_MAX_TASKS)
     where = f"{path}: not a Table 1 profile:"
     if exp.protocol.selection != "bbc-cv" or exp.protocol.kind != "cross-validation":
         raise ValueError(f"{where} it needs [protocol] selection = \"bbc-cv\" and cross-validation")

@@ -28,6 +28,7 @@ class RunSummary:
     n_done: int
     n_failed: int
     seconds: float
+    n_elsewhere: int = 0  # tasks another process sharing the store claimed first
 
 
 class Progress:
@@ -72,62 +73,117 @@ def failure_text(error: BaseException, tb=None) -> str:
     return "".join(traceback.format_exception(type(error), error, tb if tb is not None else error.__traceback__))
 
 
+class _Feeder:
+    """Hands tasks to :func:`compute` in order: all at once, or with ``claims`` (an object with
+    ``take(keys)`` → the keys this process may compute, ``renew(keys)`` and ``release(keys)``) a few
+    at a time, each claimed in the store first, so processes sharing a store share its tasks."""
+
+    def __init__(self, todo: list[dict], names: list[str], claims, window: int, progress: Progress | None):
+        self.queue = list(zip(todo, names))
+        self.claims, self.window, self.progress = claims, window, progress
+        self.position = 0
+        self.renewed = time.monotonic()
+
+    def take(self, count: int) -> list[tuple[dict, str]]:
+        if self.claims is None:
+            out, self.position = self.queue[self.position:], len(self.queue)
+            return out
+        out = []
+        while len(out) < count and self.position < len(self.queue):
+            batch = self.queue[self.position:self.position + count - len(out)]
+            self.position += len(batch)
+            mine = set(self.claims.take([t["key"] for t, _ in batch]))
+            out.extend(item for item in batch if item[0]["key"] in mine)
+            if self.progress is not None:
+                self.progress.skipped += len(batch) - len(mine)
+        return out
+
+    def renew(self, keys) -> None:
+        if self.claims is not None and time.monotonic() - self.renewed > self.claims.renew_every_s:
+            self.claims.renew(keys)
+            self.renewed = time.monotonic()
+
+
 def compute(todo: list[dict], function, names: list[str], put, put_failure, progress: Progress | None, *,
             scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
-            on_result: Callable | None = None, cancel=None, on_failure: Callable | None = None) -> int:
+            on_result: Callable | None = None, cancel=None, claims=None, on_failure: Callable | None = None) -> int:
     """Run ``function`` on every task on Dask (submitted, and so run, in order) and ``put`` each
     result the moment it arrives (``put_failure(key, traceback)`` for a task that raised, then
     ``on_failure(key, traceback)``); the number of failed tasks.  ``cancel`` (a
     ``threading.Event``) stops within half a second: tasks not finished are dropped, those stored
-    stay."""
-    from dask.distributed import Client, LocalCluster, wait
+    stay.  With ``claims`` (see :class:`_Feeder`) a task is claimed just before it is submitted, and
+    tasks claimed by another process are left to it."""
+    from dask.distributed import Client, LocalCluster
 
     cluster = None
+    workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
     if scheduler is None:
-        workers = n_workers or max(1, (os.cpu_count() or 1) // threads)
         import dask
 
         with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):  # a fork would copy the
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,  # parent's OpenMP pool
-                                   dashboard_address=":0", env=worker_environment(threads), silence_logs=40)
+                                   dashboard_address=":0", env=worker_environment(threads),
+                                   silence_logs=50)  # failures: stored and summarised, not logged
         client = Client(cluster)
     else:
         client = Client(scheduler, timeout="30s")
-    n_failed = 0
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+    feeder = _Feeder(todo, names, claims, 2 * workers, progress)
     try:
-        futures = client.map(function, todo, key=names, retries=2, pure=False)
-        key_of = {f.key: t["key"] for f, t in zip(futures, todo)}
-        pending = set(futures)
-        while pending:
-            if cancel is not None and cancel.is_set():
-                client.cancel(list(pending))
-                break
-            try:
-                done, pending = wait(pending, timeout=0.5 if cancel is not None else None,
-                                     return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                continue
-            for future in done:
-                if future.status == "finished":
-                    result = future.result()
-                    put(result)
-                    if progress is not None:
-                        progress.update()
-                    if on_result is not None:
-                        on_result(result, client)
-                else:
-                    error = failure_text(future.exception(), future.traceback())
-                    put_failure(key_of[future.key], error)
-                    if on_failure is not None:
-                        on_failure(key_of[future.key], error)
-                    n_failed += 1
-                    if progress is not None:
-                        progress.update(failed=True)
-                future.release()
+        return _gather(client, function, feeder, put, put_failure, progress, on_result, cancel, on_failure)
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _gather(client, function, feeder: _Feeder, put, put_failure, progress, on_result, cancel,
+            on_failure=None) -> int:
+    """Submit the feeder's tasks, store each result or failure as it arrives; the number failed."""
+    from dask.distributed import wait
+
+    n_failed = 0
+    key_of: dict = {}
+    pending: set = set()
+
+    def submit(count: int) -> None:
+        batch = feeder.take(count)
+        if batch:
+            futures = client.map(function, [t for t, _ in batch], key=[n for _, n in batch], retries=2, pure=False)
+            key_of.update({f.key: t["key"] for f, (t, _) in zip(futures, batch)})
+            pending.update(futures)
+
+    submit(feeder.window)
+    polled = cancel is not None or feeder.claims is not None
+    while pending:
+        if cancel is not None and cancel.is_set():
+            client.cancel(list(pending))
+            break
+        try:
+            done, still = wait(pending, timeout=0.5 if polled else None, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            done, still = set(), set(pending)
+        pending.clear()
+        pending.update(still)
+        for future in done:
+            if future.status == "finished":
+                result = future.result()
+                put(result)
+                if progress is not None:
+                    progress.update()
+                if on_result is not None:
+                    on_result(result, client)
+            else:
+                error = failure_text(future.exception(), future.traceback())
+                put_failure(key_of[future.key], error)
+                if on_failure is not None:
+                    on_failure(key_of[future.key], error)
+                n_failed += 1
+                if progress is not None:
+                    progress.update(failed=True)
+            future.release()
+        feeder.renew([key_of[f.key] for f in pending])
+        submit(len(done))
     return n_failed
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import sqlite3
 import time
 import zlib
@@ -24,12 +26,29 @@ CREATE TABLE IF NOT EXISTS tasks (
     code_version TEXT NOT NULL, seconds REAL NOT NULL, worker TEXT NOT NULL, finished REAL NOT NULL,
     test_rows BLOB NOT NULL, predictions BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS failures (key TEXT NOT NULL, error TEXT NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT NOT NULL, at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS experiment_results (
     key TEXT PRIMARY KEY, dataset TEXT NOT NULL, fold INTEGER NOT NULL, learner TEXT NOT NULL,
     config TEXT NOT NULL, inner TEXT NOT NULL, costs TEXT NOT NULL, curve TEXT NOT NULL,
     code_version TEXT NOT NULL, worker TEXT NOT NULL, finished REAL NOT NULL,
     test_rows BLOB NOT NULL, predictions BLOB NOT NULL, scores BLOB);
 """
+
+
+def _alive(owner: str) -> bool:
+    """Whether the process of a claim's owner (``host:pid:token``) may still run: a process of this
+    host is looked up, one of another host is presumed alive until its lease expires."""
+    host, _, rest = str(owner).partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def pack_bits(A: np.ndarray) -> bytes:
@@ -139,11 +158,17 @@ class ResultStore:
         else:
             if self.path.is_dir():
                 raise ValueError(f"result store {self.path} is a folder")
-            self.db = sqlite3.connect(self.path, timeout=30)
+            folder = self.path.parent
+            if not folder.is_dir():
+                raise ValueError(f"result store {self.path}: the folder {folder} does not exist; create it first")
+            try:
+                self.db = sqlite3.connect(self.path, timeout=30)
+            except sqlite3.Error as exc:
+                raise ValueError(f"result store {self.path} cannot be opened: {exc}") from None
             try:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.executescript(SCHEMA)
-            except sqlite3.DatabaseError as exc:
+            except sqlite3.Error as exc:
                 self.db.close()
                 raise ValueError(f"{self.path} is not a result store: {exc}") from None
             self._check()
@@ -233,8 +258,10 @@ class ResultStore:
         with self.db:
             self.db.execute("INSERT INTO failures VALUES (?, ?, ?)", (key, error, time.time()))
 
-    def failures(self) -> list[tuple[str, str]]:
-        return [(k, e) for k, e in self._read("SELECT key, error FROM failures ORDER BY at")]
+    def failures(self, since: float | None = None) -> list[tuple[str, str]]:
+        """(key, error) of the failed tasks (those recorded at or after ``since``, a ``time.time()``)."""
+        return [(k, e) for k, e in self._read("SELECT key, error FROM failures WHERE at >= ? ORDER BY at",
+                                              (-math.inf if since is None else since,))]
 
     def tasks(self, dataset: str, method: str, n_folds: int, keys=None) -> list[TaskResult]:
         rows = self._read(
@@ -301,6 +328,50 @@ class ResultStore:
             out[key] = ExperimentResult(key, row[1], row[2], row[3], config, inner, costs, curve, row[8], row[9], rows,
                                         P, S)
         return out
+
+    def median_task_seconds(self) -> float | None:
+        """The median fit and predict time of the stored experiment results (None without any)."""
+        seconds = []
+        for (costs,) in self._read("SELECT costs FROM experiment_results"):
+            try:
+                doc = json.loads(costs)
+                seconds.append(float(doc.get("fit-time", 0.0)) + float(doc.get("predict-time", 0.0)))
+            except (TypeError, ValueError, AttributeError):
+                continue
+        return float(np.median(seconds)) if seconds else None
+
+    # -- claims: processes sharing a store share its tasks -------------------------------------
+    def claim(self, keys, owner: str, lease_s: float) -> list[str]:
+        """The keys of ``keys`` this ``owner`` may compute, claimed in one transaction: those without a
+        stored result and not claimed by another live owner (a claim older than ``lease_s`` seconds,
+        or of a process of this host that is gone, has expired; a live one is renewed by
+        :meth:`renew_claims`).  Owners are ``host:pid:token``."""
+        now = time.time()
+        got = []
+        try:
+            self.db.execute("BEGIN IMMEDIATE")  # the write lock first: no other process claims between
+            for key in keys:
+                if self.db.execute("SELECT 1 FROM experiment_results WHERE key=?", (key,)).fetchone():
+                    continue
+                row = self.db.execute("SELECT owner, at FROM claims WHERE key=?", (key,)).fetchone()
+                if row is not None and row[0] != owner and row[1] >= now - lease_s and _alive(row[0]):
+                    continue
+                self.db.execute("INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (key, owner, now))
+                got.append(key)
+            self.db.commit()
+        except BaseException:
+            self.db.rollback()
+            raise
+        return got
+
+    def renew_claims(self, keys, owner: str) -> None:
+        with self.db:
+            self.db.executemany("UPDATE claims SET at=? WHERE key=? AND owner=?",
+                                [(time.time(), k, owner) for k in keys])
+
+    def release_claims(self, keys, owner: str) -> None:
+        with self.db:
+            self.db.executemany("DELETE FROM claims WHERE key=? AND owner=?", [(k, owner) for k in keys])
 
     def delete_results(self, keys) -> None:
         with self.db:

@@ -62,8 +62,8 @@ class ParallelUpdate:
 class _ErrorGraphs:
     """The bipartite graphs of a label matrix grouped by all four decompositions, for the errors."""
 
-    def __init__(self, Y: np.ndarray):
-        graphs = G.bipartite(Y)
+    def __init__(self, Y: np.ndarray, cancel=None):
+        graphs = G.bipartite(Y, cancel=cancel)
         self.groups = {d: graphs.group(d) for d in G.DECOMPOSITIONS}
         self.keep = graphs.has_edges()  # examples without edges are dropped from the means (SPEC A.2 [A])
         self.out = np.zeros(len(Y))
@@ -154,27 +154,51 @@ class LabelRankingBooster(MultiLabelTargets, FromParamsMixin, ClassifierMixin, B
                  cancel: threading.Event | None = None, graphs=None) -> Iterator[Step]:
         """Validate everything, then yield one :class:`Step` per iteration.
 
-        ``graphs`` (optional): per training example a list of (above, below) label pairs, used as
-        the supervision instead of the graphs built from ``Y`` (``Y`` still defines the
+        The set-up (preference graphs, base features, the objective) is done when the first step
+        is asked for, in the thread that consumes the steps, and it looks at ``cancel`` between
+        its phases and every few hundred examples: a Stop during the set-up ends the run at once,
+        unfitted.  ``graphs`` (optional): per training example a list of (above, below) label pairs,
+        used as the supervision instead of the graphs built from ``Y`` (``Y`` still defines the
         bipartition's calibration and the reported errors).  ``nominal_attributes`` is accepted
         for interface compatibility; nominal codes are used as numbers."""
         self._check_params()
         Xc, Yc, Xv, Yv = self._training_data(X, Y, X_test, Y_test)
-        schema = schema or Schema()
-        n, k = Yc.shape
         calibration = self.threshold == "calibration-label"
-        train_graphs = self._training_graphs(Yc, graphs, calibration)
-        base = BaseFeatures.fit(self.features, Xc, self.n_thresholds)
-        phi = base.transform(Xc)
-        objective = RankingObjective(phi, train_graphs.group(self.decomposition), k + calibration, self.smoothing)
+        if self.graph == "layered":
+            G.check_parents(self.hierarchy, Yc.shape[1])
+        user_graphs = None if graphs is None else self._training_graphs(Yc, graphs, calibration)
+        if user_graphs is None:
+            G.check_edge_count(Yc, calibration)  # a lower bound of the layered graphs' edges
+        self.coef_ = None  # a refit cancelled during its set-up leaves no half-replaced model
+        return self._set_up_and_iterate(Xc, Yc, Xv, Yv, schema or Schema(), user_graphs, CancelCheck(cancel))
+
+    def _set_up_and_iterate(self, Xc, Yc, Xv, Yv, schema: Schema, user_graphs, cancel: CancelCheck) -> Iterator[Step]:
+        k = Yc.shape[1]
+        calibration = self.threshold == "calibration-label"
+        try:
+            parents = None if self.graph == "bipartite" else self.hierarchy
+            train_graphs = user_graphs if user_graphs is not None else G.layered(Yc, parents, calibration,
+                                                                                   cancel=cancel.check)
+            cancel.check()
+            base = BaseFeatures.fit(self.features, Xc, self.n_thresholds, cancel=cancel.check)
+            cancel.check()
+            phi = base.transform(Xc)
+            cancel.check()
+            objective = RankingObjective(phi, train_graphs.group(self.decomposition), k + calibration, self.smoothing)
+            cancel.check()
+            train_errors = _ErrorGraphs(Yc, cancel.check)
+            val = None if Xv is None else (base.transform(Xv), Yv, _ErrorGraphs(Yv, cancel.check))
+            cancel.check()
+        except FitCancelled:
+            return
+        sums = Yc.sum(axis=1)
         self.n_features_in_, self.n_labels_, self.schema_ = Xc.shape[1], k, schema
         self.base_features_, self.calibration_ = base, calibration
-        self.cardinality_ = int(round(float(Yc.sum(axis=1).mean())))
+        self.cardinality_ = int(round(float(sums.mean())))
+        self.n_examples_without_edges_ = int(((sums == 0) | (sums == k)).sum())  # bipartite graphs without edges
         self.coef_ = np.zeros((base.n_base, k + calibration))
-        self.n_examples_without_edges_ = int((~G.bipartite(Yc).has_edges()).sum())
-        val = None if Xv is None else (base.transform(Xv), Yv, _ErrorGraphs(Yv))
-        return self._iterate(objective, Yc, _ErrorGraphs(Yc), val, base.names(list(schema.feature_names) or None),
-                             CancelCheck(cancel))
+        yield from self._iterate(objective, Yc, train_errors, val, base.names(list(schema.feature_names) or None),
+                                 cancel)
 
     def _training_graphs(self, Y, graphs, calibration: bool) -> G.PreferenceGraphs:
         k = Y.shape[1]
@@ -199,7 +223,11 @@ class LabelRankingBooster(MultiLabelTargets, FromParamsMixin, ClassifierMixin, B
                  cancel) -> Iterator[Step]:
         lam = self.coef_
         F = objective.scores(lam)
-        loss = objective.evaluate(F)
+        try:
+            cancel.check()
+            loss = objective.evaluate(F)
+        except FitCancelled:
+            return
         self.initial_loss_ = loss
         label_names = [self.schema_.label(y) for y in range(self.n_labels_)] + ["⊥ (calibration)"]
         for t in range(self.max_iterations):

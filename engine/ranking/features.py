@@ -34,7 +34,9 @@ class BaseFeatures:
         return 1 + (self.n_features_in if self.kind == "per-label" else len(self.threshold))
 
     @classmethod
-    def fit(cls, kind: str, X, n_thresholds: int = 8) -> "BaseFeatures":
+    def fit(cls, kind: str, X, n_thresholds: int = 8, cancel=None) -> "BaseFeatures":
+        """The features of ``kind`` on training data ``X``; ``cancel`` (a callable that raises to stop)
+        is called before each attribute's thresholds."""
         d = X.shape[1]
         empty = np.zeros(0)
         if kind == "per-label":
@@ -55,6 +57,8 @@ class BaseFeatures:
         Xd = X.toarray() if sp.issparse(X) else np.asarray(X)
         attrs, thetas = [], []
         for a in range(d):
+            if cancel is not None:
+                cancel()
             v = Xd[:, a]
             v = np.unique(v[~np.isnan(v)])
             if len(v) < 2:

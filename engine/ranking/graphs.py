@@ -101,19 +101,35 @@ def _pairs(above: np.ndarray, below: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.repeat(above, len(below)), np.tile(below, len(above))
 
 
-def bipartite(Y: np.ndarray, calibration: bool = False) -> PreferenceGraphs:
+CANCEL_EVERY = 256  # examples between two looks at the cancel check while graphs are built
+
+
+def check_edge_count(Y: np.ndarray, calibration: bool = False) -> int:
+    """The bipartite graphs' number of edges (a lower bound of the layered graphs'), counted from the
+    label counts alone; ValueError beyond :data:`MAX_EDGES`, before any graph is built."""
+    Y = np.asarray(Y)
+    relevant = Y.astype(bool).sum(axis=1, dtype=np.int64)
+    irrelevant = Y.shape[1] - relevant
+    total = int((relevant * irrelevant).sum()) + (int(Y.shape[1]) * Y.shape[0] if calibration else 0)
+    if total > MAX_EDGES:
+        raise ValueError(f"the preference graphs have {total:,} edges in total; at most {MAX_EDGES:,} fit in memory")
+    return total
+
+
+def bipartite(Y: np.ndarray, calibration: bool = False, cancel=None) -> PreferenceGraphs:
     """Multi-label reduction (SPEC A.2): an edge from every relevant to every irrelevant label.
 
     With ``calibration`` a virtual label (index K) is put between them (SPEC A.10 (a)): edges
     relevant -> calibration -> irrelevant are added, so every example has a graph."""
-    return layered(Y, None, calibration)
+    return layered(Y, None, calibration, cancel)
 
 
-def layered(Y: np.ndarray, parents: np.ndarray | None, calibration: bool = False) -> PreferenceGraphs:
+def layered(Y: np.ndarray, parents: np.ndarray | None, calibration: bool = False, cancel=None) -> PreferenceGraphs:
     """The paper's 3-layer graphs from a label hierarchy (SPEC A.8, reading [A]): layer 1 the
     relevant labels, layer 2 the irrelevant labels sharing a parent with a relevant one, layer 3
     the rest; every vertex points to all vertices of lower layers.  ``parents[k]`` is label k's
-    parent label index (-1 for a top-level label); without ``parents`` there are two layers."""
+    parent label index (-1 for a top-level label); without ``parents`` there are two layers.
+    ``cancel`` (a callable that raises to stop) is called every :data:`CANCEL_EVERY` examples."""
     Y = np.asarray(Y, dtype=bool)
     n, k = Y.shape
     labels = np.arange(k)
@@ -122,6 +138,8 @@ def layered(Y: np.ndarray, parents: np.ndarray | None, calibration: bool = False
     out = []
     cal = np.array([k]) if calibration else np.zeros(0, dtype=np.int64)
     for i in range(n):
+        if cancel is not None and i % CANCEL_EVERY == 0:
+            cancel()
         rel, irr = labels[Y[i]], labels[~Y[i]]
         if parents is None or len(rel) == 0:
             layers = [rel, irr]
