@@ -1,5 +1,7 @@
 """The experiment file parser: every learner of the registry (and its presets) and the XGBoost
 baselines are accepted; each mistake is one error naming the file's line."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -124,3 +126,15 @@ def test_subtables_and_dotted_keys_are_located(folder):
 def test_parse_text_without_a_file_resolves_bundled_names_only():
     with pytest.raises(ExperimentError, match="<experiment>:1: data set 'nowhere.arff'"):
         parse_experiment('data = ["nowhere.arff"]\n[[learner]]\nkey = "boomer"\n')
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (Path(__file__).resolve().parents[1] / "engine" / "evaluation"
+                                                        / "experiments").glob("*.toml")))
+def test_every_shipped_experiment_file_loads(name):
+    """The files the README points to parse and name only learners and presets that exist (two_datasets.toml
+    named SeCo's preset 'Hamming accuracy' after it was renamed 'Hamming accuracy (the paper)')."""
+    from engine.evaluation.experiment_file import load_experiment
+
+    folder = Path(__file__).resolve().parents[1] / "engine" / "evaluation" / "experiments"
+    exp = load_experiment(folder / name, resolve_data=False, max_tasks=None)
+    assert exp.learners

@@ -72,9 +72,10 @@ def test_the_stop_latency_benchmark_writes_its_table(tmp_path, capsys):
     out = tmp_path / "docs" / "benchmarks" / "stop_latency.md"
     missing = tmp_path / "absent.svm"  # the random stand-in of yeast's shape
     code = stop_latency.run(["--learners", "label-ranking", "cc-lr", "--cycles", "3", "--max-delay", "0.2",
-                             "--data", str(missing), "--out", str(out)])
+                             "--data", str(missing), "--record", str(out)])
     text = out.read_text()
-    assert text.startswith("# Stop latency\n") and "random stand-in 2417 x 103 x 14" in text
+    assert text.startswith("# `stop_latency` runs\n") and "random stand-in 2417 x 103 x 14" in text
+    assert "`python -m engine.bench.stop_latency" in text or "python -m" in text  # the dated heading names the command
     rows = [line for line in text.splitlines() if line.startswith("| label-ranking") or line.startswith("| cc-lr")]
     assert len(rows) == 2
     for row in rows:

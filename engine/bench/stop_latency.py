@@ -9,8 +9,9 @@ loads) the kernels.  Data: yeast (2,417 x 103 x 14, 2/3 for training, the rest a
 window passes it), or a random stand-in of its shape when the file is absent.
 
 Prints one row per learner (median and maximum latency, the median time ``fit_iter`` itself takes
-before returning, cycles that ended before the event was set) and writes the table as Markdown
-to ``--out`` (``docs/benchmarks/stop_latency.md``)."""
+before returning, cycles that ended before the event was set) and the table as Markdown; with
+``--record`` the table is appended, dated, to ``docs/benchmarks/stop_latency.md``
+(:mod:`engine.bench.record`)."""
 from __future__ import annotations
 
 import argparse
@@ -23,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.bench.record import add_record_option, recording
+
 TARGET_S = 0.2  # the Stop the window promises
-PROJECT = Path(__file__).resolve().parents[2]
-DEFAULT_OUT = PROJECT / "docs" / "benchmarks" / "stop_latency.md"
 
 
 def bench_data(path: Path | None, seed: int = 0):
@@ -114,11 +115,18 @@ def run(argv=None) -> int:
     parser.add_argument("--max-delay", type=float, default=0.5, help="latest Stop after Start, seconds (default 0.5)")
     parser.add_argument("--data", type=Path, help="a data file (default: ../shared/data/yeast.svm)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the Markdown table (default %(default)s); "
-                        "'-' writes none")
+    add_record_option(parser)
     args = parser.parse_args(argv)
     if args.cycles < 1 or not args.max_delay > 0:
         parser.error("--cycles must be at least 1 and --max-delay positive")
+    with recording("stop_latency", args.record):
+        results = _measure_all(args)
+    worst = max((r["max"] for r in results if r["max"] == r["max"]), default=0.0)
+    return 0 if worst <= TARGET_S else 1
+
+
+def _measure_all(args) -> list[dict]:
+    """One row per learner, printed as measured, then the Markdown table and the machine it ran on."""
     X, Y, Xt, Yt, description = bench_data(args.data, args.seed)
     rng = np.random.default_rng(args.seed)
     results = []
@@ -127,18 +135,11 @@ def run(argv=None) -> int:
         r = results[-1]
         print(f"{key:14s} median {r['median']:.3f} s  max {r['max']:.3f} s  fit_iter call {r['call']:.3f} s  "
               f"ended before Stop {r['early']}/{r['cycles']}", flush=True)
-    text = table(results, description, args.cycles)
-    print(text)
-    if str(args.out) != "-":
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        note = (f"\n`python -m engine.bench.stop_latency` on {platform.machine()} ({os.cpu_count()} cores, load "
-                f"average {load:.1f} at the end), Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}; "
-                "the median and maximum over the cycles that were stopped.\n")
-        args.out.write_text("# Stop latency\n\n" + text + note)
-        print(f"written to {args.out}")
-    worst = max((r["max"] for r in results if r["max"] == r["max"]), default=0.0)
-    return 0 if worst <= TARGET_S else 1
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(table(results, description, args.cycles))
+    print(f"{platform.machine()}, {os.cpu_count()} cores, load average {load:.1f} at the end, Python "
+          f"{platform.python_version()}; the median and maximum over the cycles that were stopped")
+    return results
 
 
 if __name__ == "__main__":
