@@ -118,7 +118,7 @@ def test_a_run_is_prepared_with_progress_and_stop_kills_the_child_at_once(qtbot,
     assert "preparing" in info.text() and "2 kernels compiled" in info.text()
     assert "ETA" not in info.text() and "rules/s" not in info.text()
     status = window.statusBar().currentMessage()
-    assert "Preparing 1: boomer" in status and "update_statistics" in status and "ETA" not in status
+    assert status.startswith("Preparing BOOMER · ") and "update_statistics" in status and "ETA" not in status
     assert window.run_controls.progress.maximum() == 0  # a busy bar, no fraction of the budget
     controls = window.run_controls
     assert controls.stop_button.isEnabled() and not controls.pause_button.isEnabled()
