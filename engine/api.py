@@ -16,6 +16,7 @@ from engine.evaluation.report import MeasureView, Report, load_report, measure_v
 from engine.fileio import atomic_savefig, atomic_write_text
 from engine.head_explanation import HeadStatistics, head_statistics
 from engine.inspection import WhatIf, explain, nearest_label_vectors, predictor_text
+from engine.label_dependencies import LabelDependencies, label_dependencies
 from engine.learner import RuleRecord
 from engine.metrics import hamming_loss, subset_zero_one_loss
 from engine.model import rule_coverage
@@ -37,6 +38,8 @@ __all__ = [
     "python_source", "write_python", "model_text", "write_text",
     # two models compared rule by rule
     "ModelDiff", "diff_models", "markdown_report", "csv_report", "write_report",
+    # which labels the rules predict together, against the data
+    "LabelDependencies", "label_dependencies",
     # a smaller model within a bounded loss
     "simplify", "Simplification", "SIMPLIFY_MEASURES", "curve_csv",
     # compiling a run's kernels ahead of it

@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
+from boomer_gui.plots.label_dependency_plot import show_label_dependencies
 from boomer_gui.plots.reliability_plot import show_reliability
 
 
@@ -66,3 +67,6 @@ def build_menus(w) -> None:
     w.act_presentation.setCheckable(True)
     w.act_reliability = _action(w, v, "&Reliability diagram…", lambda: show_reliability(w), tip="The shown run's "
                                 "probabilities against the test labels (calibrated or not)")
+    w.act_label_dependencies = _action(w, v, "&Label dependencies…", lambda: show_label_dependencies(w),
+                                       tip="Which labels the shown run's rules predict together, against "
+                                           "how often they occur together in the training data")
