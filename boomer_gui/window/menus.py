@@ -1,4 +1,4 @@
-"""The window's menus (File, Edit, Run, View) and their shortcuts."""
+"""The window's menus (File, Edit, Run, View, Tools) and their shortcuts."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -6,6 +6,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from boomer_gui.plots.label_dependency_plot import show_label_dependencies
 from boomer_gui.plots.reliability_plot import show_reliability
+from boomer_gui.window.model_tools import show_compare_runs, show_simplify
 
 
 def _action(window, menu, text, slot, shortcut=None, tip=None) -> QAction:
@@ -70,3 +71,10 @@ def build_menus(w) -> None:
     w.act_label_dependencies = _action(w, v, "&Label dependencies…", lambda: show_label_dependencies(w),
                                        tip="Which labels the shown run's rules predict together, against "
                                            "how often they occur together in the training data")
+    t = w.menuBar().addMenu("&Tools")
+    w.act_compare_runs = _action(w, t, "&Compare two runs…", lambda: show_compare_runs(w),
+                                 tip="Two runs on the same data rule by rule: matched rules, changed heads, rules "
+                                     "only in one, per-label losses, examples predicted differently")
+    w.act_simplify = _action(w, t, "&Simplify the shown run…", lambda: show_simplify(w),
+                             tip="The fewest rules and conditions whose loss stays within ε of the full model's; "
+                                 "the result becomes a new run")
