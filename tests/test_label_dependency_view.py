@@ -22,7 +22,7 @@ def test_the_shown_runs_dependencies_and_a_cells_text():
     assert run.title.startswith("run 1: 4 rules")
     assert cell_text(run, 0, 1) == "a & b: 1 of 4 rules (25.0%); 2 of 4 examples (50.0%); phi +0.577"
     assert [k for k, _ in cell_rules(run, 2, 2)] == [2, 3, 4]
-    assert cell_rules(run, 0, 1)[0][1].startswith("#1  ")
+    assert cell_rules(run, 0, 1)[0][1] == "#1  {f0 <= 0.5} -> (a: +0.80, b: -0.30)"
 
 
 def test_no_run_or_no_rule_model_is_said():

@@ -103,8 +103,11 @@ def test_simplify_runs_in_a_worker_and_adds_the_simplified_run(qtbot):
     (run, est, name), = added
     assert run is app.run and name == "run 1 · simplified (ε=0.25)"
     assert est.model_ is result.model and len(app.estimator.model_.rules) == 5  # the original is untouched
+    n = len(result.removed_rules) + 1
     kept, loss = dialog.ax.lines[0].get_data()
-    assert list(kept) == [c[0] for c in result.curve] and list(loss) == [c[2] for c in result.curve]
+    assert list(kept) == [c[0] for c in result.curve[:n]] and list(loss) == [c[2] for c in result.curve[:n]]
+    kept, loss = dialog.ax.lines[1].get_data()
+    assert list(loss) == [c[2] for c in result.curve[n - 1:]]
     assert f"{result.full_loss:.4f} → {result.loss:.4f}" in dialog.status.text()
 
 

@@ -4,7 +4,7 @@ and the text of a cell and of the rules behind it."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.api import LabelDependencies, label_dependencies
 from engine.rules import Rule, Schema
@@ -33,7 +33,8 @@ def shown_run_dependencies(app, strength: float = 0.5) -> RunDependencies:
     deps = label_dependencies(model, data.train.Y, strength=strength, label_names=names)
     title = (f"{app.run.name}: {deps.n_rules} rules (default rules left out), "
              f"{deps.n_examples} training examples")
-    return RunDependencies(deps, tuple(model.rules), model.schema, title)
+    schema = replace(model.schema or Schema(), label_names=deps.label_names)  # the heads in the data's names
+    return RunDependencies(deps, tuple(model.rules), schema, title)
 
 
 def cell_text(run: RunDependencies, i: int, j: int) -> str:

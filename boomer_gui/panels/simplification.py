@@ -89,7 +89,10 @@ class SimplifyDialog(QDialog):
         kept, loss = curve_arrays(result)
         ax = self.ax
         ax.clear()
-        ax.plot(kept, loss, "o-", markersize=3, color="#0072B2", label=f"{result.measure} loss")
+        n = len(result.removed_rules) + 1  # the full model, then one point per rule removed
+        ax.plot(kept[:n], loss[:n], "o-", markersize=3, color="#0072B2", label=f"{result.measure} loss, rules removed")
+        ax.plot(kept[n - 1:], loss[n - 1:], "x", markersize=5, color="#009E73",
+                label=f"then conditions dropped ({len(result.removed_conditions)})")
         ax.axhline(result.full_loss + result.epsilon, color="#D55E00", linestyle="--", label="bound (full + ε)")
         ax.axhline(result.full_loss, color="0.5", linestyle=":", label="full model")
         ax.set_xlabel("rules kept")
