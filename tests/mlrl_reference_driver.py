@@ -13,7 +13,7 @@ JSON line.  Requests (``"kind"``):
   known label vectors (relevant label indices, frequency) in the reference's order.
 - ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
   error's type and message (how the reference treats an invalid value).
-- ``signature``: the ``__init__`` defaults of ``BoomerClassifier``.
+- ``signature``: the ``__init__`` defaults of ``BoomerClassifier``; ``params``: ``BoomerClassifier().get_params()``.
 """
 import inspect
 import json
@@ -30,6 +30,9 @@ def answer_signature_or_check(learner, request: dict) -> bool:
     """Answer a ``signature`` or ``check`` request about the reference's ``learner`` class (True if
     it was one of them); shared with ``mlrl_seco_reference_driver.py``."""
     kind = request["kind"]
+    if kind == "params":  # what a default-made estimator's get_params() gives
+        print(json.dumps(learner().get_params()))
+        return True
     if kind == "signature":
         sig = inspect.signature(learner.__init__)
         print(json.dumps({n: p.default for n, p in sig.parameters.items() if n != "self"}))
