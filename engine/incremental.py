@@ -30,7 +30,8 @@ class IncrementalPredictor:
     def __init__(self, model: RuleModel, X, output: Callable[[np.ndarray], np.ndarray], max_rules: int = 0,
                  dtype=None):
         if model.prediction == "decision-list":
-            raise ValueError("incremental prediction needs a model whose rules add up their heads, not a decision list")
+            raise ValueError("incremental prediction needs a model whose rules add up their heads, not a "
+                             "decision list")
         n_rules = len(model.rules)
         self.model, self.output, self.dtype = model, output, dtype
         self.X = sp.csc_matrix(X) if sp.issparse(X) else X
