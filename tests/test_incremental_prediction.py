@@ -152,3 +152,28 @@ def test_predict_command_says_when_a_model_has_no_probabilities(tmp_path, capsys
     code = main(["predict", str(model), str(csv), "--label-columns", "a,b,c", "--probabilities"])
     err = capsys.readouterr().err
     assert code == 2 and "--probabilities" in err and "no probabilities" in err
+
+
+def test_the_references_incremental_predictions_on_the_same_model(tmp_path):
+    """On a deterministic setting where both learn the same rules: the same number of rules to apply and,
+    after each apply_next(2), the reference's scores and predictions."""
+    from test_mlrl_parity import DETERMINISTIC, DRIVER, ask_reference, reference_missing
+
+    why = reference_missing("mlrl.boosting", "mlrl-boomer")
+    if why is not None:
+        pytest.skip(why)
+    X, Y = _data(160, seed=3)
+    X = -(np.abs(X) + 0.05)  # negative values only: the rules are the reference's (tests/test_mlrl_parity.py)
+    data = tmp_path / "data.npz"
+    np.savez(data, X_train=X[:120], Y_train=Y[:120], X_test=X[120:])
+    ref = ask_reference(DRIVER, {"kind": "fit", "data": str(data), "settings": DETERMINISTIC, "incremental": 2},
+                        tmp_path)["incremental"]
+    ours = BoomerClassifier(**DETERMINISTIC).fit(X[:120], Y[:120])
+    scores = ours.decision_function_incrementally(X[120:])
+    assert scores.get_num_next() == ref["num_next"] == 12
+    predictions = ours.predict_incrementally(X[120:])
+    assert len(ref["scores"]) == len(ref["predictions"]) == 6
+    for theirs_scores, theirs_predictions in zip(ref["scores"], ref["predictions"]):
+        np.testing.assert_allclose(scores.apply_next(2), np.asarray(theirs_scores), rtol=1e-6, atol=1e-9)
+        np.testing.assert_array_equal(predictions.apply_next(2), np.asarray(theirs_predictions))
+    assert not scores.has_next() and not predictions.has_next()
