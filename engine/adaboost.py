@@ -60,6 +60,7 @@ from .core.boosting import add_head_scores
 from .core.features import build_feature_index
 from .core.refinement import apply_condition, sample_features
 from .core.stumps import MODE_RULE, MODE_STUMP, best_splits, covered_totals, reweight, vote_statistics
+from .incremental import IncrementalPrediction
 from .learner import RuleLearner, RuleRecord, TrainingData
 from .model import RuleModel, rule_coverage
 from .rules import OPERATORS, Condition, Rule
@@ -73,7 +74,7 @@ _MAX_CONDITIONS_CAP = 256
 _COMPLEMENT = {"<=": ">", ">": "<=", "==": "!=", "!=": "=="}
 
 
-class AdaBoostMHClassifier(RuleLearner):
+class AdaBoostMHClassifier(IncrementalPrediction, RuleLearner):
     """AdaBoost.MH with decision stumps or greedy rules as weak hypotheses (see the module doc).
 
     ``max_rules`` is the number of boosting rounds (one record per round); ``max_conditions``

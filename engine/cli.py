@@ -8,6 +8,8 @@ import time
 import warnings
 from pathlib import Path
 
+import numpy as np
+
 from . import metrics
 from .datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, load, make_synthetic
 from .boomer import SINGLE_LABEL_CHOICES
@@ -203,21 +205,45 @@ def cmd_predict(args) -> int:
     X, note = features_for_model(est, data, f"the data ({Path(args.data).name})")  # names, kinds and count, by name
     if note:
         print(f"note: {note}", file=sys.stderr)
-    P = est.predict(X)
+    P = _predicted(est, X, "scores" if args.scores else "probabilities" if args.probabilities else "binary")
     schema = getattr(est, "schema_", None)  # every learner's fitted schema (rule learners: their model's)
     names = list(schema.label_names) if schema is not None else []
     if len(names) != P.shape[1]:
         names = [f"y{k}" for k in range(P.shape[1])]
-    lines = [",".join(names)] + [",".join(str(int(v)) for v in row) for row in P]
+    as_text = (lambda v: str(int(v))) if P.dtype.kind in "biu" else (lambda v: repr(float(v)))
+    lines = [",".join(names)] + [",".join(as_text(v) for v in row) for row in P]
     if args.out:
         with atomic_open(args.out, "w") as out:
             out.write("\n".join(lines) + "\n")
     else:
         print("\n".join(lines))
-    if data.Y.shape == P.shape and data.Y.any():
+    if P.dtype.kind in "biu" and data.Y.shape == P.shape and data.Y.any():
         print(f"Hamming {metrics.hamming_loss(data.Y, P):.4f}  subset 0/1 {metrics.subset_zero_one_loss(data.Y, P):.4f}",
               file=sys.stderr)
     return 0
+
+
+def _predicted(est, X, what: str) -> np.ndarray:
+    """``est``'s dense N x K predictions of ``X``: 0/1 labels ('binary'), scores ('scores', its
+    decision_function) or marginal probabilities ('probabilities'); ValueError when it has none."""
+    try:
+        if what == "scores":
+            P = est.decision_function(X)
+        elif what == "probabilities":
+            if not hasattr(est, "predict_proba"):
+                raise AttributeError(f"{type(est).__name__} has no probabilities")
+            P = est.predict_proba(X)
+        else:
+            P = est.predict(X)
+    except AttributeError as error:  # no such predictions, or a loss without probabilities
+        raise ValueError(f"--{what}: the model cannot give them ({error})") from None
+    P = np.asarray(P.toarray() if hasattr(P, "toarray") else P)
+    if P.ndim == 1:
+        P = P[:, None]
+    n_labels = getattr(est, "n_labels_", P.shape[1])
+    if what == "probabilities" and n_labels == 1 and P.shape[1] == 2:
+        P = P[:, 1:]  # one label: P(absent), P(present) -> the label's probability
+    return P
 
 
 class _Parser(argparse.ArgumentParser):
@@ -258,6 +284,11 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
     p.add_argument("--xml", help="ARFF: the Mulan label file (default: found beside the data file)")
     p.add_argument("--out", help="CSV file for the predictions (default: standard output)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--scores", action="store_true", help="write each label's score (decision_function) "
+                      "instead of 0/1")
+    what.add_argument("--probabilities", action="store_true", help="write each label's marginal probability "
+                      "(predict_proba) instead of 0/1")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("bench", help="speed and quality against mlrl-boomer on the benchmark data")

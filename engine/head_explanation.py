@@ -81,8 +81,9 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     Fc = np.ascontiguousarray(F[rows])
     update_statistics(code, labels01[rows], Fc, np.arange(m, dtype=np.int64), m, G, H)
     g, h = G.sum(axis=0), H.sum(axis=0)
-    l2 = float(estimator.l2_regularization_weight)
-    l1 = float(getattr(estimator, "l1_regularization_weight", 0.0))
+    values = estimator.effective() if hasattr(estimator, "effective") else estimator  # None: the default
+    l2 = float(values.l2_regularization_weight)
+    l1 = float(getattr(values, "l1_regularization_weight", 0.0))
     labels = rule.head_labels
     diag = np.array([diagonal_position(int(k), K, full) for k in labels], dtype=np.int64)
     note = ""
@@ -101,7 +102,7 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
         note = "the head labels' sub-system (ΣH + λI) s = −Σg is solved with the full Hessian"
     if getattr(estimator, "label_binning_used", False) and len(labels) == K and (full or rule.is_default):
         note = "label binning: the learner solved a smaller, binned system; the exact optimum is shown"
-    shrinkage = 1.0 if rule.is_default else float(estimator.shrinkage)
+    shrinkage = 1.0 if rule.is_default else float(values.shrinkage)
 
     losses = np.zeros(n)
     before = refresh_example_losses(code, labels01, F, train_rows, len(train_rows), losses)

@@ -17,6 +17,7 @@ from typing import Iterator, Mapping
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.metaestimators import available_if
 
 from .binary_attributes import as_equalities, binary_values
 from .fileio import atomic_write_text
@@ -160,8 +161,14 @@ class TrainingData:
         return as_equalities(conditions, self.binary)
 
 
+def _has_probabilities(est) -> bool:
+    return bool(est.PROBABILITIES)
+
+
 class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEstimator):
     LEARNER_NAME = "rule-learner"
+    # whether the model's scores have probabilities (``predict_proba`` exists only then, scikit-learn style)
+    PROBABILITIES = True
     # whether ``_learn`` uses ``TrainingData.sample_weight``; the others refuse a sample_weight
     SAMPLE_WEIGHTS = False
     ORDINAL_ATTRIBUTES = False  # whether ``_learn`` gives ordinal attributes their conditions (engine.ordinal)
@@ -285,15 +292,27 @@ class RuleLearner(MultiLabelTargets, DeclaredParameters, ClassifierMixin, BaseEs
 
     def decision_function(self, X) -> np.ndarray:
         model, Xc = self._checked(X)
-        return self._as_class_scores(model.scores(Xc))
+        return self._score_output(model.scores(Xc))
 
     def predict(self, X) -> np.ndarray:
         model, Xc = self._checked(X)
-        return self._as_classes(model.predict(Xc))
+        return self._binary_output(model.predict(Xc))
 
+    @available_if(_has_probabilities)
     def predict_proba(self, X) -> np.ndarray:
+        """Marginal probabilities (learners with ``PROBABILITIES``; a decision list has none)."""
         model, Xc = self._checked(X)
-        return self._as_class_probabilities(model.predict_proba(Xc))
+        return self._probability_output(model.predict_proba(Xc))
+
+    # what the prediction methods return for the model's 0/1 predictions, scores and probabilities
+    def _binary_output(self, P: np.ndarray):
+        return self._as_classes(P)
+
+    def _score_output(self, F: np.ndarray):
+        return self._as_class_scores(F)
+
+    def _probability_output(self, P: np.ndarray):
+        return self._as_class_probabilities(P)
 
     # -- persistence ---------------------------------------------------------------------
     def to_model_dict(self) -> dict:

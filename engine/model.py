@@ -153,9 +153,17 @@ class RuleModel:
         return self.predict_from_scores(self.scores(X, active))
 
     def predict_proba(self, X, active=None) -> np.ndarray:
+        if self.prediction == "decision-list":
+            raise AttributeError("a decision list predicts labels, not probabilities")
+        return self.probabilities_from_scores(self.scores(X, active))
+
+    def probabilities_from_scores(self, F: np.ndarray) -> np.ndarray:
+        """Marginal probabilities of the scores ``F`` (AttributeError where the model has none)."""
+        if self.prediction == "decision-list":
+            raise AttributeError("a decision list predicts labels, not probabilities")
         if self.predictors is not None:  # raises AttributeError for a loss without probabilities
-            return self.predictors.probabilities(self.scores(X, active))
-        return expit(self.scores(X, active))  # the logistic function, without overflow for large |score|
+            return self.predictors.probabilities(F)
+        return expit(F)  # the logistic function, without overflow for large |score|
 
     def with_schema(self, schema: Schema | None) -> "RuleModel":
         return RuleModel([r.with_schema(schema) for r in self.rules], self.n_features, self.n_labels,

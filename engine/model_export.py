@@ -106,6 +106,8 @@ def python_source(obj, source: str = "") -> str:
 
 
 def _has_probabilities(model: RuleModel) -> bool:
+    if model.prediction == "decision-list":
+        return False
     return model.predictors is None or model.predictors.loss.startswith("logistic")
 
 

@@ -10,6 +10,7 @@ import inspect
 import math
 import numbers
 from dataclasses import dataclass, replace
+from types import SimpleNamespace
 from typing import Any, Callable, Mapping
 
 KINDS = ("choice", "option", "int", "float", "seed", "object")
@@ -35,6 +36,8 @@ class Parameter:
     minimum: float | None = None
     maximum: float | None = None
     optional: bool = False  # None is allowed (shown as "no limit")
+    # None is allowed and means the default (mlrl-boomer's convention; :meth:`effective` resolves it)
+    none_is_default: bool = False
     # whether the parameter has any effect given all parameter values (a GUI disables it otherwise)
     applies: Callable[[Mapping], bool] | None = None
     low_open: bool = False  # a float range (minimum, maximum] rather than [minimum, maximum]
@@ -58,9 +61,13 @@ class Parameter:
         hi = "inf" if self.maximum is None else f"{self.maximum:g}"
         return f"{'(' if self.low_open or self.minimum is None else '['}{lo}, {hi}{')' if self.maximum is None else ']'}"
 
+    def effective(self, value):
+        """The value a fit uses: the default for None where None means the default."""
+        return self.default if value is None and self.none_is_default else value
+
     def check(self, value) -> None:
         """ValueError naming the parameter when ``value`` is not one it takes."""
-        if value is None and (self.optional or self.kind in ("seed", "object")):
+        if value is None and (self.optional or self.none_is_default or self.kind in ("seed", "object")):
             return
         name = self.name
         if self.kind == "choice":
@@ -140,8 +147,11 @@ def declared(cls) -> tuple[Parameter, ...]:
         missing, extra = sorted(set(defaults) - set(names)), sorted(set(names) - set(defaults))
         raise TypeError(f"{cls.__name__}.PARAMETERS and __init__ differ: undeclared {missing}, not in __init__ {extra}")
     out = []
+    none_is_default = bool(getattr(cls, "NONE_IS_DEFAULT", False))
     for p in params:
         d = defaults[p.name]
+        if none_is_default:
+            p = replace(p, none_is_default=True)
         if p.default is FROM_INIT:
             p = replace(p, default=d)
         elif p.default != d:
@@ -159,11 +169,25 @@ def check_parameters(estimator) -> None:
         p.check(getattr(estimator, p.name))
 
 
+def effective_params(estimator) -> SimpleNamespace:
+    """The values a fit of ``estimator`` uses, by parameter name: each as given, None resolved to the
+    declared default where None means the default (``NONE_IS_DEFAULT``).  The estimator's own attributes
+    (and so ``get_params()``) keep what was given, as scikit-learn requires."""
+    return SimpleNamespace(**{p.name: p.effective(getattr(estimator, p.name)) for p in declared(type(estimator))})
+
+
 class DeclaredParameters:
     """Mixin of the estimators: ``PARAMETERS`` checked by :meth:`_check_params` (each parameter by its
-    declaration, then :meth:`_check_combination` for rules between parameters)."""
+    declaration, then :meth:`_check_combination` for rules between parameters).  With ``NONE_IS_DEFAULT``
+    every parameter also takes None, meaning its default (mlrl-boomer's and mlrl-seco's convention):
+    code that reads parameter values reads :meth:`effective`."""
 
     PARAMETERS: tuple = ()
+    NONE_IS_DEFAULT = False
+
+    def effective(self) -> SimpleNamespace:
+        """The parameter values a fit uses (:func:`effective_params`)."""
+        return effective_params(self)
 
     def _check_combination(self) -> None:
         """Rules between parameters (each parameter alone is checked by its declaration)."""

@@ -115,7 +115,9 @@ class LearnerSpec:
         """The number of steps ``params`` allow (None: no limit or no budget parameter)."""
         if self.budget is None:
             return None
-        value = params.get(self.budget, self.defaults().get(self.budget))
+        value = params.get(self.budget)
+        if value is None:  # not given, or None meaning the default (mlrl-boomer's convention)
+            value = self.defaults().get(self.budget)
         return int(value) if value else None
 
     def steps_of(self, params: Mapping) -> int | None:

@@ -54,7 +54,8 @@ def estimator_reliability(estimator, X, Y, n_bins: int = 10) -> Reliability:
     """The reliability of ``estimator.predict_proba(X)``; ValueError saying why when the estimator
     gives no probabilities (none at all, or refused for its loss)."""
     if not hasattr(estimator, "predict_proba"):
-        raise ValueError(f"{type(estimator).__name__} predicts no probabilities")
+        raise ValueError(f"the learner ({type(estimator).__name__}) has no probabilities: its rules predict "
+                         "labels, so there is no reliability diagram")
     try:
         P = estimator.predict_proba(X)
     except AttributeError as error:  # mlrl-boomer's refusal, e.g. of the squared-error losses

@@ -144,6 +144,8 @@ def predict(X, model=None):
 def predict_proba(X, model=None):
     """Per row and label the probability of the label (AttributeError for a loss without them)."""
     model = model or MODEL
+    if model["prediction"] == "decision-list":
+        raise AttributeError("a decision list predicts labels, not probabilities")
     F = decision_function(X, model)
     p = model.get("predictors")
     if p is None:

@@ -10,10 +10,11 @@ JSON line.  Requests (``"kind"``):
   answers the test scores (``decision_function``), the binary predictions, the number of rules (the default rule included) and the rules' conditions and heads;
   with ``"probabilities": true`` also ``predict_proba`` (or the error it raises), the isotonic
   calibration models' bins (one list per label / label vector, [threshold, value] pairs) and the
-  known label vectors (relevant label indices, frequency) in the reference's order.
+  known label vectors (relevant label indices, frequency) in the reference's order; with ``"incremental": n``
+  also the scores and predictions of ``*_incrementally`` after each ``apply_next(n)``.
 - ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
   error's type and message (how the reference treats an invalid value).
-- ``signature``: the ``__init__`` defaults of ``BoomerClassifier``.
+- ``signature``: the ``__init__`` defaults of ``BoomerClassifier``; ``params``: ``BoomerClassifier().get_params()``.
 """
 import inspect
 import json
@@ -30,6 +31,9 @@ def answer_signature_or_check(learner, request: dict) -> bool:
     """Answer a ``signature`` or ``check`` request about the reference's ``learner`` class (True if
     it was one of them); shared with ``mlrl_seco_reference_driver.py``."""
     kind = request["kind"]
+    if kind == "params":  # what a default-made estimator's get_params() gives
+        print(json.dumps(learner().get_params()))
+        return True
     if kind == "signature":
         sig = inspect.signature(learner.__init__)
         print(json.dumps({n: p.default for n, p in sig.parameters.items() if n != "self"}))
@@ -68,10 +72,27 @@ def main() -> None:
               "n_rules": int(est.model_.get_num_rules()), "n_used_rules": int(est.model_.get_num_used_rules())}
     if request.get("rules"):
         answer["rules"] = reference_rules(est.model_, ALL_OPERATORS + (("ordinal_leq", "<="), ("ordinal_gr", ">")))
+    if request.get("incremental"):  # step size: the reference's incremental scores and predictions
+        answer["incremental"] = _incremental(est, X_test, int(request["incremental"]))
     if request.get("probabilities"):
         answer.update(_probabilities(est, X_test))
         answer["train_scores"] = np.asarray(est.decision_function(data["X_train"]), dtype=float).tolist()
     print(json.dumps(answer))
+
+
+def _incremental(est, X_test, step: int) -> dict:
+    """``decision_function_incrementally`` and ``predict_incrementally``: the rules at the start and the
+    scores and predictions after each ``apply_next(step)``."""
+    out = {}
+    for key, method in (("scores", est.decision_function_incrementally), ("predictions", est.predict_incrementally)):
+        predictor = method(X_test)
+        out["num_next"] = int(predictor.get_num_next())
+        steps = []
+        while predictor.has_next():
+            P = predictor.apply_next(step)
+            steps.append(np.asarray(P.toarray() if hasattr(P, "toarray") else P, dtype=float).tolist())
+        out[key] = steps
+    return out
 
 
 def _features(data, name):

@@ -10,7 +10,7 @@ JSON line.  Requests (``"kind"``):
   (the default rule included) and the rules' conditions, head labels and scores;
 - ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
   error's type and message;
-- ``signature``: the ``__init__`` defaults of ``SeCoClassifier``.
+- ``signature``: the ``__init__`` defaults of ``SeCoClassifier``; ``params``: ``SeCoClassifier().get_params()``.
 """
 import json
 import sys

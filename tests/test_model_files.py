@@ -205,7 +205,9 @@ MUTATION_SCRIPT = textwrap.dedent("""
         try:
             est = load_estimator(sys.argv[4])
             X = np.random.default_rng(trial).normal(size=(20, est.model_.n_features)).astype(np.float32)
-            est.predict(X); est.predict_proba(X)
+            est.predict(X)
+            if hasattr(est, "predict_proba"):  # a decision list (SeCo) has no probabilities
+                est.predict_proba(X)
             outcome = "loaded"
         except ValueError:
             outcome = "ValueError"

@@ -100,6 +100,7 @@ class _Editor:
 
     def set(self, value) -> None:
         p, w = self.param, self.widget
+        value = p.effective(value)  # None meaning the default shows the default
         if p.kind == "option":
             i = w.findData(value)
             if i >= 0:

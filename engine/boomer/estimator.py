@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.losses import LOSSES
+from ..incremental import IncrementalPrediction
 from ..learner import RuleLearner, RuleRecord, TrainingData, learned_rules
 from ..model import RuleModel, rule_coverage
 from ..options import option_help, value_names
@@ -88,7 +89,7 @@ def _on_preferred_threads(method):
     return wrapper
 
 
-class BoomerClassifier(RuleLearner):
+class BoomerClassifier(IncrementalPrediction, RuleLearner):
     """Gradient-boosted multi-label classification rules.
 
     Parameters, values and defaults are mlrl-boomer 0.15.6's (``BoomerClassifier()`` is its
@@ -118,6 +119,7 @@ class BoomerClassifier(RuleLearner):
     """
 
     LEARNER_NAME = "boomer"
+    NONE_IS_DEFAULT = True  # every parameter takes None, meaning its default, as mlrl-boomer's do
     SAMPLE_WEIGHTS = True  # engine.sampling: they weigh the draws of instance_sampling='with-replacement'
     ORDINAL_ATTRIBUTES = True  # engine.ordinal: fit(..., ordinal_feature_indices=...)
 
@@ -248,8 +250,8 @@ class BoomerClassifier(RuleLearner):
         optional = [settings.feature_binning_kind(profile["n_examples"], profile["sparse"]) != "none",
                     settings.holdout != "none", settings.global_pruning.name != "none",
                     settings.induction.uses_module]  # engine.core.induction's kernels
-        return "boomer|" + "|".join(str(v) for v in (*family, self.loss, self.statistic_type, settings.prediction,
-                                                     profile["sparse"], *optional))
+        return "boomer|" + "|".join(str(v) for v in (*family, settings.loss, settings.statistic_type,
+                                                     settings.prediction, profile["sparse"], *optional))
 
     def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="largest-score",
                  max_rules=1000, shrinkage=0.3,
@@ -306,7 +308,7 @@ class BoomerClassifier(RuleLearner):
         return cls(**{**PAPER_2020, "loss": loss, "head_type": head_type, **overrides})
 
     def _check_combination(self) -> None:
-        settings = BoomerSettings.of(self)
+        settings, values = BoomerSettings.of(self), self.effective()
         for sampling in ("instance_sampling", "feature_sampling", "output_sampling"):
             options = getattr(settings, sampling).options
             if options.get("max_samples") and options["max_samples"] < options["min_samples"]:
@@ -319,24 +321,24 @@ class BoomerClassifier(RuleLearner):
         inducer = settings.induction.inducer()  # checks rule_induction and rule_pruning
         if inducer is not None and settings.output_sampling.name != "none":
             raise ValueError("output_sampling works with the default greedy rule induction only here (not with "
-                             f"rule_induction={self.rule_induction!r}, rule_pruning={self.rule_pruning!r}); set "
+                             f"rule_induction={values.rule_induction!r}, rule_pruning={values.rule_pruning!r}); set "
                              "output_sampling='none' or the defaults of the other two")
-        if self.label_binning_scope == "rule":
+        if values.label_binning_scope == "rule":
             self._check_rule_scope(settings, inducer)
-        given = explicit_options(self.rule_induction)
+        given = explicit_options(values.rule_induction)
         for name, default in (("max_conditions", None), ("min_coverage", 1)):
-            if name in given and getattr(self, name) != default:
+            if name in given and getattr(values, name) != default:
                 raise ValueError(f"{name} is set twice (the parameter and rule_induction's option); set one")
 
     def _check_rule_scope(self, settings: BoomerSettings, inducer) -> None:
         """``label_binning_scope='rule'`` bins the complete heads of an example-wise loss, searched by the
         default greedy induction: anything else is refused before the fit starts."""
-        problem = None
+        problem, values = None, self.effective()
         if settings.decomposable:
-            problem = f"an example-wise (non-decomposable) loss, not {self.loss!r}"
+            problem = f"an example-wise (non-decomposable) loss, not {values.loss!r}"
         elif settings.head_kind != "complete" or not settings.label_binning_used:
-            problem = (f"complete heads with label binning (head_type={self.head_type!r}, "
-                       f"label_binning={self.label_binning!r} give none)")
+            problem = (f"complete heads with label binning (head_type={values.head_type!r}, "
+                       f"label_binning={values.label_binning!r} give none)")
         elif settings.l1 != 0.0:
             problem = "no L1 regularization (l1_regularization_weight=0)"
         elif inducer is not None:
@@ -351,12 +353,14 @@ class BoomerClassifier(RuleLearner):
     @property
     def head_kind(self) -> str:
         """'single', 'complete', 'partial-fixed' or 'partial-dynamic' ('auto' resolved)."""
-        return head_kind(self.loss, self.head_type)
+        values = self.effective()
+        return head_kind(values.loss, values.head_type)
 
     @property
     def label_binning_used(self) -> bool:
         """Whether complete heads are learned with gradient-based label binning ('auto' resolved)."""
-        return label_binning_kind(self.loss, self.head_type, self.label_binning) != "none"
+        values = self.effective()
+        return label_binning_kind(values.loss, values.head_type, values.label_binning) != "none"
 
     @property
     def single_head(self) -> bool:
@@ -370,11 +374,13 @@ class BoomerClassifier(RuleLearner):
     def prediction(self) -> str:
         """'label-wise' or 'example-wise': how the kernels and the tracked losses predict during
         training (the binary predictor's, or the loss's where that needs probabilities)."""
-        return training_prediction(self.loss, self.binary_predictor)
+        values = self.effective()
+        return training_prediction(values.loss, values.binary_predictor)
 
     def _holdout_kind(self) -> str:
-        return holdout_kind(self.holdout, self.global_pruning, self.marginal_probability_calibration,
-                            self.joint_probability_calibration)
+        values = self.effective()
+        return holdout_kind(values.holdout, values.global_pruning, values.marginal_probability_calibration,
+                            values.joint_probability_calibration)
 
     def fit(self, X, y, sample_weight=None, **kwargs):
         """Train on ``X``, ``y`` (labels as :meth:`fit_iter` takes them).  ``sample_weight``: one
@@ -389,14 +395,15 @@ class BoomerClassifier(RuleLearner):
     def _refinement_threads(self) -> int:
         """Threads a refinement step may use by ``parallel_rule_refinement``: 1 ('false'), the preferred
         number, or 0 (every core Numba has)."""
-        return refinement_threads(self.parallel_rule_refinement)
+        return refinement_threads(self.effective().parallel_rule_refinement)
 
     def _sparse_predictions(self, y) -> bool:
         """``prediction_format``: 'sparse' always, 'dense' never, else (None, 'auto') when the training
         labels came as a SciPy sparse matrix that takes less memory than a dense one, as mlrl-boomer
         decides (4-byte indices, values not stored, against one byte per entry)."""
-        if self.prediction_format in ("sparse", "dense"):
-            return self.prediction_format == "sparse"
+        wanted = self.effective().prediction_format
+        if wanted in ("sparse", "dense"):
+            return wanted == "sparse"
         if not sp.issparse(y) or y.ndim != 2:
             return False
         return 4 * (int(y.nnz) + y.shape[0]) < y.shape[0] * y.shape[1]
@@ -404,22 +411,29 @@ class BoomerClassifier(RuleLearner):
     def predict(self, X):
         """Binary predictions (see ``binary_predictor``), a SciPy CSR array where ``prediction_format``
         asks for sparse predictions (:meth:`_sparse_predictions`)."""
-        P = super().predict(X)
-        if getattr(self, "sparse_predictions_", False) and isinstance(P, np.ndarray) and P.ndim == 2:
-            return sp.csr_array(P)
-        return P
+        return super().predict(X)
 
     def predict_proba(self, X) -> np.ndarray:
         """Marginal probabilities by ``probability_predictor`` (AttributeError for a loss without
         probabilities); a single label gives the two columns P(absent), P(present), as mlrl-boomer
         and scikit-learn's binary classifiers do."""
-        P = super().predict_proba(X)
+        return super().predict_proba(X)
+
+    def _binary_output(self, P: np.ndarray):
+        P = super()._binary_output(P)
+        if getattr(self, "sparse_predictions_", False) and isinstance(P, np.ndarray) and P.ndim == 2:
+            return sp.csr_array(P)
+        return P
+
+    def _probability_output(self, P: np.ndarray):
+        P = super()._probability_output(P)
         return np.hstack([1.0 - P, P]) if P.ndim == 2 and P.shape[1] == 1 else P
 
     def _make_model(self, rules, data: TrainingData) -> RuleModel:
-        predictors = Predictors.of(self.loss, self.binary_predictor, self.probability_predictor, data.Y)
+        values = self.effective()
+        predictors = Predictors.of(values.loss, values.binary_predictor, values.probability_predictor, data.Y)
         vectors = predictors.vectors if self.prediction == "example-wise" else None
-        model = RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], self.prediction, self.loss,
+        model = RuleModel(list(rules), data.X.shape[1], data.Y.shape[1], self.prediction, values.loss,
                           vectors, data.schema, data.nominal, predictors=predictors)
         if rules:
             self._calibrate(model, data)
@@ -447,7 +461,7 @@ class BoomerClassifier(RuleLearner):
         learned = learned_rules(getattr(self, "records_", []))  # as post-optimization revised them
         if len(learned) > len(model.rules):  # global pruning kept a prefix
             model = RuleModel(learned, model.n_features, model.n_labels, predictors=model.predictors)
-        F = model.scores(data.X) if self.statistic_type == "64-bit" else _float32_scores(model, data.X)
+        F = model.scores(data.X) if settings.statistic_type == "64-bit" else _float32_scores(model, data.X)
         fit_calibration(model.predictors, F, data.Y, rows(marginal), rows(joint))
 
     # -- Alg. 1 ----------------------------------------------------------------------------

@@ -35,8 +35,9 @@ from .induction import output_sampled_rule
 
 def revision_steps(params: Mapping) -> int:
     """How many revision steps a fit with BoomerClassifier's ``params`` streams at most (after its rules)."""
+    params = {k: v for k, v in params.items() if v is not None}  # None: the default
     name, options = parse_option("post_optimization", params.get("post_optimization", "none"))
-    rules = int(params.get("max_rules", 1000) or 0) - (params.get("default_rule", "auto") != "false")
+    rules = int(params.get("max_rules", 1000)) - (params.get("default_rule", "auto") != "false")
     return 0 if name == "none" else max(rules, 0) * options["num_iterations"]
 
 

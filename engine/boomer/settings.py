@@ -187,7 +187,9 @@ class BoomerSettings:
 
     @classmethod
     def of(cls, est) -> "BoomerSettings":
-        """The settings of estimator ``est`` (its parameters already checked one by one)."""
+        """The settings of estimator ``est`` (its parameters already checked one by one; None, where it
+        means the default, resolved: :meth:`engine.parameters.DeclaredParameters.effective`)."""
+        est = est.effective()
         loss, head_type = est.loss, est.head_type
         return cls(
             loss=loss, head=Choice.of("head_type", head_type), head_kind=head_kind(loss, head_type),

@@ -38,11 +38,12 @@ class MlrlFit:
 
     def __init__(self, est, data: TrainingData):
         self.est, self.data = est, data
+        self.params = est.effective()  # the parameter values, None resolved to the defaults
         self.started = time.monotonic()
-        seed = 1 if self.est.random_state is None else int(self.est.random_state)
+        seed = int(self.params.random_state)
         self.rng = np.random.default_rng(seed)
         X, self.Y = self.data.X, self.data.Y
-        holdout, holdout_options = parse_option("seco:holdout", self.est.holdout)
+        holdout, holdout_options = parse_option("seco:holdout", self.params.holdout)
         if holdout != "none":
             train_rows, holdout_rows = split_holdout(self.Y, holdout, holdout_options["holdout_set_size"],
                                                      int(self.rng.integers(2**63 - 1)))
@@ -58,16 +59,16 @@ class MlrlFit:
 
     def _parse_options(self) -> None:
         """The heuristics, head, rule induction, instance and output sampling and pruning parsed once."""
-        h_name, h_opts = parse_option("seco:heuristic", self.est.heuristic)
-        p_name, p_opts = parse_option("seco:pruning_heuristic", self.est.pruning_heuristic)
+        h_name, h_opts = parse_option("seco:heuristic", self.params.heuristic)
+        p_name, p_opts = parse_option("seco:pruning_heuristic", self.params.pruning_heuristic)
         self.h, self.hp = MLRL_HEURISTICS[h_name], np.float32(h_opts.get("beta", h_opts.get("m", 0.0)))
         self.ph, self.pp = MLRL_HEURISTICS[p_name], np.float32(p_opts.get("beta", p_opts.get("m", 0.0)))
-        self.partial = self.est.head_type == "partial"
+        self.partial = self.params.head_type == "partial"
         if self.partial:
-            self.lift, self.max_lift = lift_tables(self.est.lift_function, self.K, self.Y)
+            self.lift, self.max_lift = lift_tables(self.params.lift_function, self.K, self.Y)
         else:
             self.lift, self.max_lift = (np.ones(self.K + 1, np.float32),) * 2
-        _, induction = parse_option("seco:rule_induction", self.est.rule_induction)
+        _, induction = parse_option("seco:rule_induction", self.params.rule_induction)
         self.max_conditions = induction["max_conditions"] or _MAX_CONDITIONS_CAP
         self.min_coverage = min(self.n, induction["min_coverage"])
         if induction["min_support"] > 0:
@@ -75,11 +76,11 @@ class MlrlFit:
         self.max_head_refinements = induction["max_head_refinements"]
         self.beam_width = induction.get("beam_width", 0)  # 0: top-down-greedy
         self.resample_features = induction.get("resample_features", False)
-        self.sampling, s_opts = parse_option("seco:instance_sampling", self.est.instance_sampling)
+        self.sampling, s_opts = parse_option("seco:instance_sampling", self.params.instance_sampling)
         self.n_drawn = 0 if self.sampling == "none" else _bounded(self.n, s_opts["sample_size"],
                                                                   s_opts["min_samples"], s_opts["max_samples"])
-        self.out_sampling, self.o_opts = parse_option("seco:output_sampling", self.est.output_sampling)
-        self.prune = self.est.rule_pruning == "irep"
+        self.out_sampling, self.o_opts = parse_option("seco:output_sampling", self.params.output_sampling)
+        self.prune = self.params.rule_pruning == "irep"
         stratified = self.sampling == "stratified-output-wise" and 0 < self.n_drawn < self.n
         self.strata = _OutputWise(self.Y, self.n_drawn) if stratified else None
 
@@ -91,12 +92,12 @@ class MlrlFit:
                           RuntimeWarning, stacklevel=3)
         self.D = self.index.n_features
         self.keys = self.index.values
-        self.binning, b_opts = parse_option("seco:feature_binning", self.est.feature_binning)
+        self.binning, b_opts = parse_option("seco:feature_binning", self.params.feature_binning)
         if self.binning != "none":
             index = self.index
             self.keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
                                  METHOD_CODES[self.binning], b_opts["bin_ratio"], b_opts["min_bins"], b_opts["max_bins"])
-        f_sampling, f_opts = parse_option("seco:feature_sampling", self.est.feature_sampling)
+        f_sampling, f_opts = parse_option("seco:feature_sampling", self.params.feature_sampling)
         self.n_features = self.D
         if f_sampling != "none":
             from ..sampling import sampled_feature_count  # noqa: PLC0415 - the same count as BOOMER's
@@ -114,7 +115,7 @@ class MlrlFit:
         default_values = (self.default.head_scores > 0).astype(np.uint8)
         self.train = _DecisionListTracker(self.Y, default_values)
         self.val = _DecisionListTracker(self.data.Y_test, default_values) if self.data.X_test is not None else None
-        self.budget = (self.est.max_rules - 1) if self.est.max_rules > 0 else None  # the default rule counts
+        self.budget = (self.params.max_rules - 1) if self.params.max_rules > 0 else None  # the default rule counts
         self.est.stop_reason_ = "max_rules"
         self.all_labels = np.arange(self.K, dtype=np.int64)
 
@@ -137,7 +138,7 @@ class MlrlFit:
         self.wrows, self.wvals = np.empty_like(self.brows), np.empty_like(self.bvals)
         self.wlen = np.zeros(self.D, dtype=np.int64)
         self.wstamp = np.full(self.D, -1, dtype=np.int64)
-        self.threads = _threads(self.est.parallel_rule_refinement)
+        self.threads = _threads(self.params.parallel_rule_refinement)
         self.step_scratch = {}
         self.qbuf = np.empty(self.K, dtype=np.float32)
         self.positions = np.empty(self.K, dtype=np.int64)
@@ -502,7 +503,7 @@ class MlrlFit:
             if not self.uncovered_weight > 0:
                 est.stop_reason_ = "coverage"
                 break
-            if est.time_limit and time.monotonic() - self.started >= est.time_limit:
+            if self.params.time_limit and time.monotonic() - self.started >= self.params.time_limit:
                 est.stop_reason_ = "time_limit"
                 break
             weights = _instance_weights(self.sampling, self.n_drawn, self.Y, self.rng, self.strata)
@@ -546,7 +547,7 @@ class MlrlFit:
     # -- mlrl-seco's sequential post-optimization: each rule relearned in the context of all others -------
     def post_optimize(self):
         """The revisions of ``post_optimization='sequential'``; returns True when cancelled."""
-        post, options = parse_option("seco:post_optimization", self.est.post_optimization)
+        post, options = parse_option("seco:post_optimization", self.params.post_optimization)
         if self.est.stop_reason_ == "no_refinement":
             self.t += 1  # the failed attempt drew its round-robin label too
         if post != "sequential" or not self.learned:

@@ -209,9 +209,13 @@ def find_head(Y, covered, *, heuristic="subset-accuracy", beta=1.0, exhaustive=F
 class SeCoClassifier(RuleLearner):
     """Separate-and-conquer multi-label rules, a decision list: mlrl-seco 0.15.6's ``SeCoClassifier``
     (every parameter, value, option and default; see the module doc), or the PAKDD 2018 paper's search
-    (``search='pakdd-2018{...}'``, a parameter of ours).  ``random_state`` None is mlrl-seco's 1."""
+    (``search='pakdd-2018{...}'``, a parameter of ours).  Every parameter takes None, meaning its default
+    (``random_state`` None is mlrl-seco's 1)."""
 
     LEARNER_NAME = "seco"
+    NONE_IS_DEFAULT = True  # every parameter takes None, meaning its default, as mlrl-seco's do
+    # a decision list's rules give labels, not probabilities (mlrl-seco has no predict_proba either)
+    PROBABILITIES = False
 
     PARAMETERS = (
         _option("heuristic", "Heuristic", "rule quality of a head's confusion matrices", applies=_mlrl),
@@ -306,7 +310,7 @@ class SeCoClassifier(RuleLearner):
         return super().from_params(params)
 
     def _check_combination(self) -> None:
-        name, options = parse_option("seco:rule_induction", self.rule_induction)
+        name, options = parse_option("seco:rule_induction", self.effective().rule_induction)
         if name == "top-down-beam-search" and options["max_conditions"] == 1:  # mlrl-seco's refusal
             raise ValueError("rule_induction='top-down-beam-search{max_conditions=...}' must be at least 2, or 0 "
                              "(no limit)")
@@ -331,12 +335,13 @@ class SeCoClassifier(RuleLearner):
 
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
         self.holdout_indices_ = None
-        name, options = parse_option("seco:search", self.search)
+        values = self.effective()
+        name, options = parse_option("seco:search", values.search)
         if name == "pakdd-2018":
-            _, induction = parse_option("seco:rule_induction", self.rule_induction)
+            _, induction = parse_option("seco:rule_induction", values.rule_induction)
             cfg = dict(options, max_conditions=induction["max_conditions"] or None,
                        min_coverage=induction["min_coverage"],
-                       max_rules=self.max_rules if self.max_rules > 0 else 2**31 - 1)
+                       max_rules=values.max_rules if values.max_rules > 0 else 2**31 - 1)
             yield from self._learn_pakdd(data, cfg)
         else:
             yield from self._learn_mlrl(data)
@@ -363,8 +368,9 @@ class SeCoClassifier(RuleLearner):
 def revision_steps(params: Mapping) -> int:
     """How many revision steps a fit with SeCoClassifier's ``params`` streams at most (after its rules):
     ``post_optimization='sequential{num_iterations=n}'`` revises each learned rule n times."""
+    params = {k: v for k, v in params.items() if v is not None}  # None: the default
     if not _mlrl(params):
         return 0
     name, options = parse_option("seco:post_optimization", params.get("post_optimization", "none"))
-    rules = int(params.get("max_rules", 500) or 0) - 1  # the default rule counts
+    rules = int(params.get("max_rules", 500)) - 1  # the default rule counts
     return 0 if name == "none" else max(rules, 0) * options["num_iterations"]

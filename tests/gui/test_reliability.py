@@ -48,6 +48,22 @@ def test_no_probabilities_is_a_reason_not_a_crash():
             raise AssertionError("expected a reason")
 
 
+def test_a_decision_list_has_no_probabilities_and_the_diagram_says_so(window, monkeypatch):
+    """SeCo's rules predict labels: no predict_proba, and View > Reliability diagram says why."""
+    import boomer_gui.plots.reliability_plot as plot
+    from engine.seco import SeCoClassifier
+
+    rng = np.random.default_rng(2)
+    X, Y = rng.normal(size=(60, 3)), (rng.random((60, 2)) < 0.4).astype(np.uint8)
+    est = SeCoClassifier(max_rules=4).fit(X, Y)
+    assert not hasattr(est, "predict_proba")
+    said = []
+    monkeypatch.setattr(plot.QMessageBox, "information", lambda parent, title, text: said.append(text))
+    monkeypatch.setattr(window, "app", _App(est, _Data(X, Y), _Data(X, Y)))
+    window.act_reliability.trigger()
+    assert said and "SeCoClassifier" in said[0] and "has no probabilities" in said[0]
+
+
 def test_the_view_menu_says_why_before_any_run(window, monkeypatch):
     import boomer_gui.plots.reliability_plot as plot
 
