@@ -36,7 +36,7 @@ def _steps(est, X, Y, *test):
 
 @pytest.mark.parametrize("value", ["sequential{num_iterations=0}", "sequential{num_iterations=1.5}",
                                    "sequential{bogus=1}", "sequential{refine_heads=yes}", "bogus", "Sequential",
-                                   "none{num_iterations=2}", "", None, 2])
+                                   "none{num_iterations=2}", "", 2])  # None is the default, as in mlrl-boomer
 def test_invalid_values_are_refused_before_any_work(value):
     X, Y = _data()
     est = BoomerClassifier(post_optimization=value, max_rules=3)
