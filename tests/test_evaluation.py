@@ -333,3 +333,19 @@ def test_progress_writes_to_the_stream_of_the_call_not_of_the_first_import(monke
     progress.update()
     progress.update()
     assert "2/2 tasks" in now.getvalue()
+
+
+def test_evaluate_exits_with_status_1_when_tasks_failed(tmp_path, monkeypatch, capsys):
+    """Like ``experiment``: a Table 1 run whose tasks failed is not a success for a script or CI."""
+    from engine.evaluation import report, runner
+
+    data = write_svmlight(tmp_path / "d.svm")
+    outcomes = iter([runner.RunSummary(4, 0, 2, 2, 1.0), runner.RunSummary(4, 2, 2, 0, 1.0)])
+    monkeypatch.setattr(runner, "run_evaluation", lambda *args, **kwargs: next(outcomes))
+    monkeypatch.setattr(report, "write_report", lambda built, folder: [])
+    monkeypatch.setattr(report, "build_report", lambda store: None)
+    argv = ["evaluate", "--data", str(data), "--methods", "boomer-lw-single", "--store", str(tmp_path / "s.sqlite"),
+            "--report", str(tmp_path / "r")]
+    assert main(argv) == 1  # two tasks failed
+    assert main(argv) == 0  # the rerun computed them
+    assert "2 failed" in capsys.readouterr().err

@@ -27,6 +27,7 @@ def run(args) -> int:
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
         raise ValueError(f"--report {report_dir} exists and is not a folder")
+    failed = 0
     if args.report_only:
         with ResultStore(args.store, readonly=True) as store:
             written = write_report(build_report(store), report_dir)
@@ -44,10 +45,11 @@ def run(args) -> int:
             summary = run_evaluation(specs, methods, prof, store, scheduler=args.scheduler, n_workers=args.workers,
                                      threads=args.threads, resume=not args.no_resume)
             print_summary(summary, store)
+            failed = summary.n_failed
             written = write_report(build_report(store), report_dir)
     for path in written:
         print(path)
-    return 0
+    return 1 if failed else 0  # as `experiment`: failed tasks are a non-zero exit status
 
 
 def print_summary(summary, store) -> None:
