@@ -253,44 +253,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
 
 
-def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
-    """The command line; ``fit`` and ``demo`` get the options of ``learner``'s declared parameters."""
-    parser = _Parser(prog="python -m engine", description="BOOMER multi-label rule learning")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("fit", help="train on a data file, print each rule as it is learned")
-    p.add_argument("data")
-    p.add_argument("--test", help="separate test file (default: a random split)")
-    p.add_argument("--test-size", type=_bounded_float(0.0, 1.0, high_open=True), default=0.33, help="in (0, 1)")
-    p.add_argument("--split-seed", type=int, default=0)
-    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
-    p.add_argument("--xml", help="ARFF: the Mulan label file (default: found beside the data file, also for "
-                                 "NAME-train.arff / NAME-test.arff sharing NAME.xml)")
-    p.add_argument("--model", help="write the model as JSON")
-    p.add_argument("--every", type=_bounded_int(1, MAX_RULES), default=1, help="print every n-th rule")
-    _add_learner_options(p, learner)
-    p.set_defaults(func=cmd_fit)
-
-    p = sub.add_parser("demo", help="train on a built-in synthetic data set")
-    p.add_argument("--kind", default="conditional-dependence", choices=SYNTHETIC_KINDS)
-    p.add_argument("--examples", type=_bounded_int(10, 10_000_000), default=2000)
-    p.add_argument("--every", type=_bounded_int(1, MAX_RULES), default=10)
-    _add_learner_options(p, learner)
-    p.set_defaults(func=cmd_demo)
-
-    p = sub.add_parser("predict", help="predict with a saved model")
-    p.add_argument("model")
-    p.add_argument("data")
-    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
-    p.add_argument("--xml", help="ARFF: the Mulan label file (default: found beside the data file)")
-    p.add_argument("--out", help="CSV file for the predictions (default: standard output)")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--scores", action="store_true", help="write each label's score (decision_function) "
-                      "instead of 0/1")
-    what.add_argument("--probabilities", action="store_true", help="write each label's marginal probability "
-                      "(predict_proba) instead of 0/1")
-    p.set_defaults(func=cmd_predict)
-
+def _add_bench_parsers(sub) -> None:
+    """``bench`` (against mlrl-boomer, or ``--scale``), ``bench_ranking`` and ``bench_mlme``; each with
+    ``--record`` (:mod:`engine.bench.record`)."""
     p = sub.add_parser("bench", help="speed and quality against mlrl-boomer on the benchmark data")
     p.add_argument("--rules", type=_bounded_int(1, MAX_RULES), default=1000)
     p.add_argument("--data", nargs="*", default=None, choices=("emotions", "yeast", "enron"),
@@ -336,6 +301,48 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
     p.add_argument("--folds", type=_bounded_int(2, 20), default=10)
     add_record_option(p)
     p.set_defaults(func=_recorded(lambda a: "mlme", lambda a: "engine.bench.mlme"))
+
+
+
+def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
+    """The command line; ``fit`` and ``demo`` get the options of ``learner``'s declared parameters."""
+    parser = _Parser(prog="python -m engine", description="BOOMER multi-label rule learning")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fit", help="train on a data file, print each rule as it is learned")
+    p.add_argument("data")
+    p.add_argument("--test", help="separate test file (default: a random split)")
+    p.add_argument("--test-size", type=_bounded_float(0.0, 1.0, high_open=True), default=0.33, help="in (0, 1)")
+    p.add_argument("--split-seed", type=int, default=0)
+    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
+    p.add_argument("--xml", help="ARFF: the Mulan label file (default: found beside the data file, also for "
+                                 "NAME-train.arff / NAME-test.arff sharing NAME.xml)")
+    p.add_argument("--model", help="write the model as JSON")
+    p.add_argument("--every", type=_bounded_int(1, MAX_RULES), default=1, help="print every n-th rule")
+    _add_learner_options(p, learner)
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("demo", help="train on a built-in synthetic data set")
+    p.add_argument("--kind", default="conditional-dependence", choices=SYNTHETIC_KINDS)
+    p.add_argument("--examples", type=_bounded_int(10, 10_000_000), default=2000)
+    p.add_argument("--every", type=_bounded_int(1, MAX_RULES), default=10)
+    _add_learner_options(p, learner)
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("predict", help="predict with a saved model")
+    p.add_argument("model")
+    p.add_argument("data")
+    p.add_argument("--label-columns", help="CSV or ARFF: comma-separated label column names or indices")
+    p.add_argument("--xml", help="ARFF: the Mulan label file (default: found beside the data file)")
+    p.add_argument("--out", help="CSV file for the predictions (default: standard output)")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--scores", action="store_true", help="write each label's score (decision_function) "
+                      "instead of 0/1")
+    what.add_argument("--probabilities", action="store_true", help="write each label's marginal probability "
+                      "(predict_proba) instead of 0/1")
+    p.set_defaults(func=cmd_predict)
+
+    _add_bench_parsers(sub)
 
     from .evaluation.command import add_parser as add_evaluate
 
