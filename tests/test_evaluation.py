@@ -1,5 +1,6 @@
-"""Table 1's machinery: XGBoost baselines by hand, BOOMER's prefix predictions, the result store, the
-report, and end-to-end runs on a Dask LocalCluster (resumed; and with a worker killed mid-task)."""
+"""Table 1's machinery: XGBoost baselines by hand, the result store, the report (of the earlier runner's
+stores too), and end-to-end runs through the experimenter on a Dask LocalCluster (resumed; and with a
+worker killed mid-task).  BOOMER's prefix predictions: tests/test_experiment_bbc_cv.py."""
 import os
 import signal
 import sqlite3
@@ -9,12 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import BoomerClassifier
 from engine.cli import main
 from engine.evaluation.baselines import BinaryRelevance, ClassifierChain, LabelPowerset
 from engine.evaluation.data import folds, one_hot, resolve
-from engine.evaluation.methods import METHODS, prefixes
-from engine.evaluation.profiles import PROFILES
+from engine.evaluation.methods import METHODS
+from engine.evaluation.profiles import EXPERIMENTS, PROFILES
 from engine.evaluation.report import build_report, pooled_predictions, write_report
 from engine.evaluation.store import ResultStore, TaskResult, pack_bits, unpack_bits
 
@@ -88,24 +88,6 @@ def test_one_hot_encoding():
     assert out[:, 3].tolist() == [1.5, 0.5, 1.0] and out[:, 4].tolist() == [1, 0, 1]  # binary stays one column
 
 
-# ------------------------------------------------------------------------------ BOOMER's prefixes
-@pytest.mark.parametrize("name", ["boomer-lw-single", "boomer-exw-complete"])
-def test_prefix_predictions_equal_refitted_models(name, tmp_path):
-    spec = resolve(str(write_svmlight(tmp_path / "d.svm")))
-    from engine.evaluation.data import load_spec
-
-    X, Y = load_spec(spec.name, spec.files)
-    train, test = folds(len(Y), 3)[0]
-    m = METHODS[name]
-    group = m.groups(TINY)[0]
-    P = m.run_group(X[train], Y[train], X[test], group, TINY)
-    assert P.shape == (len(prefixes(TINY)), len(test), Y.shape[1])
-    for i, T in enumerate(prefixes(TINY)):
-        est = BoomerClassifier.paper_2020(m.loss, m.head_type, max_rules=T, shrinkage=group["shrinkage"],
-                                          l2_regularization_weight=group["l2"], random_state=1).fit(X[train], Y[train])
-        assert np.array_equal(est.predict(X[test]), P[i])
-
-
 # ------------------------------------------------------------------------------ store and report
 def test_bit_packing_round_trip():
     A = (np.random.default_rng(0).random((3, 7, 5)) < 0.5).astype(np.uint8)
@@ -170,36 +152,62 @@ def tiny_specs(tmp_path):
             resolve(str(write_svmlight(tmp_path / "b.svm", n=90, seed=2)))]
 
 
+def tiny_profile(tmp_path, max_rules=20, step=10) -> str:
+    """The smoke profile shrunk: 2 folds, 20 bootstraps, T in 10, 20, ten trees, one chain order."""
+    text = (EXPERIMENTS / "table1_smoke.toml").read_text()
+    for old, new in (("folds = 3", "folds = 2"), ("bootstraps = 50", "bootstraps = 20"),
+                     ("max_rules = 100", f"max_rules = {max_rules}"), ("prefix_step = 50", f"prefix_step = {step}"),
+                     ("n_estimators = 50", "n_estimators = 10"), ("order_seed = [1, 2]", "order_seed = [1]")):
+        assert old in text
+        text = text.replace(old, new)
+    path = tmp_path / "table1_tiny.toml"
+    path.write_text(text)
+    return str(path)
+
+
+def run_table1(store, profile, specs, methods=None, **kwargs):
+    from engine.evaluation.experiment_run import run_experiment
+    from engine.evaluation.table1 import META, table1_experiment
+
+    data = [s.files[0] for s in specs]
+    store.set_meta(META, {"profile": profile, "methods": methods, "data": data})
+    return run_experiment(table1_experiment(profile, methods, data), store, stream=open(os.devnull, "w"), **kwargs)
+
+
 @pytest.mark.slow
 def test_end_to_end_on_a_local_cluster_then_resume(tmp_path, tiny_specs):
-    from engine.evaluation.runner import run_evaluation
+    from engine.evaluation.table1 import load_table1_report, write_table1_reports
 
-    methods = list(METHODS.values())
+    profile = tiny_profile(tmp_path)
     with ResultStore(tmp_path / "r.sqlite") as store:
-        first = run_evaluation(tiny_specs, methods, TINY, store, n_workers=2, stream=open(os.devnull, "w"))
+        first = run_table1(store, profile, tiny_specs, n_workers=2)
         assert first.n_done == first.n_tasks == 2 * 2 * 7 and first.n_failed == 0
-        second = run_evaluation(tiny_specs, methods, TINY, store, n_workers=2, stream=open(os.devnull, "w"))
+        second = run_table1(store, profile, tiny_specs, n_workers=2)
         assert second.n_done == 0 and second.n_skipped == first.n_tasks  # nothing new computed
         # an existing cluster by its scheduler address: no other change; recomputes only what is missing
-        store.db.execute("DELETE FROM tasks WHERE method='br'")
+        store.db.execute("DELETE FROM experiment_results WHERE learner='xgboost-br'")
         store.db.commit()
         from dask.distributed import LocalCluster
 
         with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=":0") as cluster:
-            third = run_evaluation(tiny_specs, methods, TINY, store, scheduler=cluster.scheduler_address,
-                                   stream=open(os.devnull, "w"))
+            third = run_table1(store, profile, tiny_specs, scheduler=cluster.scheduler_address)
         assert third.n_done == 2 * 2 and third.n_failed == 0
-        rep = build_report(store)
+        rep = load_table1_report(store)
+        paths = write_table1_reports(store, tmp_path / "out")
     assert rep.complete_datasets() == ["a", "b"]
-    paths = write_report(rep, tmp_path / "out")
-    assert {p.name for p in paths} >= {"table1.md", "table1.csv", "cd_subset_01.png", "cd_hamming.png"}
-    # BOOMER's configurations are the rule prefixes: 2 per group here
-    assert len(rep.cells[("a", "boomer-lw-single")].configurations) == 2
+    assert {p.name for p in paths} >= {"table1.md", "table1.csv", "cd_subset_01.png", "cd_hamming.png", "results.md"}
+    from engine.api import load_report, store_progress  # what File -> Open evaluation results reads
+
+    assert store_progress(tmp_path / "r.sqlite") == (28, 28)
+    assert load_report(tmp_path / "r.sqlite").cells.keys() == rep.cells.keys()
+    # BOOMER's configurations are the rule prefixes: 2 of the one grid point here
+    assert rep.cells[("a", "boomer-lw-single")].configurations == ["shrinkage=0.3,l2_regularization_weight=1.0,"
+                                                                   f"rules={t}" for t in (10, 20)]
 
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_task_loses_nothing(tmp_path, tiny_specs):
-    from engine.evaluation.runner import run_evaluation
+    from engine.evaluation.table1 import load_table1_report
 
     killed = []
 
@@ -212,15 +220,14 @@ def test_a_worker_killed_mid_task_loses_nothing(tmp_path, tiny_specs):
             os.kill(pid, signal.SIGKILL)
             killed.append(pid)
 
-    prof = replace(TINY, max_rules=200, rule_step=100)
-    methods = [METHODS["boomer-exw-complete"], METHODS["br"]]
+    methods = ["boomer-exw-complete", "br"]
     with ResultStore(tmp_path / "r.sqlite") as store:
-        summary = run_evaluation(tiny_specs, methods, prof, store, n_workers=2, stream=open(os.devnull, "w"),
-                                 on_result=kill_a_busy_worker)
+        summary = run_table1(store, tiny_profile(tmp_path, 200, 100), tiny_specs, methods, n_workers=2,
+                             on_result=kill_a_busy_worker)
         assert killed, "no worker was busy when the first result arrived"
         assert summary.n_failed == 0 and summary.n_done == summary.n_tasks
-        rep = build_report(store)
-    assert set(rep.cells) == {(d, m.name) for d in ("a", "b") for m in methods}
+        rep = load_table1_report(store)
+    assert set(rep.cells) == {(d, m) for d in ("a", "b") for m in methods}
 
 
 def test_command_errors_are_one_line(tmp_path, capsys):
@@ -291,7 +298,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
         if store.exists():
             try:
                 with sqlite3.connect(store, timeout=5) as db:
-                    done = db.execute("SELECT COUNT(*) FROM tasks").fetchone()[0]
+                    done = db.execute("SELECT COUNT(*) FROM experiment_results").fetchone()[0]
             except sqlite3.OperationalError:
                 done = 0
         if done >= 2:
@@ -301,7 +308,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path):
     proc.wait()
     assert done >= 2, "the run stored nothing before it was killed"
     with ResultStore(store) as s:
-        kept = s.n_tasks()
+        kept = len(s.experiment_keys())
     total = 3 * (1 + 2 + 1)  # folds x (groups of boomer-exw-complete + cc's two orders + br)
     assert 2 <= kept < total
     out = subprocess.run(argv, capture_output=True, text=True, timeout=300)
@@ -337,13 +344,12 @@ def test_progress_writes_to_the_stream_of_the_call_not_of_the_first_import(monke
 
 def test_evaluate_exits_with_status_1_when_tasks_failed(tmp_path, monkeypatch, capsys):
     """Like ``experiment``: a Table 1 run whose tasks failed is not a success for a script or CI."""
-    from engine.evaluation import report, runner
+    from engine.evaluation import experiment_run, runner, table1
 
     data = write_svmlight(tmp_path / "d.svm")
     outcomes = iter([runner.RunSummary(4, 0, 2, 2, 1.0), runner.RunSummary(4, 2, 2, 0, 1.0)])
-    monkeypatch.setattr(runner, "run_evaluation", lambda *args, **kwargs: next(outcomes))
-    monkeypatch.setattr(report, "write_report", lambda built, folder: [])
-    monkeypatch.setattr(report, "build_report", lambda store: None)
+    monkeypatch.setattr(experiment_run, "run_experiment", lambda *args, **kwargs: next(outcomes))
+    monkeypatch.setattr(table1, "write_table1_reports", lambda store, folder: [])
     argv = ["evaluate", "--data", str(data), "--methods", "boomer-lw-single", "--store", str(tmp_path / "s.sqlite"),
             "--report", str(tmp_path / "r")]
     assert main(argv) == 1  # two tasks failed

@@ -28,10 +28,22 @@ def test_a_file_of_ones_own_is_a_profile_and_a_broken_one_is_refused(tmp_path):
         profile("fast")
 
 
-def test_the_experiment_command_points_bbc_cv_files_to_evaluate(tmp_path, capsys):
-    argv = ["experiment", str(EXPERIMENTS / "table1_smoke.toml"), "--store", str(tmp_path / "s.sqlite")]
-    if not (EXPERIMENTS.parents[2].parent / "shared" / "data" / "emotions.arff").is_file():
-        pytest.skip("../shared/data/emotions.arff is absent")
-    assert main(argv) == 2
-    assert "python -m engine evaluate --profile" in capsys.readouterr().err
-    assert not (tmp_path / "s.sqlite").exists()
+def test_the_experiment_command_runs_table1_files(tmp_path, capsys):
+    """Table 1's files are experiments like any other: `experiment` runs them (BBC-CV, prefixes)."""
+    from engine.evaluation.experiment_file import load_experiment
+    from engine.evaluation.experiment_run import check_runnable
+
+    for name in PROFILES:
+        check_runnable(load_experiment(EXPERIMENTS / f"table1_{name}.toml", resolve_data=False, max_tasks=None))
+    data = tmp_path / "d.svm"
+    rng = __import__("numpy").random.default_rng(0)
+    data.write_text("\n".join(f"{int(x > 0.5)},2 1:{x:.4f} 2:{1 - x:.4f}" for x in rng.random(60)) + "\n")
+    text = (EXPERIMENTS / "table1_smoke.toml").read_text().replace('data = ["emotions"]', f'data = ["{data}"]')
+    text = text.split("[[learner]]")
+    mine = tmp_path / "mine.toml"
+    mine.write_text("[[learner]]".join(text[:2]).replace("max_rules = 100", "max_rules = 20")
+                    .replace("prefix_step = 50", "prefix_step = 10"))
+    argv = ["experiment", str(mine), "--store", str(tmp_path / "s.sqlite"), "--report", str(tmp_path / "r"),
+            "--workers", "1"]
+    assert main(argv) == 0
+    assert "BBC-CV over the pooled out-of-fold predictions of 3 folds" in (tmp_path / "r" / "results.md").read_text()

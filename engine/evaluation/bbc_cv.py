@@ -32,22 +32,32 @@ class BBCResult:
 def bbc_cv(Y, P, target: str, n_bootstraps: int = 100, seed: int = 1, measures=tuple(MEASURES)) -> BBCResult:
     """``Y`` N x K true labels, ``P`` C x N x K out-of-fold predictions; ``target`` names the measure
     the configurations are selected by (a loss or a score: its direction is the measure's)."""
+    goal = measure(target)
+    if goal.per_example is None:
+        raise ValueError(f"BBC-CV selects by a per-example measure; {target!r} is not one")
+    selected, scores = bootstrap_selection(Y, P, goal.per_example, goal.higher_is_better,
+                                           {m: MEASURES[m].score for m in measures}, n_bootstraps, seed)
+    return BBCResult(selected, scores, np.shape(P)[0], target)
+
+
+def bootstrap_selection(Y, P, per_example, higher_is_better: bool, scorers: dict, n_bootstraps: int,
+                        seed: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """BBC-CV's loop: per bootstrap, the configuration whose ``per_example`` values (N per
+    configuration) are best summed over the in-bag rows (the first of equals), and each scorer
+    ``(Y, P) -> float`` of it on the out-of-bag rows.  (selected: B indices, scores: name -> B values)."""
     Y = np.asarray(Y, dtype=np.uint8)
     P = np.asarray(P, dtype=np.uint8)
     if P.ndim != 3 or P.shape[1:] != Y.shape:
         raise ValueError(f"predictions have shape {P.shape}; expected (configurations, {Y.shape[0]}, {Y.shape[1]})")
     if n_bootstraps < 1:
         raise ValueError("n_bootstraps must be at least 1")
-    goal = measure(target)
-    if goal.per_example is None:
-        raise ValueError(f"BBC-CV selects by a per-example measure; {target!r} is not one")
     n = Y.shape[0]
-    per_row = np.stack([goal.per_example(Y, P[c]) for c in range(P.shape[0])])  # C x N
-    if goal.higher_is_better:
+    per_row = np.stack([per_example(Y, P[c]) for c in range(P.shape[0])])  # C x N
+    if higher_is_better:
         per_row = -per_row
     rng = np.random.default_rng(seed)
     selected = np.empty(n_bootstraps, dtype=np.int64)
-    scores = {m: np.empty(n_bootstraps) for m in measures}
+    scores = {m: np.empty(n_bootstraps) for m in scorers}
     for b in range(n_bootstraps):
         counts = np.bincount(rng.integers(0, n, n), minlength=n)
         c = int(np.argmin(per_row @ counts))  # argmin returns the first of equal losses
@@ -55,6 +65,6 @@ def bbc_cv(Y, P, target: str, n_bootstraps: int = 100, seed: int = 1, measures=t
         oob = counts == 0
         if not oob.any():  # vanishingly rare for real N; score on all rows rather than on none
             oob[:] = True
-        for m in measures:
-            scores[m][b] = MEASURES[m].score(Y[oob], P[c][oob])
-    return BBCResult(selected, scores, P.shape[0], target)
+        for m, score in scorers.items():
+            scores[m][b] = score(Y[oob], P[c][oob])
+    return selected, scores

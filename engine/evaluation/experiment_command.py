@@ -9,7 +9,6 @@ from pathlib import Path
 
 def run(args) -> int:
     """Run (or report) an experiment; exit status 1 when tasks failed (their reasons summarised)."""
-    from .command import print_summary
     from .experiment_file import TooManyTasks, load_experiment
     from .experiment_report import build_experiment_report, write_experiment_report
     from .experiment_run import check_baselines, check_runnable, run_experiment
@@ -79,8 +78,30 @@ def plan_duration(n_tasks: int, store_path) -> str:
             "on one worker)")
 
 
+def print_summary(summary, store) -> None:
+    """What a run computed, on stderr, with the last failures."""
+    elsewhere = f", {summary.n_elsewhere} computed by another process" if summary.n_elsewhere else ""
+    print(f"{summary.n_done} tasks computed, {summary.n_skipped} already stored, {summary.n_failed} failed{elsewhere}, "
+          f"{summary.seconds:.0f} s wall time; results in {store.path}", file=sys.stderr)
+    from .experiment_report import last_line
+
+    for key, error in store.failures()[-5:]:
+        print(f"failed task {key}: {last_line(error)}", file=sys.stderr)
+
+
+def add_run_options(p, bounded_int, store: str, report: str, report_files: str) -> None:
+    """The options every Dask command shares: store, report, scheduler, workers, threads."""
+    p.add_argument("--store", default=store, help="SQLite result store (created if absent; a rerun computes only "
+                   "what it lacks)")
+    p.add_argument("--report", default=report, metavar="DIR", help=f"folder for {report_files}")
+    p.add_argument("--report-only", action="store_true", help="rebuild the report from the store; compute nothing")
+    p.add_argument("--scheduler", metavar="ADDR", help="an existing Dask scheduler, e.g. tcp://HOST:8786 "
+                   "(default: a local cluster)")
+    p.add_argument("--workers", type=bounded_int(1, 4096), help="local worker processes (default: one per core)")
+    p.add_argument("--threads", type=bounded_int(1, 256), default=1, help="threads per task (default 1)")
+
+
 def add_parser(sub, bounded_int) -> None:
-    from .command import add_run_options
     from .experiment_file import MAX_TASKS
 
     p = sub.add_parser("experiment", help="run an experiment file (data sets x learners x grids, cross-validated, "

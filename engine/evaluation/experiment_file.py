@@ -42,7 +42,7 @@ PROTOCOL_KEYS = ("kind", "folds", "stratified", "seed", "test_size", "inner_fold
                  "bootstraps")
 LEARNER_KEYS = ("key", "preset", "name", "params", "grid", "tune_by", "prefix_step")
 KINDS = ("cross-validation", "train-test")
-SELECTIONS = ("nested", "bbc-cv")  # bbc-cv: Table 1's selection, run by ``python -m engine evaluate``
+SELECTIONS = ("nested", "bbc-cv")  # bbc-cv: bootstrap bias-corrected CV over pooled out-of-fold predictions
 MAX_FILE_BYTES = 1 << 20  # an experiment file is a page of text; more is not one
 MAX_NESTING = 32  # arrays, inline tables and key segments inside one another
 MAX_TASKS = 10_000  # data sets x folds x configurations; ``python -m engine experiment --max-tasks`` raises it

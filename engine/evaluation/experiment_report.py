@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bbc_selection import bbc_values
 from .candidates import candidate
 from .experiment_file import Experiment
 from .experiment_tasks import make_tasks, n_splits, tune_measure
@@ -27,10 +28,11 @@ from .tables import latex_escape, latex_table, markdown_table
 
 @dataclass
 class Cell:
-    """One (data set, learner): per measure the value of every outer fold (None: does not apply)."""
+    """One (data set, learner): per measure the value of every outer fold (None: does not apply); under
+    BBC-CV the out-of-bag value of every bootstrap (costs: per fold, of the most selected configuration)."""
 
     folds: dict[str, list]
-    selected: list[dict]  # the configuration chosen in each fold
+    selected: list[dict]  # the configuration chosen in each fold (each bootstrap under BBC-CV)
     curves: list[list]  # per fold, the selected configuration's [[size, Hamming, subset 0/1], ...]
     unit: str = ""  # of model-size: rules, trees, experts, ...
     noun: str = "rule"  # what a step of the learner adds (the x axis of its curve)
@@ -56,6 +58,7 @@ class ExperimentReport:
     n_tasks: int = 0
     n_done: int = 0
     failures: list[tuple[dict, str]] = field(default_factory=list)  # (task, traceback) of tasks not computed
+    bootstraps: int = 0  # BBC-CV's B (0: nested cross-validation selected per fold)
 
     def failure_rows(self) -> list[list]:
         """[data set, fold (1-based), learner, configuration, the error's last line] per failed task."""
@@ -97,30 +100,38 @@ class ExperimentReport:
 def build_experiment_report(exp: Experiment, store: ResultStore) -> ExperimentReport:
     tasks = make_tasks(exp)
     results = store.results(t["key"] for t in tasks)
+    p = exp.protocol
     rep = ExperimentReport(exp.name, [s.name for s in exp.datasets], [e.name for e in exp.learners], exp.measures,
-                           n_splits(exp.protocol), n_tasks=len(tasks), n_done=len(results))
+                           n_splits(p), n_tasks=len(tasks), n_done=len(results),
+                           bootstraps=p.bootstraps if p.selection == "bbc-cv" else 0)
     groups: dict[tuple, list] = defaultdict(list)
     for t in tasks:
         groups[(t["dataset"], t["name"], t["fold"])].append(t)
     failed = dict(store.failures())  # each key's last attempt
     rep.failures = [(t, failed[t["key"]]) for t in tasks if t["key"] in failed and t["key"] not in results]
-    labels = {d: store.dataset_labels(d) for d in rep.datasets}
     for d in rep.datasets:
+        Y = store.dataset_labels(d)
         for entry in exp.learners:
-            chosen = []
-            for fold in range(rep.n_folds):
-                found = [results.get(t["key"]) for t in groups[(d, entry.name, fold)]]
-                if any(r is None for r in found):
-                    break
-                chosen.append(select(found, tune_measure(exp, entry)))
-            if len(chosen) < rep.n_folds:
+            folds = [[results.get(t["key"]) for t in groups[(d, entry.name, fold)]] for fold in range(rep.n_folds)]
+            if any(r is None for found in folds for r in found):
                 continue  # reported once every fold is in
-            Y = labels[d]
-            folds = {m: [evaluate(m, Y[r.test_rows], r.predictions, r.scores, r.costs) for r in chosen]
-                     for m in rep.measures}
-            rep.cells[(d, entry.name)] = Cell(folds, [r.config for r in chosen], [r.curve for r in chosen],
-                                              chosen[0].costs.get("size-unit", ""), candidate(entry.key).noun)
+            rep.cells[(d, entry.name)] = _cell(exp, entry, Y, folds)
     return rep
+
+
+def _cell(exp: Experiment, entry, Y: np.ndarray, folds: list[list]) -> Cell:
+    """The learner's cell from its results (per outer fold, one per configuration): the configuration the
+    inner cross-validation selected in each fold, or BBC-CV over the pooled out-of-fold predictions."""
+    noun = candidate(entry.key).noun
+    if exp.protocol.selection == "bbc-cv":
+        per_config = [list(results) for results in zip(*folds)]
+        values, selected, top = bbc_values(Y, per_config, tune_measure(exp, entry), exp.measures,
+                                           exp.protocol.bootstraps, exp.protocol.seed)
+        return Cell(values, selected, [r.curve for r in top], top[0].costs.get("size-unit", ""), noun)
+    chosen = [select(found, tune_measure(exp, entry)) for found in folds]
+    values = {m: [evaluate(m, Y[r.test_rows], r.predictions, r.scores, r.costs) for r in chosen] for m in exp.measures}
+    return Cell(values, [r.config for r in chosen], [r.curve for r in chosen], chosen[0].costs.get("size-unit", ""),
+                noun)
 
 
 def last_line(error: str) -> str:
@@ -290,8 +301,11 @@ def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
     write_csv(rep, path)
     written.append(path)
     complete = [d for d in rep.datasets if all((d, lr) in rep.cells for lr in rep.learners)]
-    lines = [f"# {rep.name}", "", f"{rep.n_folds} outer folds; mean ± std over folds of the configuration selected "
-             f"in each fold; {rep.n_done} of {rep.n_tasks} tasks finished; complete data sets: "
+    how = (f"BBC-CV over the pooled out-of-fold predictions of {rep.n_folds} folds: mean ± std over {rep.bootstraps} "
+           "bootstraps of the out-of-bag value of the configuration selected on the in-bag rows (costs: of the most "
+           "selected configuration; measures of label scores do not apply)" if rep.bootstraps else
+           f"{rep.n_folds} outer folds; mean ± std over folds of the configuration selected in each fold")
+    lines = [f"# {rep.name}", "", f"{how}; {rep.n_done} of {rep.n_tasks} tasks finished; complete data sets: "
              f"{', '.join(complete) or 'none yet'}. Bold: the best of a row; (rank). Ranks and tests over the complete "
              f"data sets and the learners a measure applies to (model sizes: the learners counting rules).", ""]
     na = rep.not_applicable()
@@ -306,7 +320,7 @@ def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
     for m in rep.measures:
         lines += measure_section(rep, m)
     lines += ["## Model size units and selected configurations", "", "| data set | learner | size unit | selected "
-              "configuration (folds) |", "|---|---|---|---|"]
+              f"configuration ({'bootstraps' if rep.bootstraps else 'folds'}) |", "|---|---|---|---|"]
     for (d, lr), cell in rep.cells.items():
         chosen = Counter(", ".join(f"{k}={v}" for k, v in sorted(c.items())) for c in cell.selected)
         lines.append(f"| {d} | {lr} | {cell.unit} | " + "; ".join(f"{c} ({n})" for c, n in chosen.most_common()) + " |")

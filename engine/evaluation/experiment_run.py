@@ -11,19 +11,36 @@ from typing import Callable
 import numpy as np
 
 from .baselines import require_xgboost
-from .candidates import BASELINES
+from .bbc_selection import check_tune_measure
+from .candidates import BASELINES, candidate
 from .data import load_spec
 from .experiment_file import Experiment
-from .experiment_tasks import make_tasks, n_splits, run_experiment_task
+from .experiment_tasks import make_tasks, n_splits, run_experiment_task, tune_measure
+from .prefixes import supports_prefixes
 from .runner import Progress, RunSummary, compute
 from .store import ResultStore
 
 
 def check_runnable(exp: Experiment) -> None:
-    if exp.protocol.selection != "nested":
-        raise ValueError(f"{exp.path or exp.name}: selection = {exp.protocol.selection!r} is Table 1's BBC-CV, run by "
-                         "'python -m engine evaluate --profile'; the experiment command tunes grids by nested "
-                         "cross-validation (selection = \"nested\")")
+    """What the file's parser cannot see alone: BBC-CV's needs (out-of-fold predictions of every example,
+    a measure that decomposes over examples) and ``prefix_step``'s (BBC-CV, ``max_rules``, a learner
+    whose rules add up, so that its prefixes can be predicted)."""
+    where = exp.path or exp.name
+    bbc = exp.protocol.selection == "bbc-cv"
+    if bbc and exp.protocol.kind != "cross-validation":
+        raise ValueError(f"{where}: selection = \"bbc-cv\" pools out-of-fold predictions: it needs kind = "
+                         "\"cross-validation\"")
+    for entry in exp.learners:
+        if bbc:
+            check_tune_measure(tune_measure(exp, entry), f"{where}: learner {entry.name!r}")
+        if entry.prefix_step is None:
+            continue
+        problem = ("needs selection = \"bbc-cv\" (its prefixes are configurations BBC-CV selects among)" if not bbc
+                   else "needs max_rules in params" if "max_rules" not in entry.params
+                   else None if supports_prefixes(candidate(entry.key).make(entry.configurations()[0]))
+                   else "needs a learner whose rules add up (BOOMER, AdaBoost.MH)")
+        if problem:
+            raise ValueError(f"{where}: learner {entry.name!r}: prefix_step {problem}")
 
 
 CLAIM_LEASE_S = 60.0  # a claim not renewed for this long (its process is gone) is free again

@@ -10,7 +10,9 @@ import hashlib
 import json
 import os
 import socket
+import subprocess
 import time
+from pathlib import Path
 from dataclasses import asdict
 
 import numpy as np
@@ -20,10 +22,10 @@ from ..threads import numba_threads
 from .candidates import candidate
 from .data import fingerprint, load_parts
 from .experiment_file import Experiment, Protocol
+from .prefixes import prefix_predictions, prefix_sizes
 from .scoring import ALL_MEASURES, COST, evaluate, measure
 from .store import ExperimentResult
 from .stratify import stratified_folds, stratified_split
-from .tasks import code_version
 
 TASK_FORMAT = 1
 DENSE_LIMIT = 50_000_000  # attribute values up to which a sparse data set is given to the learners dense
@@ -65,15 +67,35 @@ def make_tasks(exp: Experiment) -> list[dict]:
         for fold in range(n_splits(p)):
             for entry in exp.learners:
                 configs = entry.configurations()
-                tune = len(configs) > 1
+                tune = len(configs) > 1 and p.selection == "nested"
                 for c, config in enumerate(configs):
                     ident = {"format": TASK_FORMAT, "fingerprint": spec.fingerprint, "split": split, "fold": fold,
                              "learner": entry.key, "config": config, "inner_folds": p.inner_folds if tune else 0}
+                    if p.selection == "bbc-cv":  # (nested tasks keep the keys they always had)
+                        ident.update(selection="bbc-cv", prefix_step=entry.prefix_step)
                     key = hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:20]
                     tasks.append(dict(ident, key=key, dataset=spec.name, files=list(spec.files), protocol=asdict(p),
                                       name=entry.name, configuration=c, tune_measures=sorted(
                                           {tune_measure(exp, e) for e in exp.learners})))
     return tasks
+
+
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """The engine's commit (``git describe``) when run from a checkout, else the package version."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+        if out.returncode == 0 and out.stdout.strip():
+            return out.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("boomer-gui")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 @functools.lru_cache(maxsize=8)
@@ -112,9 +134,12 @@ def _scores(est, X) -> np.ndarray | None:
     return None
 
 
-def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, curve: list | None = None):
+def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, curve: list | None = None,
+                prefix_step: int | None = None):
     """Fit a configuration; (test predictions, scores or None, costs).  With ``curve`` (a list) and a
-    streaming learner, the test losses after each step are appended as [size, Hamming, subset 0/1]."""
+    streaming learner, the test losses after each step are appended as [size, Hamming, subset 0/1].
+    With ``prefix_step``, the predictions are those of every prefix of ``prefix_step``, 2·``prefix_step``,
+    … rules up to ``config["max_rules"]`` (prefixes x N_test x K; their sizes in ``costs["prefixes"]``)."""
     cand = candidate(key)
     est = cand.make(config)
     start = time.perf_counter()
@@ -130,10 +155,12 @@ def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, c
         est.fit(X_train, Y_train)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    P = np.asarray(est.predict(X_test), dtype=np.uint8)
+    sizes = prefix_sizes(int(config["max_rules"]), prefix_step) if prefix_step else None
+    P = prefix_predictions(est, X_test, sizes) if sizes else np.asarray(est.predict(X_test), dtype=np.uint8)
     predict_seconds = time.perf_counter() - start
     S = _scores(est, X_test) if cand.scores else None
-    return P, S, {"fit-time": fit_seconds, "predict-time": predict_seconds, **model_size(est)}
+    costs = {"fit-time": fit_seconds, "predict-time": predict_seconds, **model_size(est)}
+    return P, S, (costs if sizes is None else {**costs, "prefixes": sizes})
 
 
 def inner_scores(task: dict, X, Y) -> dict:
@@ -172,7 +199,8 @@ def run_experiment_task(task: dict) -> ExperimentResult:
     train, test = splits(p, Y, sizes)[task["fold"]]
     inner = inner_scores(task, X[train], Y[train]) if task["inner_folds"] else {}
     curve: list = []
-    P, S, costs = fit_predict(task["learner"], task["config"], X[train], Y[train], X[test], Y[test], curve)
+    P, S, costs = fit_predict(task["learner"], task["config"], X[train], Y[train], X[test], Y[test], curve,
+                              task.get("prefix_step"))
     return ExperimentResult(task["key"], task["dataset"], task["fold"], task["learner"], task["config"], inner, costs,
                             curve, code_version(), f"{socket.gethostname()}:{os.getpid()}",
                             np.asarray(test, dtype=np.int64), P, None if S is None else S.astype(np.float32))

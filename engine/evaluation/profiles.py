@@ -41,6 +41,11 @@ _BOOMER_METHODS = {"Label-wise, single-label heads": "boomer-lw-single", "Label-
                    "Example-wise, multi-label heads": "boomer-exw-complete"}
 
 
+def method_of(entry) -> str:
+    """The Table 1 method a learner of an experiment file is: BOOMER's by its preset, XGBoost's by key."""
+    return _BOOMER_METHODS.get(entry.preset, entry.key) if entry.key == "boomer" else entry.key.removeprefix("xgboost-")
+
+
 PROFILE_MAX_TASKS = 1_000_000  # a profile's fold x configuration fits (the paper's: 23,040)
 
 
@@ -53,8 +58,7 @@ def profile_of_experiment(path) -> Profile:
     where = f"{path}: not a Table 1 profile:"
     if exp.protocol.selection != "bbc-cv" or exp.protocol.kind != "cross-validation":
         raise ValueError(f"{where} it needs [protocol] selection = \"bbc-cv\" and cross-validation")
-    found = {_BOOMER_METHODS.get(e.preset, e.key) if e.key == "boomer" else e.key.removeprefix("xgboost-"): e
-             for e in exp.learners}
+    found = {method_of(e): e for e in exp.learners}
     if sorted(found) != sorted([*_BOOMER_METHODS.values(), "br", "lp", "cc"]) or len(exp.learners) != 7:
         raise ValueError(f"{where} it needs BOOMER's four paper presets and xgboost-br, -lp, -cc, once each")
     boomer = [found[m] for m in _BOOMER_METHODS.values()]

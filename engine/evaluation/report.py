@@ -336,18 +336,3 @@ def measure_view(rep: Report, measure: str) -> MeasureView:
     cd = critical_distance(len(rep.methods), len(done), 0.05) if len(done) >= 2 else None
     return MeasureView(measure, meas.title, list(rep.datasets), [METHODS[m].title for m in rep.methods], V, R, best,
                        avg, cd, len(done), list(rep.methods))
-
-
-def load_report(path) -> Report:
-    """The report of the store at ``path`` (opened read-only)."""
-    with ResultStore(path, readonly=True) as store:
-        return build_report(store)
-
-
-def store_progress(path) -> tuple[int, int]:
-    """(finished, expected) tasks of the store's run: cheap enough to poll."""
-    with ResultStore(path, readonly=True) as store:
-        run = store.meta("run")
-        if run is None:
-            return 0, 0
-        return len(set(run["keys"]) & store.finished_keys()), int(run["n_tasks"])

@@ -14,11 +14,6 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable
 
-from .data import DataSpec, load_spec
-from .methods import Method
-from .profiles import Profile
-from .store import ResultStore, TaskResult
-from .tasks import make_tasks, run_task
 
 
 @dataclass
@@ -185,29 +180,3 @@ def _gather(client, function, feeder: _Feeder, put, put_failure, progress, on_re
         feeder.renew([key_of[f.key] for f in pending])
         submit(len(done))
     return n_failed
-
-
-def run_evaluation(specs: list[DataSpec], methods: list[Method], p: Profile, store: ResultStore, *,
-                   scheduler: str | None = None, n_workers: int | None = None, threads: int = 1,
-                   resume: bool = True, stream=None,
-                   on_result: Callable[[TaskResult, object], None] | None = None) -> RunSummary:
-    """Compute every task not in the store (all of them when ``resume`` is False) and store each
-    result the moment it arrives.  ``on_result(result, client)`` is called after each is stored."""
-    start = time.monotonic()
-    for spec in specs:  # labels first: reports are rebuilt from the store alone
-        _, Y = load_spec(spec.name, spec.files)
-        store.put_dataset(spec.name, spec.fingerprint, spec.files, Y)
-    tasks = make_tasks(specs, methods, p, threads)
-    store.set_meta("run", {"profile": p.as_dict(), "datasets": [s.name for s in specs],
-                           "methods": [m.name for m in methods], "n_tasks": len(tasks),
-                           "keys": [t["key"] for t in tasks]})
-    finished = store.finished_keys() if resume else set()
-    todo = [t for t in tasks if t["key"] not in finished]
-    progress = Progress(len(tasks), len(tasks) - len(todo), stream)
-    if not todo:
-        progress.stream.write(f"all {len(tasks)} tasks are in {store.path}; nothing to compute\n")
-        return RunSummary(len(tasks), len(tasks), 0, 0, time.monotonic() - start)
-    n_failed = compute(todo, run_task, [f"{t['method']}-{t['dataset']}-{t['key']}" for t in todo], store.put_task,
-                       store.put_failure, progress, scheduler=scheduler, n_workers=n_workers, threads=threads,
-                       on_result=on_result)
-    return RunSummary(len(tasks), len(tasks) - len(todo), len(todo) - n_failed, n_failed, time.monotonic() - start)

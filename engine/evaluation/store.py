@@ -143,7 +143,7 @@ class ExperimentResult:
     code_version: str
     worker: str
     test_rows: np.ndarray
-    predictions: np.ndarray  # N_test x K uint8
+    predictions: np.ndarray  # N_test x K uint8 (prefixes x N_test x K with costs["prefixes"]: BBC-CV's prefixes)
     scores: np.ndarray | None  # N_test x K, or None when the learner gives no scores
 
 
@@ -323,7 +323,13 @@ class ResultStore:
             rows = self._blob(unpack_rows, row[10], where + ", test rows")
             P = self._blob(unpack_bits, row[11], where + ", predictions")
             S = None if row[12] is None else self._blob(unpack_floats, row[12], where + ", scores")
-            if P.ndim != 2 or P.shape[0] != len(rows) or (S is not None and S.shape != P.shape):
+            prefixes = costs.get("prefixes")
+            if prefixes is not None and not (isinstance(prefixes, list) and prefixes and P.ndim == 3
+                                             and P.shape[0] == len(prefixes)
+                                             and all(type(t) is int and t > 0 for t in prefixes)):
+                raise ValueError(f"{self.path}: {where}: predictions of shape {P.shape} for prefixes {prefixes!r}")
+            shape = P.shape[1:] if prefixes is not None else P.shape
+            if len(shape) != 2 or shape[0] != len(rows) or (S is not None and S.shape != shape):
                 raise ValueError(f"{self.path}: {where}: predictions of shape {P.shape} for {len(rows)} test rows")
             out[key] = ExperimentResult(key, row[1], row[2], row[3], config, inner, costs, curve, row[8], row[9], rows,
                                         P, S)
