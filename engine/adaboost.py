@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Iterator
 
 import numpy as np
@@ -112,118 +113,176 @@ class AdaBoostMHClassifier(IncrementalPrediction, RuleLearner):
 
     # -- boosting --------------------------------------------------------------------------
     def _learn(self, data: TrainingData) -> Iterator[RuleRecord]:
-        X, Y = data.X, data.Y
-        n, K = Y.shape
-        index = build_feature_index(X, data.nominal)
+        """Fig. 1's loop: per round, a weak hypothesis on D_t (Sect. 3 of Schapire & Singer), its
+        α_t, D_{t+1} ∝ D_t exp(-α_t Y h_t), and the round's record."""
+        state = _BoosterState.build(self, data)
+        for t in range(self.max_rules):
+            conditions = state.grow_conditions(data)
+            if conditions is None:
+                return  # cancelled: the unfinished rule is dropped
+            if state.stump and not conditions:
+                break  # no attribute splits the data
+            step = state.weigh(state.hypothesis_parts(conditions))
+            if not step.r > 0.0:
+                break  # the best weak hypothesis has no edge: boosting cannot continue
+            yield state.apply(t, step, data)
+
+
+@dataclass
+class _Step:
+    """One round's weak hypothesis: per voting part (conditions, covered rows, votes) and its weights
+    W0, W+, W- (Sect. 3.2), the edge r and the distribution's total W."""
+
+    hyp: list
+    w0: float
+    w_plus: float
+    w_minus: float
+    W_all: float
+
+    @property
+    def r(self) -> float:
+        return (self.w_plus - self.w_minus) / self.W_all
+
+
+@dataclass
+class _BoosterState:
+    """What the rounds share: the feature index, D_t, the scores, the loss trackers and the scratch of
+    the split search."""
+
+    index: object
+    Ysign: np.ndarray
+    D: np.ndarray
+    F: np.ndarray
+    train: LossTracker
+    val: LossTracker | None
+    stump: bool
+    max_conditions: int
+    n_sample: int
+    rng_state: np.ndarray
+    scratch: dict
+    bound: float = 1.0
+
+    @classmethod
+    def build(cls, est, data: TrainingData) -> "_BoosterState":
+        n, K = data.Y.shape
+        index = build_feature_index(data.X, data.nominal)
         if index.constant_attributes().all():
             warnings.warn("every attribute is constant on the training data: no weak hypothesis splits it",
-                          RuntimeWarning, stacklevel=3)
-        Ysign = np.ascontiguousarray(np.where(Y > 0, np.int8(1), np.int8(-1)))
-        D = np.full((n, K), 1.0 / (n * K))
+                          RuntimeWarning, stacklevel=4)
         F = np.zeros((n, K))
-        train = LossTracker(Y, "label-wise", F=F)
-        val = LossTracker(data.Y_test, "label-wise") if data.X_test is not None else None
-        stump = self.weak_learner == "stump"
-        mode = MODE_STUMP if stump else MODE_RULE
-        max_conditions = 1 if stump else (self.max_conditions or _MAX_CONDITIONS_CAP)
+        stump = est.weak_learner == "stump"
         n_features = index.n_features
-        n_sample = sampled_feature_count(n_features) if self.feature_sampling != "none" else n_features
-        rng_state = np.array([np.random.default_rng(self.random_state).integers(1, 2**63 - 1)], dtype=np.uint64)
-        perm = np.arange(n_features, dtype=np.int64)
-        out_z = np.empty(n_features)
-        out_op = np.empty(n_features, dtype=np.int64)
-        out_thr = np.empty(n_features)
-        S_T = np.empty(K)
-        rows = np.empty(n, dtype=np.int64)
-        bound = 1.0
+        scratch = {"perm": np.arange(n_features, dtype=np.int64), "z": np.empty(n_features),
+                   "op": np.empty(n_features, dtype=np.int64), "thr": np.empty(n_features), "S_T": np.empty(K),
+                   "rows": np.empty(n, dtype=np.int64)}
+        return cls(index, np.ascontiguousarray(np.where(data.Y > 0, np.int8(1), np.int8(-1))),
+                   np.full((n, K), 1.0 / (n * K)), F, LossTracker(data.Y, "label-wise", F=F),
+                   LossTracker(data.Y_test, "label-wise") if data.X_test is not None else None, stump,
+                   1 if stump else (est.max_conditions or _MAX_CONDITIONS_CAP),
+                   sampled_feature_count(n_features) if est.feature_sampling != "none" else n_features,
+                   np.array([np.random.default_rng(est.random_state).integers(1, 2**63 - 1)], dtype=np.uint64),
+                   scratch)
 
-        for t in range(self.max_rules):
-            A = D * Ysign
-            d = D.sum(axis=1)
-            W_all = float(d.sum())
-            cov = np.ones(n, dtype=np.uint8)
-            W_T, n_T = covered_totals(cov, A, d, S_T)
-            z_current = _z_of_set(S_T, W_T, W_all) if not stump else math.inf
-            conditions = []
-            while len(conditions) < max_conditions and n_T >= 2:
-                if n_sample < n_features:
-                    sample_features(perm, n_sample, rng_state)
-                best_splits(perm, n_sample, index.ptr, index.rows, index.values, index.missing_ptr,
-                            index.missing_rows, index.nominal, cov, A, d, S_T, W_T, n_T, W_all, mode,
-                            out_z, out_op, out_thr, data.cancel)
-                if data.cancelled:
-                    return  # the unfinished rule is dropped
-                best = -1
-                for c in range(n_sample):
-                    if out_op[c] >= 0 and (best < 0 or out_z[c] < out_z[best]):
-                        best = c
-                if best < 0 or not out_z[best] < z_current - 1e-15:
-                    break
-                z_current = out_z[best]
-                j, op, thr = int(perm[best]), int(out_op[best]), float(out_thr[best])
-                conditions.append(Condition(j, OPERATORS[op], thr))
-                apply_condition(j, op, thr, index.ptr, index.rows, index.values, index.missing_ptr,
-                                index.missing_rows, cov)
-                W_T, n_T = covered_totals(cov, A, d, S_T)
-            if stump and not conditions:
-                break  # no attribute splits the data
+    def grow_conditions(self, data: TrainingData) -> list | None:
+        """The weak hypothesis's conditions, added greedily while Z falls (one for a stump); None when
+        cancelled."""
+        index, sc = self.index, self.scratch
+        A = self.D * self.Ysign
+        d = self.D.sum(axis=1)
+        W_all = float(d.sum())
+        cov = np.ones(A.shape[0], dtype=np.uint8)
+        W_T, n_T = covered_totals(cov, A, d, sc["S_T"])
+        z_current = _z_of_set(sc["S_T"], W_T, W_all) if not self.stump else math.inf
+        mode = MODE_STUMP if self.stump else MODE_RULE
+        conditions = []
+        while len(conditions) < self.max_conditions and n_T >= 2:
+            if self.n_sample < index.n_features:
+                sample_features(sc["perm"], self.n_sample, self.rng_state)
+            best_splits(sc["perm"], self.n_sample, index.ptr, index.rows, index.values, index.missing_ptr,
+                        index.missing_rows, index.nominal, cov, A, d, sc["S_T"], W_T, n_T, W_all, mode,
+                        sc["z"], sc["op"], sc["thr"], data.cancel)
+            if data.cancelled:
+                return None
+            best = -1
+            for c in range(self.n_sample):
+                if sc["op"][c] >= 0 and (best < 0 or sc["z"][c] < sc["z"][best]):
+                    best = c
+            if best < 0 or not sc["z"][best] < z_current - 1e-15:
+                break
+            z_current = sc["z"][best]
+            j, op, thr = int(sc["perm"][best]), int(sc["op"][best]), float(sc["thr"][best])
+            conditions.append(Condition(j, OPERATORS[op], thr))
+            apply_condition(j, op, thr, index.ptr, index.rows, index.values, index.missing_ptr, index.missing_rows,
+                            cov)
+            W_T, n_T = covered_totals(cov, A, d, sc["S_T"])
+        self.scratch["covered"] = cov
+        return conditions
 
-            # The hypothesis: (coverage, votes) per voting part.
-            parts = []
-            if stump:
-                c = conditions[0]
-                for cond in (c, Condition(c.attribute, _COMPLEMENT[c.operator], c.threshold)):
-                    mask = np.ones(n, dtype=np.uint8)
-                    apply_condition(cond.attribute, OPERATORS.index(cond.operator), cond.threshold, index.ptr,
-                                    index.rows, index.values, index.missing_ptr, index.missing_rows, mask)
-                    parts.append(((cond,), mask))
-            else:
-                parts.append((tuple(conditions), cov))
-            w_plus = w_minus = 0.0
-            hyp = []
-            for conds, mask in parts:
-                m = _rows_of(mask, rows)
-                part_rows = rows[:m].copy()
-                votes = np.where(A[part_rows].sum(axis=0) >= 0.0, 1, -1).astype(np.int8)
-                wp, wm = vote_statistics(D, Ysign, part_rows, m, votes)
-                w_plus += wp
-                w_minus += wm
-                hyp.append((conds, part_rows, votes))
-            w0 = max(W_all - w_plus - w_minus, 0.0)
-            r = (w_plus - w_minus) / W_all
-            if not r > 0.0:
-                break  # the best weak hypothesis has no edge: boosting cannot continue
-            alpha = ALPHA_MAX if w_minus <= 0.0 else min(0.5 * math.log(w_plus / w_minus), ALPHA_MAX)
-            Z = (w0 + w_plus * math.exp(-alpha) + w_minus * math.exp(alpha)) / W_all
-            for conds, part_rows, votes in hyp:
-                reweight(D, Ysign, part_rows, len(part_rows), votes, alpha)
-            D /= D.sum()
-            previous = bound
-            bound *= Z
+    def hypothesis_parts(self, conditions: list) -> list:
+        """(conditions, coverage mask) per voting part: a stump votes on both sides of its condition, a
+        rule on the examples it covers (and abstains elsewhere)."""
+        if not self.stump:
+            return [(tuple(conditions), self.scratch["covered"])]
+        index, c = self.index, conditions[0]
+        parts = []
+        for cond in (c, Condition(c.attribute, _COMPLEMENT[c.operator], c.threshold)):
+            mask = np.ones(self.D.shape[0], dtype=np.uint8)
+            apply_condition(cond.attribute, OPERATORS.index(cond.operator), cond.threshold, index.ptr, index.rows,
+                            index.values, index.missing_ptr, index.missing_rows, mask)
+            parts.append(((cond,), mask))
+        return parts
 
-            labels = np.arange(K, dtype=np.int64)
-            rules = [Rule(conds, labels, alpha * v.astype(np.float64), data.schema) for conds, _, v in hyp]
-            changed = np.zeros(n, dtype=bool)
-            for rule, (_, part_rows, _) in zip(rules, hyp):
-                add_head_scores(F, part_rows, len(part_rows), labels, rule.head_scores, 1.0)
-                changed[part_rows] = True
-            changed_rows = np.flatnonzero(changed).astype(np.int64)
-            train.refresh(changed_rows)
-            record = dict(index=t, rule=rules[0], extra_rules=tuple(rules[1:]), coverage=int(len(hyp[0][1])),
-                          extra_coverage=tuple(int(len(h[1])) for h in hyp[1:]),
-                          improvement=float(previous - bound), train_hamming=train.hamming,
-                          train_subset=train.subset)
-            if val is not None:
-                vchanged = np.zeros(data.X_test.shape[0], dtype=bool)
-                for rule in rules:
-                    vrows = np.flatnonzero(rule_coverage(rule, data.X_test)).astype(np.int64)
-                    add_head_scores(val.F, vrows, len(vrows), labels, rule.head_scores, 1.0)
-                    vchanged[vrows] = True
-                val.refresh(np.flatnonzero(vchanged).astype(np.int64))
-                record.update(test_hamming=val.hamming, test_subset=val.subset)
-            record["extra"] = {"alpha": float(alpha), "r": float(r), "Z": float(Z), "bound": float(bound),
-                               "abstained": float(w0 / W_all), "wrong": float(w_minus / W_all)}
-            yield RuleRecord(**record)
+    def weigh(self, parts: list) -> _Step:
+        """Each part's votes (the sign of its weighted label sums) and the weights W+, W-, W0."""
+        A = self.D * self.Ysign
+        W_all = float(self.D.sum(axis=1).sum())
+        rows = self.scratch["rows"]
+        w_plus = w_minus = 0.0
+        hyp = []
+        for conds, mask in parts:
+            m = _rows_of(mask, rows)
+            part_rows = rows[:m].copy()
+            votes = np.where(A[part_rows].sum(axis=0) >= 0.0, 1, -1).astype(np.int8)
+            wp, wm = vote_statistics(self.D, self.Ysign, part_rows, m, votes)
+            w_plus += wp
+            w_minus += wm
+            hyp.append((conds, part_rows, votes))
+        return _Step(hyp, max(W_all - w_plus - w_minus, 0.0), w_plus, w_minus, W_all)
+
+    def apply(self, t: int, step: _Step, data: TrainingData) -> RuleRecord:
+        """α_t (eq. 5 of Schapire & Singer with abstentions), D_{t+1}, the scores and the round's record."""
+        alpha = ALPHA_MAX if step.w_minus <= 0.0 else min(0.5 * math.log(step.w_plus / step.w_minus), ALPHA_MAX)
+        Z = (step.w0 + step.w_plus * math.exp(-alpha) + step.w_minus * math.exp(alpha)) / step.W_all
+        for conds, part_rows, votes in step.hyp:
+            reweight(self.D, self.Ysign, part_rows, len(part_rows), votes, alpha)
+        self.D /= self.D.sum()
+        previous = self.bound
+        self.bound *= Z
+        labels = np.arange(self.D.shape[1], dtype=np.int64)
+        rules = [Rule(conds, labels, alpha * v.astype(np.float64), data.schema) for conds, _, v in step.hyp]
+        changed = np.zeros(self.D.shape[0], dtype=bool)
+        for rule, (_, part_rows, _) in zip(rules, step.hyp):
+            add_head_scores(self.F, part_rows, len(part_rows), labels, rule.head_scores, 1.0)
+            changed[part_rows] = True
+        self.train.refresh(np.flatnonzero(changed).astype(np.int64))
+        record = dict(index=t, rule=rules[0], extra_rules=tuple(rules[1:]), coverage=int(len(step.hyp[0][1])),
+                      extra_coverage=tuple(int(len(h[1])) for h in step.hyp[1:]),
+                      improvement=float(previous - self.bound), train_hamming=self.train.hamming,
+                      train_subset=self.train.subset)
+        if self.val is not None:
+            record.update(self._test_losses(rules, labels, data.X_test))
+        record["extra"] = {"alpha": float(alpha), "r": float(step.r), "Z": float(Z), "bound": float(self.bound),
+                           "abstained": float(step.w0 / step.W_all), "wrong": float(step.w_minus / step.W_all)}
+        return RuleRecord(**record)
+
+    def _test_losses(self, rules: list, labels: np.ndarray, X_test) -> dict:
+        vchanged = np.zeros(X_test.shape[0], dtype=bool)
+        for rule in rules:
+            vrows = np.flatnonzero(rule_coverage(rule, X_test)).astype(np.int64)
+            add_head_scores(self.val.F, vrows, len(vrows), labels, rule.head_scores, 1.0)
+            vchanged[vrows] = True
+        self.val.refresh(np.flatnonzero(vchanged).astype(np.int64))
+        return {"test_hamming": self.val.hamming, "test_subset": self.val.subset}
 
 
 def _z_of_set(S, W, W_all) -> float:
