@@ -119,10 +119,21 @@ class DataPanel(QWidget):
         self.loaded: LoadedData | None = None
         self._file_spec: DataSpec | None = None
 
-        # -- source
         self.open_button = QPushButton("Open data file…")
         self.open_button.setToolTip("ARFF (Mulan with .xml, or MEKA), svmlight (.svm) or CSV")
         self.open_button.clicked.connect(self.choose_file)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.open_button)
+        layout.addWidget(self._synthetic_group())
+        layout.addWidget(self._test_group())
+        self._build_summary()
+        layout.addWidget(self.summary)
+        layout.addWidget(self.labels_table)
+        self.set_spec(self.spec)
+
+    def _synthetic_group(self) -> QGroupBox:
+        """The synthetic data's kind, size, labels and seed (unticked while a file is loaded)."""
         self.kind = QComboBox()
         for k in SYNTHETIC_KINDS:
             self.kind.addItem(k, k)
@@ -148,8 +159,10 @@ class DataPanel(QWidget):
         sf.addRow("Labels", self.n_labels)
         sf.addRow("Seed", self.seed)
         sf.addRow(self.generate_button)
+        return synth
 
-        # -- test data
+    def _test_group(self) -> QGroupBox:
+        """Where the test data come from: generated, a split of the training data, or a file."""
         self.test_mode = QComboBox()
         for mode, text in TEST_MODE_TEXT.items():
             self.test_mode.addItem(text, mode)
@@ -199,8 +212,9 @@ class DataPanel(QWidget):
         tl.addWidget(self.test_mode)
         tl.addWidget(self.mode_stack)
         tl.addWidget(self.apply_button, 0, Qt.AlignRight)
+        return test
 
-        # -- summary
+    def _build_summary(self) -> None:
         self.summary = QLabel("No data")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextSelectableByMouse)
@@ -213,15 +227,6 @@ class DataPanel(QWidget):
         self.labels_table.setEditTriggers(QAbstractItemView.NoEditTriggers)
         self.labels_table.setMinimumHeight(90)
         self.labels_table.setMaximumHeight(170)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.open_button)
-        layout.addWidget(synth)
-        layout.addWidget(test)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.labels_table)
-        self.set_spec(self.spec)
 
     # -- spec <-> widgets ------------------------------------------------------------------
     def set_spec(self, spec: DataSpec) -> None:
