@@ -137,6 +137,9 @@ def main():
                                                                            data["Y_test"])
     if with_rules and which == "reference":
         answer["rules"] = reference_rules(estimator.model_)
+        used = getattr(estimator.model_, "get_num_used_rules", None)  # post-pruning keeps a prefix
+        if used is not None and used():
+            answer["used_rules"] = int(used())
     print(json.dumps(answer))
 
 

@@ -12,6 +12,7 @@ def run(args) -> int:
     from .experiment_file import TooManyTasks, load_experiment
     from .experiment_report import build_experiment_report, write_experiment_report
     from .experiment_run import check_baselines, check_runnable, run_experiment
+    from .experiment_saves import SAVES, write_saves
     from .store import ResultStore
 
     report_dir = Path(args.report)
@@ -30,11 +31,16 @@ def run(args) -> int:
         check_baselines(exp)
         with ResultStore(args.store) as store:
             start = time.time()
-            summary = run_experiment(exp, store, scheduler=args.scheduler, n_workers=args.workers, threads=args.threads)
+            summary = run_experiment(exp, store, scheduler=args.scheduler, n_workers=args.workers, threads=args.threads,
+                                     save_rules=args.save_rules)
             print_summary(summary, store)
             failed = summary.n_failed
             print_failure_reasons(store.failures(since=start))
             written = write_experiment_report(build_experiment_report(exp, store), report_dir)
+    what = [kind for kind in SAVES if getattr(args, "save_" + kind.replace("-", "_"))]
+    if what:
+        with ResultStore(args.store, readonly=True) as store:
+            written += write_saves(exp, store, report_dir, what)
     for path in written:
         print(path)
     return 1 if failed else 0
@@ -112,4 +118,14 @@ def add_parser(sub, bounded_int) -> None:
     p.add_argument("--max-tasks", type=bounded_int(1, 10 ** 9), default=MAX_TASKS, metavar="N",
                    help="refuse an experiment of more tasks (data sets x folds x configurations; default "
                         f"{MAX_TASKS:,})")
+    saves = p.add_argument_group("saved outputs (in DIR/saved, read from the store; as mlrl-testbed's)")
+    saves.add_argument("--save-predictions", action="store_true", help="each task's test predictions (CSV per data "
+                       "set and learner: fold, configuration, row, labels)")
+    saves.add_argument("--save-scores", action="store_true", help="each task's test scores (learners with scores)")
+    saves.add_argument("--save-rules", action="store_true", help="each task's rules as text (tasks stored without "
+                       "them are computed again)")
+    saves.add_argument("--save-model-characteristics", action="store_true", help="rules, conditions, conditions "
+                       "per rule, numeric/nominal conditions, labels per head of every task's model")
+    saves.add_argument("--save-data-characteristics", action="store_true", help="examples, attributes, labels, "
+                       "cardinality, density, distinct label sets of every data set")
     p.set_defaults(func=run)

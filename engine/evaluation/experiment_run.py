@@ -50,14 +50,15 @@ class Claims:
     """This run's claims on the store's tasks (see :meth:`ResultStore.claim`): two processes on one
     store compute each task once; ``elsewhere`` counts the tasks another process took first."""
 
-    def __init__(self, store: ResultStore, lease_s: float = CLAIM_LEASE_S):
+    def __init__(self, store: ResultStore, lease_s: float = CLAIM_LEASE_S, with_model: bool = False):
         self.store, self.lease_s, self.renew_every_s = store, lease_s, lease_s / 6
+        self.with_model = with_model  # a stored result without its model text is still to compute
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self.mine: set[str] = set()
         self.elsewhere = 0
 
     def take(self, keys: list[str]) -> list[str]:
-        got = self.store.claim(keys, self.owner, self.lease_s)
+        got = self.store.claim(keys, self.owner, self.lease_s, self.with_model)
         self.mine.update(got)
         self.elsewhere += len(keys) - len(got)
         return got
@@ -118,15 +119,22 @@ def plan(exp: Experiment, store: ResultStore) -> tuple[list[dict], list[dict]]:
 
 def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None = None, n_workers: int | None = None,
                    threads: int = 1, stream=None, on_result: Callable | None = None, cancel=None,
-                   on_plan: Callable | None = None, on_failure: Callable | None = None) -> RunSummary:
+                   on_plan: Callable | None = None, on_failure: Callable | None = None,
+                   save_rules: bool = False) -> RunSummary:
     """Compute every task whose result is not in the store (and that no other process running on
     the same store has claimed).  ``on_plan(tasks, todo)`` is called before any work,
     ``on_result(result, client)`` after each result is stored, ``on_failure(key, traceback)`` after a
-    failed task's traceback is stored."""
+    failed task's traceback is stored.  ``save_rules``: every task keeps its model as text, and the
+    stored results without one are computed again."""
     start = time.monotonic()
     tasks, todo = plan(exp, store)
+    if save_rules:
+        have, queued = store.model_keys(), {t["key"] for t in todo}
+        todo += [t for t in tasks if t["key"] not in queued and t["key"] not in have
+                 and candidate(t["learner"]).noun == "rule"]  # learners without rules have no text to keep
     for t in todo:
         t["threads"] = threads
+        t["save_rules"] = save_rules
     if on_plan is not None:
         on_plan(tasks, todo)
     progress = Progress(len(tasks), len(tasks) - len(todo), stream)
@@ -134,7 +142,7 @@ def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None
         progress.stream.write(f"all {len(tasks)} tasks are in {store.path}; nothing to compute\n")
         return RunSummary(len(tasks), len(tasks), 0, 0, time.monotonic() - start)
     names = [f"{t['name']}-{t['dataset']}-{t['fold']}-{t['key']}" for t in todo]
-    claims, stored = Claims(store), []
+    claims, stored = Claims(store, with_model=save_rules), []
 
     def put(result) -> None:
         store.put_result(result)

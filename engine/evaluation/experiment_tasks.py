@@ -103,6 +103,22 @@ def _fingerprint(files: tuple[str, ...]) -> str:
     return fingerprint(files)
 
 
+def model_characteristics(est) -> dict:
+    """A rule model's characteristics (mlrl-testbed's model characteristics): rules and conditions
+    (the default rule apart), conditions per rule, numeric and nominal conditions, labels per head."""
+    rules = getattr(getattr(est, "model_", None), "rules", None)
+    if rules is None:
+        return {}
+    body = [r for r in rules if r.conditions]
+    conditions = [c for r in body for c in r.conditions]
+    nominal = sum(c.operator in ("==", "!=") for c in conditions)
+    heads = [len(r.head_labels) for r in rules]
+    return {"rules": len(body), "default-rule": len(body) < len(rules), "conditions": len(conditions),
+            "conditions-per-rule": len(conditions) / len(body) if body else 0.0,
+            "numeric-conditions": len(conditions) - nominal, "nominal-conditions": nominal,
+            "labels-per-head": float(np.mean(heads)) if heads else 0.0}
+
+
 def model_size(est) -> dict:
     """``model-size`` (rules; else the learner's own unit, named in ``size-unit``) and, for rule
     learners, ``conditions``."""
@@ -135,11 +151,12 @@ def _scores(est, X) -> np.ndarray | None:
 
 
 def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, curve: list | None = None,
-                prefix_step: int | None = None):
+                prefix_step: int | None = None, text: list | None = None):
     """Fit a configuration; (test predictions, scores or None, costs).  With ``curve`` (a list) and a
     streaming learner, the test losses after each step are appended as [size, Hamming, subset 0/1].
     With ``prefix_step``, the predictions are those of every prefix of ``prefix_step``, 2·``prefix_step``,
-    … rules up to ``config["max_rules"]`` (prefixes x N_test x K; their sizes in ``costs["prefixes"]``)."""
+    … rules up to ``config["max_rules"]`` (prefixes x N_test x K; their sizes in ``costs["prefixes"]``).
+    With ``text`` (a list), the model's rules as text are appended (rule learners)."""
     cand = candidate(key)
     est = cand.make(config)
     start = time.perf_counter()
@@ -160,6 +177,12 @@ def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, c
     predict_seconds = time.perf_counter() - start
     S = _scores(est, X_test) if cand.scores else None
     costs = {"fit-time": fit_seconds, "predict-time": predict_seconds, **model_size(est)}
+    characteristics = model_characteristics(est)
+    if characteristics:
+        costs["characteristics"] = characteristics
+        if text is not None:
+            from ..model_export import model_text
+            text.append(model_text(est))
     return P, S, (costs if sizes is None else {**costs, "prefixes": sizes})
 
 
@@ -199,8 +222,10 @@ def run_experiment_task(task: dict) -> ExperimentResult:
     train, test = splits(p, Y, sizes)[task["fold"]]
     inner = inner_scores(task, X[train], Y[train]) if task["inner_folds"] else {}
     curve: list = []
+    text: list | None = [] if task.get("save_rules") else None
     P, S, costs = fit_predict(task["learner"], task["config"], X[train], Y[train], X[test], Y[test], curve,
-                              task.get("prefix_step"))
+                              task.get("prefix_step"), text)
     return ExperimentResult(task["key"], task["dataset"], task["fold"], task["learner"], task["config"], inner, costs,
                             curve, code_version(), f"{socket.gethostname()}:{os.getpid()}",
-                            np.asarray(test, dtype=np.int64), P, None if S is None else S.astype(np.float32))
+                            np.asarray(test, dtype=np.int64), P, None if S is None else S.astype(np.float32),
+                            text[0] if text else None)

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS experiment_results (
     config TEXT NOT NULL, inner TEXT NOT NULL, costs TEXT NOT NULL, curve TEXT NOT NULL,
     code_version TEXT NOT NULL, worker TEXT NOT NULL, finished REAL NOT NULL,
     test_rows BLOB NOT NULL, predictions BLOB NOT NULL, scores BLOB);
+CREATE TABLE IF NOT EXISTS experiment_models (key TEXT PRIMARY KEY, text BLOB NOT NULL);
 """
 
 
@@ -145,6 +146,7 @@ class ExperimentResult:
     test_rows: np.ndarray
     predictions: np.ndarray  # N_test x K uint8 (prefixes x N_test x K with costs["prefixes"]: BBC-CV's prefixes)
     scores: np.ndarray | None  # N_test x K, or None when the learner gives no scores
+    model_text: str | None = None  # the rules as text (``--save-rules``), else None
 
 
 class ResultStore:
@@ -304,6 +306,9 @@ class ResultStore:
                 (r.key, r.dataset, int(r.fold), r.learner, json.dumps(r.config, sort_keys=True), json.dumps(r.inner),
                  json.dumps(r.costs), json.dumps(r.curve), r.code_version, r.worker, time.time(),
                  pack_rows(r.test_rows), pack_bits(r.predictions), None if r.scores is None else pack_floats(r.scores)))
+            if r.model_text is not None:
+                self.db.execute("INSERT OR REPLACE INTO experiment_models VALUES (?, ?)",
+                                (r.key, zlib.compress(r.model_text.encode("utf-8"))))
 
     def results(self, keys) -> dict[str, ExperimentResult]:
         """The stored results of these keys (absent keys are left out), every field checked."""
@@ -335,6 +340,26 @@ class ResultStore:
                                         P, S)
         return out
 
+    def _has_table(self, name: str) -> bool:
+        return bool(self._read("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)))
+
+    def model_keys(self) -> set[str]:
+        """The results whose model text is stored (``--save-rules``)."""
+        return {r[0] for r in self._read("SELECT key FROM experiment_models")} if self._has_table(
+            "experiment_models") else set()
+
+    def model_text(self, key: str) -> str | None:
+        """A result's stored model text, or None."""
+        if not self._has_table("experiment_models"):
+            return None
+        rows = self._read("SELECT text FROM experiment_models WHERE key=?", (key,))
+        if not rows:
+            return None
+        try:
+            return _decompressed(rows[0][0]).decode("utf-8")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{self.path}: the model text of {key!r} is not readable ({exc})") from None
+
     def median_task_seconds(self) -> float | None:
         """The median fit and predict time of the stored experiment results (None without any)."""
         seconds = []
@@ -347,17 +372,18 @@ class ResultStore:
         return float(np.median(seconds)) if seconds else None
 
     # -- claims: processes sharing a store share its tasks -------------------------------------
-    def claim(self, keys, owner: str, lease_s: float) -> list[str]:
+    def claim(self, keys, owner: str, lease_s: float, with_model: bool = False) -> list[str]:
         """The keys of ``keys`` this ``owner`` may compute, claimed in one transaction: those without a
-        stored result and not claimed by another live owner (a claim older than ``lease_s`` seconds,
-        or of a process of this host that is gone, has expired; a live one is renewed by
-        :meth:`renew_claims`).  Owners are ``host:pid:token``."""
+        stored result (``with_model``: without a stored model text) and not claimed by another live
+        owner (a claim older than ``lease_s`` seconds, or of a process of this host that is gone, has
+        expired; a live one is renewed by :meth:`renew_claims`).  Owners are ``host:pid:token``."""
         now = time.time()
         got = []
+        done = "experiment_models" if with_model else "experiment_results"
         try:
             self.db.execute("BEGIN IMMEDIATE")  # the write lock first: no other process claims between
             for key in keys:
-                if self.db.execute("SELECT 1 FROM experiment_results WHERE key=?", (key,)).fetchone():
+                if self.db.execute(f"SELECT 1 FROM {done} WHERE key=?", (key,)).fetchone():
                     continue
                 row = self.db.execute("SELECT owner, at FROM claims WHERE key=?", (key,)).fetchone()
                 if row is not None and row[0] != owner and row[1] >= now - lease_s and _alive(row[0]):
