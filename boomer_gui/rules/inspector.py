@@ -14,12 +14,13 @@ import scipy.sparse as sp
 from matplotlib.figure import Figure
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHeaderView, QLabel, QScrollArea, QSplitter, QTableView,
-                               QVBoxLayout, QWidget)
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from engine.api import rule_coverage
 from engine.rules import Schema
 
 from boomer_gui.plots.canvas import MarginCanvas
+from boomer_gui.rules.threshold_panel import ThresholdPanel
 
 POS, NEG = "#0072B2", "#D55E00"  # colour-blind safe (Okabe & Ito)
 MAX_TICK_LABELS = 18
@@ -219,9 +220,14 @@ class RuleInspector(QWidget):
         left.addWidget(ex_box)
         left.setSizes([80, 320])
         left.setStretchFactor(1, 1)
+        # beside them: the charts, or the threshold editor of a condition (threshold_panel)
+        self.threshold = ThresholdPanel()
+        self.chart_tabs = QTabWidget()
+        self.chart_tabs.addTab(self.canvas, "Head and labels")
+        self.chart_tabs.addTab(self.threshold, "Edit a threshold")
         splitter = self.splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(self.canvas)
+        splitter.addWidget(self.chart_tabs)
         splitter.setSizes([380, 260])
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -237,8 +243,17 @@ class RuleInspector(QWidget):
         self._bars_for = None  # new label names: rebuild the charts
         self.clear()
 
+    def set_threshold_context(self, estimator, test=None, run_name: str = "") -> None:
+        """The finished run whose thresholds can be edited on the training data (None: none)."""
+        self.threshold.set_context(estimator, self.train if estimator is not None else None, test, run_name,
+                                   self.schema)
+
+    def show_threshold_editor(self) -> None:
+        self.chart_tabs.setCurrentWidget(self.threshold)
+
     def clear(self) -> None:
         shown = self.record is not None
+        self.threshold.show_rule(None)
         self.record = None
         self.mask = None
         self.title.setText("Select a rule in the table to inspect it.")
@@ -374,6 +389,7 @@ class RuleInspector(QWidget):
             self.clear()
             return
         self.record = record
+        self.threshold.show_rule(record)
         rule = record.rule
         schema = self.schema
         self.step_label.setText(step_metrics_text(record))
