@@ -223,6 +223,7 @@ class RuleInspector(QWidget):
         # beside them: the charts, or the threshold editor of a condition (threshold_panel)
         self.threshold = ThresholdPanel()
         self.chart_tabs = QTabWidget()
+        self.chart_tabs.setDocumentMode(True)  # no frame: the charts keep their room
         self.chart_tabs.addTab(self.canvas, "Head and labels")
         self.chart_tabs.addTab(self.threshold, "Edit a threshold")
         splitter = self.splitter = QSplitter(Qt.Horizontal)
@@ -322,6 +323,10 @@ class RuleInspector(QWidget):
         if bool(on) == self.presentation:
             return
         self.presentation = bool(on)
+        # a projector shows the charts: the threshold editor's tab bar leaves them its height
+        if on:
+            self.chart_tabs.setCurrentWidget(self.canvas)
+        self.chart_tabs.tabBar().setVisible(not on)
         # the rule's summary over the conditions (presentation) or over everything: there the charts
         # take the inspector's whole height
         self.title.setMinimumHeight(0)

@@ -72,21 +72,24 @@ class ThresholdPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(QLabel("Condition"))
         top.addWidget(self.combo, 1)
-        controls = QHBoxLayout()
+        controls, buttons = QHBoxLayout(), QHBoxLayout()
         controls.addWidget(QLabel("threshold"))
         controls.addWidget(self.spin)
         controls.addWidget(self.reoptimise)
         controls.addStretch(1)
-        controls.addWidget(self.undo_button)
-        controls.addWidget(self.apply_button)
+        buttons.addWidget(self.undo_button)
+        buttons.addWidget(self.apply_button)
+        buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(top)
         layout.addWidget(self.canvas, 1)
         layout.addLayout(controls)
+        layout.addLayout(buttons)
         for widget in (self.coverage_label, self.head_label, self.loss_label, self.status):
             layout.addWidget(widget)
         self._enable(False)
+        self.setMinimumSize(160, 160)  # never holds the inspector's charts back (presentation mode)
 
     def _enable(self, on: bool) -> None:
         for widget in (self.spin, self.reoptimise, self.apply_button, self.undo_button):
