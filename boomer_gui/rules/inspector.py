@@ -1,5 +1,6 @@
 """The rule inspector: a selected rule's conditions, its full head, the training examples it
-covers and how often each label occurs among them compared with the whole training data.
+covers and how often each label occurs among them compared with the whole training data; a second
+tab edits one of its thresholds (:mod:`boomer_gui.rules.threshold_panel`).
 
 Every condition is shown, however long the body: a word-wrapped paragraph (conditions are never
 split across lines) that takes the room it needs, scrolling only beyond most of the inspector's
@@ -220,21 +221,21 @@ class RuleInspector(QWidget):
         left.addWidget(ex_box)
         left.setSizes([80, 320])
         left.setStretchFactor(1, 1)
-        # beside them: the charts, or the threshold editor of a condition (threshold_panel)
-        self.threshold = ThresholdPanel()
-        self.chart_tabs = QTabWidget()
-        self.chart_tabs.setDocumentMode(True)  # no frame: the charts keep their room
-        self.chart_tabs.addTab(self.canvas, "Head and labels")
-        self.chart_tabs.addTab(self.threshold, "Edit a threshold")
         splitter = self.splitter = QSplitter(Qt.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(self.chart_tabs)
+        splitter.addWidget(self.canvas)
         splitter.setSizes([380, 260])
         layout = self._layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.step_label)
-        layout.addWidget(splitter, 1)
+        # the rule (conditions, examples, charts), or the threshold editor of a condition, the whole width
+        self.threshold = ThresholdPanel()
+        self.mode_tabs = QTabWidget()
+        self.mode_tabs.setDocumentMode(True)  # no frame: the charts keep their room
+        self.mode_tabs.addTab(splitter, "Rule")
+        self.mode_tabs.addTab(self.threshold, "Edit a threshold")
+        layout.addWidget(self.mode_tabs, 1)
         self._setup_axes(0)
 
     def set_data(self, train, schema: Schema | None = None) -> None:
@@ -250,7 +251,7 @@ class RuleInspector(QWidget):
                                    self.schema)
 
     def show_threshold_editor(self) -> None:
-        self.chart_tabs.setCurrentWidget(self.threshold)
+        self.mode_tabs.setCurrentWidget(self.threshold)
 
     def clear(self) -> None:
         shown = self.record is not None
@@ -323,10 +324,10 @@ class RuleInspector(QWidget):
         if bool(on) == self.presentation:
             return
         self.presentation = bool(on)
-        # a projector shows the charts: the threshold editor's tab bar leaves them its height
+        # a projector shows the rule and its charts: the threshold editor's tab bar leaves them its height
         if on:
-            self.chart_tabs.setCurrentWidget(self.canvas)
-        self.chart_tabs.tabBar().setVisible(not on)
+            self.mode_tabs.setCurrentWidget(self.splitter)
+        self.mode_tabs.tabBar().setVisible(not on)
         # the rule's summary over the conditions (presentation) or over everything: there the charts
         # take the inspector's whole height
         self.title.setMinimumHeight(0)
