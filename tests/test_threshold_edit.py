@@ -141,3 +141,21 @@ def test_bad_edits_name_the_problem(args, message):
 def test_data_of_another_shape_is_refused():
     with pytest.raises(ValueError, match="the test data have 1 attributes"):
         ThresholdEditor(HAND, X, Y, X[:, :1], Y)
+
+
+def test_the_benchmark_command_records_its_table(tmp_path):
+    from pathlib import Path
+    import os
+
+    from engine.bench.threshold_edit import run
+
+    data = Path(os.environ.get("BOOMER_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"))
+    if not (data / "emotions.arff").is_file():
+        pytest.skip(f"emotions.arff is absent from {data} (set BOOMER_SHARED_DATA)")
+    out = tmp_path / "threshold_edit.md"
+    assert run(["--data", "emotions", "--rules", "30", "--drags", "6", "--steps", "5", "--data-dir", str(data),
+                "--record", str(out)]) == 0
+    text = out.read_text()
+    assert "| emotions (397+196 x 72 x 6) | 30 | kept | 15 |" in text
+    assert "| emotions (397+196 x 72 x 6) | 30 | re-optimised | 15 |" in text
+    assert "| 1 / 0 |" in text  # 30 edits, checked every 25th: none failed

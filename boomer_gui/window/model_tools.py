@@ -29,6 +29,14 @@ def add_simplified_run(w, run, estimator, name: str, title: str = "Simplify") ->
         QMessageBox.information(w, title, f"cannot add the new run: {error}")
 
 
+def show_threshold_editor(w) -> None:
+    """The rule inspector's threshold editor, in front (it edits the selected rule)."""
+    w.details.setCurrentWidget(w.inspector)
+    w.inspector.show_threshold_editor()
+    if w.views.selected_rule is None:
+        w.statusBar().showMessage("Select a rule in the table to edit one of its thresholds.", 6000)
+
+
 def add_threshold_run(w, estimator, name: str) -> None:
     """The inspector's threshold edit (Apply) as a what-if run beside the shown run."""
     if w.app.run is not None:

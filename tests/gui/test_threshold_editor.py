@@ -67,8 +67,8 @@ def test_drag_undo_and_apply_in_the_window(trained, qtbot):
     original_run, n_runs = w.app.run, len(w.app.history.runs)
     model, train, test = w.app.estimator.model_, w.app.data.train, w.app.data.test
     r, c, target = _condition_that_moves(model, train)
-    w.details.setCurrentWidget(w.inspector)
-    w.inspector.show_threshold_editor()
+    w.act_edit_threshold.trigger()  # Tools > Edit a threshold of the selected rule
+    assert w.details.currentWidget() is w.inspector and w.inspector.mode_tabs.currentWidget() is w.inspector.threshold
     w.select_rule(r)
     panel = w.inspector.threshold
     panel.combo.setCurrentIndex(c)
