@@ -204,7 +204,8 @@ class ThresholdEditor:
         if nominal:
             edges = np.arange(np.floor(lo) - 0.5, np.floor(hi) + 1.0, 1.0)
         else:
-            edges = np.histogram_bin_edges(finite, bins=max(1, int(bins)), range=(lo, hi) if hi > lo else (lo - 0.5, hi + 0.5))
+            span = (lo, hi) if hi > lo else (lo - 0.5, hi + 0.5)
+            edges = np.histogram_bin_edges(finite, bins=max(1, int(bins)), range=span)
         covered = np.histogram(values[known & rest], bins=edges)[0]
         other = np.histogram(values[known & ~rest], bins=edges)[0]
         return Histogram(cond.attribute, cond.operator, float(cond.threshold), edges, covered, other,

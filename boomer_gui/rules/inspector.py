@@ -229,14 +229,17 @@ class RuleInspector(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.step_label)
-        # the rule (conditions, examples, charts), or the threshold editor of a condition, the whole width
+        layout.addWidget(self._mode_tabs(splitter), 1)
+        self._setup_axes(0)
+
+    def _mode_tabs(self, rule_view: QWidget) -> QTabWidget:
+        """The rule (conditions, examples, charts), or the threshold editor of a condition, the whole width."""
         self.threshold = ThresholdPanel()
         self.mode_tabs = QTabWidget()
         self.mode_tabs.setDocumentMode(True)  # no frame: the charts keep their room
-        self.mode_tabs.addTab(splitter, "Rule")
+        self.mode_tabs.addTab(rule_view, "Rule")
         self.mode_tabs.addTab(self.threshold, "Edit a threshold")
-        layout.addWidget(self.mode_tabs, 1)
-        self._setup_axes(0)
+        return self.mode_tabs
 
     def set_data(self, train, schema: Schema | None = None) -> None:
         """The training data whose covered examples are shown."""

@@ -68,7 +68,8 @@ def test_drag_undo_and_apply_in_the_window(trained, qtbot):
     model, train, test = w.app.estimator.model_, w.app.data.train, w.app.data.test
     r, c, target = _condition_that_moves(model, train)
     w.act_edit_threshold.trigger()  # Tools > Edit a threshold of the selected rule
-    assert w.details.currentWidget() is w.inspector and w.inspector.mode_tabs.currentWidget() is w.inspector.threshold
+    inspector = w.inspector
+    assert w.details.currentWidget() is inspector and inspector.mode_tabs.currentWidget() is inspector.threshold
     w.select_rule(r)
     panel = w.inspector.threshold
     panel.combo.setCurrentIndex(c)
