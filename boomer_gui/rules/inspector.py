@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from matplotlib.figure import Figure
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHeaderView, QLabel, QScrollArea, QSplitter, QTableView,
                                QTabWidget, QVBoxLayout, QWidget)
 
@@ -32,12 +33,14 @@ PRESENTATION_CHART_SHARE = 0.5  # of the inspector's width, for the charts in pr
 CONDITIONS_SHARE = 0.6  # the conditions take at most this share of the left column's height, then scroll
 
 
-def conditions_html(texts) -> str:
-    """Conditions joined by ∧, each kept on one line (lines break only between conditions)."""
-    def keep(text: str) -> str:
-        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return text.replace(" ", "&nbsp;")
-    return " <b>∧</b> ".join(keep(t) for t in texts)
+def conditions_html(texts, link_colour: str | None = None) -> str:
+    """Conditions joined by ∧, each kept on one line (lines break only between conditions); with a
+    ``link_colour`` each is a link ``condition:i`` (click: edit its threshold) in that colour."""
+    def keep(i: int, text: str) -> str:
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(" ", "&nbsp;")
+        return f'<a href="condition:{i}" style="color: {link_colour}; text-decoration: none">{text}</a>' \
+            if link_colour else text
+    return " <b>∧</b> ".join(keep(i, t) for i, t in enumerate(texts))
 
 
 def _short(name: str) -> str:
@@ -178,8 +181,9 @@ class RuleInspector(QWidget):
         self.conditions.setWordWrap(True)
         self.conditions.setTextFormat(Qt.RichText)
         self.conditions.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        self.conditions.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.conditions.setToolTip("The rule's conditions (all must hold)")
+        self.conditions.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.conditions.setToolTip("The rule's conditions (all must hold); click one to edit its threshold")
+        self.conditions.linkActivated.connect(self._condition_clicked)
         self.conditions_scroll = QScrollArea()
         self.conditions_scroll.setWidgetResizable(True)
         self.conditions_scroll.setFrameShape(QFrame.StyledPanel)
@@ -253,8 +257,15 @@ class RuleInspector(QWidget):
         self.threshold.set_context(estimator, self.train if estimator is not None else None, test, run_name,
                                    self.schema)
 
-    def show_threshold_editor(self) -> None:
+    def show_threshold_editor(self, condition: int | None = None) -> None:
+        """The threshold editor in front (of condition ``condition`` of the shown rule, when given)."""
+        if condition is not None and 0 <= condition < self.threshold.combo.count():
+            self.threshold.combo.setCurrentIndex(condition)
         self.mode_tabs.setCurrentWidget(self.threshold)
+
+    def _condition_clicked(self, link: str) -> None:
+        if link.startswith("condition:"):
+            self.show_threshold_editor(int(link.split(":", 1)[1]))
 
     def clear(self) -> None:
         shown = self.record is not None
@@ -347,9 +358,10 @@ class RuleInspector(QWidget):
         else:
             self.canvas.draw_idle()
 
-    def _set_conditions(self, texts: list[str]) -> None:
+    def _set_conditions(self, texts: list[str], links: bool = False) -> None:
         self.condition_texts = list(texts)
-        self.conditions.setText(conditions_html(texts))
+        colour = self.conditions.palette().color(QPalette.WindowText).name() if links else None
+        self.conditions.setText(conditions_html(texts, colour))
         self._fit_conditions()
 
     def _fit_conditions(self) -> None:
@@ -404,7 +416,8 @@ class RuleInspector(QWidget):
         self.step_label.setText(step_metrics_text(record))
         if not rule.conditions:
             self.title.setText(f"Rule #{record.index} – the default rule (covers every example)")
-        self._set_conditions([c.to_text(schema) for c in rule.conditions] or ["(no conditions)"])
+        self._set_conditions([c.to_text(schema) for c in rule.conditions] or ["(no conditions)"],
+                             links=bool(rule.conditions))
         K = self.train.n_labels if self.train is not None else int(rule.head_labels.max(initial=-1)) + 1
         if self._bars_for != K:
             self._setup_axes(K)

@@ -71,8 +71,10 @@ def test_drag_undo_and_apply_in_the_window(trained, qtbot):
     inspector = w.inspector
     assert w.details.currentWidget() is inspector and inspector.mode_tabs.currentWidget() is inspector.threshold
     w.select_rule(r)
-    panel = w.inspector.threshold
-    panel.combo.setCurrentIndex(c)
+    panel = inspector.threshold
+    inspector.mode_tabs.setCurrentIndex(0)
+    inspector.conditions.linkActivated.emit(f"condition:{c}")  # the condition clicked in the Rule tab
+    assert inspector.mode_tabs.currentWidget() is panel and panel.combo.currentIndex() == c
     qtbot.waitUntil(lambda: panel.session.rule == r and panel.session.condition == c and panel.line is not None)
     start = model.rules[r].conditions[c].threshold
     original_cover, original_losses = _expected_texts(model, r, c, start, train, test)
