@@ -13,10 +13,13 @@ from engine.rules import Condition, Rule
 from engine.threshold_edit import HeadParameters
 
 
-@pytest.fixture(scope="module")
-def fitted():
+@pytest.fixture(scope="module", params=[{}, {"loss": "logistic-non-decomposable", "head_type": "complete", "label_binning": "none"}],
+                ids=["defaults", "example-wise-complete"])
+def fitted(request):
+    """A BOOMER model: the defaults (label-wise), and the paper's example-wise variant (full Hessians,
+    complete heads without label binning, predictions by the known label vectors)."""
     train, test = make_synthetic("marginal-independence", 400, 4, seed=3).train_test_split(0.3, seed=1)
-    est = BoomerClassifier(max_rules=60, random_state=2).fit(train.X, train.Y)
+    est = BoomerClassifier(max_rules=60, random_state=2, **request.param).fit(train.X, train.Y)
     return est, train, test
 
 
