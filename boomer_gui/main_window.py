@@ -29,6 +29,7 @@ from boomer_gui.window import layout
 from boomer_gui.window.data_actions import BackgroundPreparation, DataActions
 from boomer_gui.window.file_actions import FileActions
 from boomer_gui.window.menus import build_menus
+from boomer_gui.window.model_tools import add_threshold_run
 from boomer_gui.window.presentation import SCALE, PresentationMode
 from boomer_gui.window.run_driver import RunDriver
 from boomer_gui.window.run_views import RunViews
@@ -118,6 +119,7 @@ class MainWindow(QMainWindow):
         self.learner_panel.changed.connect(self.update_enabled)
         self.browser.table.ruleSelected.connect(self.views.rule_selected)
         self.browser.model.activeToggled.connect(self.views.rule_toggled)
+        self.inspector.threshold.applyRequested.connect(lambda est, name: add_threshold_run(self, est, name))
         self.explanation.ruleClicked.connect(self.select_rule)
         self.details.currentChanged.connect(lambda *_: self.views.explain_head())
         self.plot.export_button.clicked.connect(self.files.export_plot_dialog)

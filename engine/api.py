@@ -24,6 +24,7 @@ from engine.model import rule_coverage
 from engine.model_diff import ModelDiff, diff_models, markdown_report, csv_report, write_report
 from engine.model_export import model_text, python_source, write_python, write_text
 from engine.simplify import MEASURES as SIMPLIFY_MEASURES, Simplification, curve_csv, simplify
+from engine.threshold_edit import Histogram, ThresholdEdit, ThresholdEditor, head_parameters
 from engine.prepare import is_prepared, kernel_setting, save_data
 from engine.validation import features_for_model, match_schema
 
@@ -43,6 +44,8 @@ __all__ = [
     "LabelDependencies", "label_dependencies",
     # a smaller model within a bounded loss
     "simplify", "Simplification", "SIMPLIFY_MEASURES", "curve_csv",
+    # a condition's threshold moved: coverage, head and losses, incrementally
+    "ThresholdEditor", "ThresholdEdit", "Histogram", "head_parameters",
     # compiling a run's kernels ahead of it
     "is_prepared", "kernel_setting", "save_data",
     # files written atomically

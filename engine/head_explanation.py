@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .core.boosting import refresh_example_losses
-from .core.heads import complete_scores, diagonal_position, label_score, system_gradient
-from .core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, packed_index, update_statistics
+from .core.heads import diagonal_position
+from .core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, update_statistics
+from .head_solution import head_solution
 from .model import rule_coverage
 
 
@@ -86,20 +87,7 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     l1 = float(getattr(values, "l1_regularization_weight", 0.0))
     labels = rule.head_labels
     diag = np.array([diagonal_position(int(k), K, full) for k in labels], dtype=np.int64)
-    note = ""
-    if len(labels) == K:
-        out = np.empty(K)
-        complete_scores(g, h, full, l2, l1, np.zeros((K, K)), out)
-        solution = out[labels]
-        if full:
-            note = "eq. (16): the head solves (ΣH + λI) s = −Σg with the full Hessian (its diagonal is shown)"
-    elif len(labels) == 1 or not full:
-        solution = np.array([label_score(g[k], h[d], l2, l1) for k, d in zip(labels, diag)])
-    else:  # a partial head of a non-decomposable loss: the head labels' sub-system, exactly
-        sub = np.array([[h[packed_index(min(a, b), max(a, b), K)] for b in labels] for a in labels])
-        rhs = np.array([system_gradient(float(g[k]), l1) for k in labels])
-        solution = np.linalg.solve(sub + l2 * np.eye(len(labels)), -rhs)
-        note = "the head labels' sub-system (ΣH + λI) s = −Σg is solved with the full Hessian"
+    solution, note = head_solution(g, h, labels, full, l2, l1)
     if getattr(estimator, "label_binning_used", False) and len(labels) == K and (full or rule.is_default):
         note = "label binning: the learner solved a smaller, binned system; the exact optimum is shown"
     shrinkage = 1.0 if rule.is_default else float(values.shrinkage)

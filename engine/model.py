@@ -134,8 +134,10 @@ class RuleModel:
                          act, F[s:s + len(block)])
         return F
 
-    def predict_from_scores(self, F: np.ndarray) -> np.ndarray:
-        if self.predictors is not None and self.predictors.predicts(len(F)):
+    def predict_from_scores(self, F: np.ndarray, n_rows: int | None = None) -> np.ndarray:
+        """Binary predictions of the scores ``F``: rows of a data set of ``n_rows`` examples (default
+        ``len(F)``; a predictor's method may depend on how many rows are predicted together)."""
+        if self.predictors is not None and self.predictors.predicts(len(F) if n_rows is None else n_rows):
             return self.predictors.binary_predictions(F)
         if self.prediction == "example-wise":
             return example_wise_predict(LOSS_CODES[self.loss], np.ascontiguousarray(F), *self.vector_index())

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from .core.boosting import example_wise_predict
-from .core.losses import LOSS_CODES
 from .model import RuleModel, rule_coverage
 from .rules import Condition, Rule
 from .validation import check_features
@@ -41,17 +39,6 @@ class Simplification:
     removed_conditions: tuple[tuple[int, Condition], ...]  # (original rule index, condition), in order
     curve: tuple[tuple[int, int, float], ...] = field(default=())  # (rules kept, conditions kept, loss) per step
     kept_rules: tuple[int, ...] = ()  # original indices of the simplified model's rules
-
-
-def _predict(model: RuleModel, F: np.ndarray, n_total: int) -> np.ndarray:
-    """``model.predict_from_scores`` for rows of a data set of ``n_total`` examples (the predictor's
-    choice of method depends on the number of rows predicted together)."""
-    p = model.predictors
-    if p is not None and p.predicts(n_total):
-        return p.binary_predictions(F)
-    if model.prediction == "example-wise":
-        return example_wise_predict(LOSS_CODES[model.loss], np.ascontiguousarray(F), *model.vector_index())
-    return (F > 0).astype(np.uint8)
 
 
 def example_stats(measure: str, Y: np.ndarray, P: np.ndarray) -> np.ndarray:
@@ -90,7 +77,7 @@ class _State:
         self.rules = list(model.rules)
         self.active = np.ones(len(self.rules), dtype=bool)
         self.F = model.scores(X)
-        self.stats = example_stats(measure, Y, _predict(model, self.F, self.N))
+        self.stats = example_stats(measure, Y, model.predict_from_scores(self.F, self.N))
         self.totals = self.stats.sum(axis=0)
         self.coverage = [np.flatnonzero(rule_coverage(r, X)) for r in self.rules]
         self.heads = [r.dense_head(self.K) for r in self.rules]
@@ -123,7 +110,7 @@ class _State:
         if lens.sum():
             rows = np.concatenate([rows for rows, _ in changes]).astype(np.int64)
             deltas = np.repeat(np.array([delta for _, delta in changes]), lens, axis=0)
-            P = _predict(self.model, self.F[rows] + deltas, self.N)
+            P = self.model.predict_from_scores(self.F[rows] + deltas, self.N)
             change = example_stats(self.measure, self.Y[rows], P) - self.stats[rows]
             offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
             nonempty = lens > 0
@@ -141,7 +128,7 @@ class _State:
         if len(rows) == 0:
             return
         self.F[rows] = self.current_model().scores(self.X_rows[rows])
-        new = example_stats(self.measure, self.Y[rows], _predict(self.model, self.F[rows], self.N))
+        new = example_stats(self.measure, self.Y[rows], self.model.predict_from_scores(self.F[rows], self.N))
         self.totals = self.totals + new.sum(axis=0) - self.stats[rows].sum(axis=0)
         self.stats[rows] = new
 

@@ -1,5 +1,6 @@
 """The rule inspector: a selected rule's conditions, its full head, the training examples it
-covers and how often each label occurs among them compared with the whole training data.
+covers and how often each label occurs among them compared with the whole training data; a second
+tab edits one of its thresholds (:mod:`boomer_gui.rules.threshold_panel`).
 
 Every condition is shown, however long the body: a word-wrapped paragraph (conditions are never
 split across lines) that takes the room it needs, scrolling only beyond most of the inspector's
@@ -13,13 +14,15 @@ import numpy as np
 import scipy.sparse as sp
 from matplotlib.figure import Figure
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QFrame, QHeaderView, QLabel, QScrollArea, QSplitter, QTableView,
-                               QVBoxLayout, QWidget)
+                               QTabWidget, QVBoxLayout, QWidget)
 
 from engine.api import rule_coverage
 from engine.rules import Schema
 
 from boomer_gui.plots.canvas import MarginCanvas
+from boomer_gui.rules.threshold_panel import ThresholdPanel
 
 POS, NEG = "#0072B2", "#D55E00"  # colour-blind safe (Okabe & Ito)
 MAX_TICK_LABELS = 18
@@ -30,12 +33,14 @@ PRESENTATION_CHART_SHARE = 0.5  # of the inspector's width, for the charts in pr
 CONDITIONS_SHARE = 0.6  # the conditions take at most this share of the left column's height, then scroll
 
 
-def conditions_html(texts) -> str:
-    """Conditions joined by ∧, each kept on one line (lines break only between conditions)."""
-    def keep(text: str) -> str:
-        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-        return text.replace(" ", "&nbsp;")
-    return " <b>∧</b> ".join(keep(t) for t in texts)
+def conditions_html(texts, link_colour: str | None = None) -> str:
+    """Conditions joined by ∧, each kept on one line (lines break only between conditions); with a
+    ``link_colour`` each is a link ``condition:i`` (click: edit its threshold) in that colour."""
+    def keep(i: int, text: str) -> str:
+        text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace(" ", "&nbsp;")
+        return f'<a href="condition:{i}" style="color: {link_colour}; text-decoration: none">{text}</a>' \
+            if link_colour else text
+    return " <b>∧</b> ".join(keep(i, t) for i, t in enumerate(texts))
 
 
 def _short(name: str) -> str:
@@ -176,8 +181,9 @@ class RuleInspector(QWidget):
         self.conditions.setWordWrap(True)
         self.conditions.setTextFormat(Qt.RichText)
         self.conditions.setAlignment(Qt.AlignTop | Qt.AlignLeft)
-        self.conditions.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        self.conditions.setToolTip("The rule's conditions (all must hold)")
+        self.conditions.setTextInteractionFlags(Qt.TextSelectableByMouse | Qt.LinksAccessibleByMouse)
+        self.conditions.setToolTip("The rule's conditions (all must hold); click one to edit its threshold")
+        self.conditions.linkActivated.connect(self._condition_clicked)
         self.conditions_scroll = QScrollArea()
         self.conditions_scroll.setWidgetResizable(True)
         self.conditions_scroll.setFrameShape(QFrame.StyledPanel)
@@ -227,8 +233,17 @@ class RuleInspector(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.step_label)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self._mode_tabs(splitter), 1)
         self._setup_axes(0)
+
+    def _mode_tabs(self, rule_view: QWidget) -> QTabWidget:
+        """The rule (conditions, examples, charts), or the threshold editor of a condition, the whole width."""
+        self.threshold = ThresholdPanel()
+        self.mode_tabs = QTabWidget()
+        self.mode_tabs.setDocumentMode(True)  # no frame: the charts keep their room
+        self.mode_tabs.addTab(rule_view, "Rule")
+        self.mode_tabs.addTab(self.threshold, "Edit a threshold")
+        return self.mode_tabs
 
     def set_data(self, train, schema: Schema | None = None) -> None:
         """The training data whose covered examples are shown."""
@@ -237,8 +252,24 @@ class RuleInspector(QWidget):
         self._bars_for = None  # new label names: rebuild the charts
         self.clear()
 
+    def set_threshold_context(self, estimator, test=None, run_name: str = "") -> None:
+        """The finished run whose thresholds can be edited on the training data (None: none)."""
+        self.threshold.set_context(estimator, self.train if estimator is not None else None, test, run_name,
+                                   self.schema)
+
+    def show_threshold_editor(self, condition: int | None = None) -> None:
+        """The threshold editor in front (of condition ``condition`` of the shown rule, when given)."""
+        if condition is not None and 0 <= condition < self.threshold.combo.count():
+            self.threshold.combo.setCurrentIndex(condition)
+        self.mode_tabs.setCurrentWidget(self.threshold)
+
+    def _condition_clicked(self, link: str) -> None:
+        if link.startswith("condition:"):
+            self.show_threshold_editor(int(link.split(":", 1)[1]))
+
     def clear(self) -> None:
         shown = self.record is not None
+        self.threshold.show_rule(None)
         self.record = None
         self.mask = None
         self.title.setText("Select a rule in the table to inspect it.")
@@ -307,6 +338,10 @@ class RuleInspector(QWidget):
         if bool(on) == self.presentation:
             return
         self.presentation = bool(on)
+        # a projector shows the rule and its charts: the threshold editor's tab bar leaves them its height
+        if on:
+            self.mode_tabs.setCurrentWidget(self.splitter)
+        self.mode_tabs.tabBar().setVisible(not on)
         # the rule's summary over the conditions (presentation) or over everything: there the charts
         # take the inspector's whole height
         self.title.setMinimumHeight(0)
@@ -323,9 +358,10 @@ class RuleInspector(QWidget):
         else:
             self.canvas.draw_idle()
 
-    def _set_conditions(self, texts: list[str]) -> None:
+    def _set_conditions(self, texts: list[str], links: bool = False) -> None:
         self.condition_texts = list(texts)
-        self.conditions.setText(conditions_html(texts))
+        colour = self.conditions.palette().color(QPalette.WindowText).name() if links else None
+        self.conditions.setText(conditions_html(texts, colour))
         self._fit_conditions()
 
     def _fit_conditions(self) -> None:
@@ -374,12 +410,14 @@ class RuleInspector(QWidget):
             self.clear()
             return
         self.record = record
+        self.threshold.show_rule(record)
         rule = record.rule
         schema = self.schema
         self.step_label.setText(step_metrics_text(record))
         if not rule.conditions:
             self.title.setText(f"Rule #{record.index} – the default rule (covers every example)")
-        self._set_conditions([c.to_text(schema) for c in rule.conditions] or ["(no conditions)"])
+        self._set_conditions([c.to_text(schema) for c in rule.conditions] or ["(no conditions)"],
+                             links=bool(rule.conditions))
         K = self.train.n_labels if self.train is not None else int(rule.head_labels.max(initial=-1)) + 1
         if self._bars_for != K:
             self._setup_axes(K)

@@ -6,7 +6,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from boomer_gui.plots.label_dependency_plot import show_label_dependencies
 from boomer_gui.plots.reliability_plot import show_reliability
-from boomer_gui.window.model_tools import show_compare_runs, show_simplify
+from boomer_gui.window.model_tools import show_compare_runs, show_simplify, show_threshold_editor
 
 
 def _action(window, menu, text, slot, shortcut=None, tip=None) -> QAction:
@@ -78,3 +78,6 @@ def build_menus(w) -> None:
     w.act_simplify = _action(w, t, "&Simplify the shown run…", lambda: show_simplify(w),
                              tip="The fewest rules and conditions whose loss stays within ε of the full model's; "
                                  "the result becomes a new run")
+    w.act_edit_threshold = _action(w, t, "Edit a &threshold of the selected rule", lambda: show_threshold_editor(w),
+                                   tip="The rule inspector's threshold editor: move a condition's threshold on its "
+                                       "attribute's histogram, coverage, head and losses follow; Apply: a what-if run")

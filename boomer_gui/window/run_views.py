@@ -34,6 +34,7 @@ class RunViews(QObject):
         self.app.forget_model()
         w.browser.update_count()  # '0 rules', not counted against the run shown before
         w.inspector.clear()
+        w.inspector.set_threshold_context(None)
         w.explanation.clear()
         w.head_view.set_context(None, None, None)
         self.selected_rule = None
@@ -82,6 +83,7 @@ class RunViews(QObject):
         table.set_checkable(ok)
         w.browser.update_count()
         if app.model is not None and app.data is not None:
+            w.inspector.set_threshold_context(app.estimator, app.data.test, app.run.name if app.run else "")
             w.head_view.set_context(app.estimator, app.data.train, app.data.train.schema)
             self.explain_head()
             if spec is not None and spec.supports("explain"):
