@@ -135,53 +135,98 @@ def _ranks(Y: np.ndarray, S: np.ndarray, method: str) -> tuple[np.ndarray, np.nd
     return among_all, among_relevant
 
 
-def _with_relevant(Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The examples with at least one relevant label."""
-    keep = Y.any(axis=1)
-    return Y[keep], S[keep]
-
-
 def _mean_or_nan(values: np.ndarray) -> float:
     return float(np.mean(values)) if values.size else float("nan")
 
 
-def rank_loss(Y_true, scores) -> float:
-    """Mean fraction of (relevant, irrelevant) label pairs ranked the wrong way; ties count half."""
-    Y, S = _pair(Y_true, scores, "scores", binary=False)
+def _rank_loss_values(Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n_relevant = Y.sum(axis=1)
     keep = (n_relevant > 0) & (n_relevant < Y.shape[1])
-    Y, S, n_relevant = Y[keep], S[keep], n_relevant[keep]
-    if not Y.shape[0]:
-        return float("nan")
-    among_all, among_relevant = _ranks(Y, S, "average")
-    # for a relevant label: (#irrelevant scored higher) + (#irrelevant tied) / 2
-    wrong = np.sum(np.where(Y, among_all - among_relevant, 0.0), axis=1)
-    return _mean_or_nan(wrong / (n_relevant * (Y.shape[1] - n_relevant)))
+    values = np.zeros(Y.shape[0])
+    if keep.any():
+        Yk, Sk, nk = Y[keep], S[keep], n_relevant[keep]
+        among_all, among_relevant = _ranks(Yk, Sk, "average")
+        # for a relevant label: (#irrelevant scored higher) + (#irrelevant tied) / 2
+        wrong = np.sum(np.where(Yk, among_all - among_relevant, 0.0), axis=1)
+        values[keep] = wrong / (nk * (Y.shape[1] - nk))
+    return values, keep
+
+
+def _one_error_values(Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    keep = Y.any(axis=1)
+    top = S == S.max(axis=1, keepdims=True) if S.shape[1] else np.zeros(S.shape, dtype=bool)
+    return np.where(keep, np.any(top & ~Y, axis=1), False).astype(np.float64), keep
+
+
+def _coverage_values(Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    keep = Y.any(axis=1)
+    values = np.zeros(Y.shape[0])
+    if keep.any():
+        among_all, _ = _ranks(Y[keep], S[keep], "max")
+        values[keep] = np.max(np.where(Y[keep], among_all, 0), axis=1) - 1.0
+    return values, keep
+
+
+def _precision_values(Y: np.ndarray, S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    keep = Y.any(axis=1)
+    values = np.zeros(Y.shape[0])
+    if keep.any():
+        Yk = Y[keep]
+        among_all, among_relevant = _ranks(Yk, S[keep], "max")
+        values[keep] = np.where(Yk, among_relevant / among_all, 0.0).sum(axis=1) / Yk.sum(axis=1)
+    return values, keep
+
+
+def ndcg_values(Y_true, scores, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per example NDCG@k (k None: all labels; gain 1/log2(1 + rank); among equal scores the
+    irrelevant labels first) and whether it counts (a relevant label)."""
+    Y, S = truth_and_scores(Y_true, scores)
+    keep = Y.any(axis=1)
+    values = np.zeros(Y.shape[0])
+    if keep.any():
+        Yk, Sk = Y[keep], S[keep]
+        K = Y.shape[1]
+        depth = K if k is None else min(k, K)
+        order = np.lexsort((Yk.astype(np.int8), -Sk))  # row by row, along the labels
+        gains = np.take_along_axis(Yk, order, axis=1)[:, :depth].astype(np.float64)
+        discount = 1.0 / np.log2(np.arange(2, depth + 2))
+        n_relevant = np.minimum(Yk.sum(axis=1), depth)
+        values[keep] = (gains @ discount) / np.cumsum(discount)[n_relevant - 1]
+    return values, keep
+
+
+RANKING_VALUES = {"rank-loss": _rank_loss_values, "one-error": _one_error_values, "coverage": _coverage_values,
+                  "lrap": _precision_values}
+
+
+def ranking_values(name: str, Y_true, scores) -> tuple[np.ndarray, np.ndarray]:
+    """Per example the ranking measure ``name`` (rank-loss, one-error, coverage, lrap) and whether the
+    example counts (rank loss: some but not all labels relevant; the others: a relevant label); the
+    measure is the mean of the counted values."""
+    Y, S = _pair(Y_true, scores, "scores", binary=False)
+    return RANKING_VALUES[name](Y, S)
+
+
+def _counted_mean(name: str, Y_true, scores) -> float:
+    values, keep = ranking_values(name, Y_true, scores)
+    return _mean_or_nan(values[keep])
+
+
+def rank_loss(Y_true, scores) -> float:
+    """Mean fraction of (relevant, irrelevant) label pairs ranked the wrong way; ties count half."""
+    return _counted_mean("rank-loss", Y_true, scores)
 
 
 def one_error(Y_true, scores) -> float:
     """Fraction of examples whose top-scored label is irrelevant (any irrelevant label tied at the top)."""
-    Y, S = _with_relevant(*_pair(Y_true, scores, "scores", binary=False))
-    if not Y.shape[0]:
-        return float("nan")
-    top = S == S.max(axis=1, keepdims=True)
-    return _mean_or_nan(np.any(top & ~Y, axis=1))
+    return _counted_mean("one-error", Y_true, scores)
 
 
 def coverage(Y_true, scores) -> float:
     """Mean number of steps down the ranking needed to cover all relevant labels (Mulan: max rank - 1)."""
-    Y, S = _with_relevant(*_pair(Y_true, scores, "scores", binary=False))
-    if not Y.shape[0]:
-        return float("nan")
-    among_all, _ = _ranks(Y, S, "max")
-    return _mean_or_nan(np.max(np.where(Y, among_all, 0), axis=1) - 1.0)
+    return _counted_mean("coverage", Y_true, scores)
 
 
 def average_precision(Y_true, scores) -> float:
     """Mean over examples and their relevant labels of the fraction of relevant labels ranked at or above."""
-    Y, S = _with_relevant(*_pair(Y_true, scores, "scores", binary=False))
-    if not Y.shape[0]:
-        return float("nan")
-    among_all, among_relevant = _ranks(Y, S, "max")
-    precision = np.where(Y, among_relevant / among_all, 0.0).sum(axis=1) / Y.sum(axis=1)
-    return _mean_or_nan(precision)
+    return _counted_mean("lrap", Y_true, scores)

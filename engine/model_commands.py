@@ -98,6 +98,17 @@ def cmd_simplify(args) -> int:
     return 0
 
 
+def _measure(text: str) -> str:
+    from argparse import ArgumentTypeError
+
+    from .simplify_measures import additive_measure
+    try:
+        additive_measure(text)
+    except ValueError as exc:
+        raise ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def _epsilon(text: str) -> float:
     import argparse
     import math
@@ -140,7 +151,8 @@ def add_parsers(sub) -> None:
     p.add_argument("model")
     p.add_argument("data", help="the data the loss is measured on (a holdout or test set)")
     p.add_argument("--epsilon", type=_epsilon, default=0.005, help="allowed loss increase (default 0.005)")
-    p.add_argument("--measure", choices=MEASURES, default="hamming")
+    p.add_argument("--measure", type=_measure, default="hamming",
+                   help=f"the bounded measure, as a loss: {', '.join(MEASURES)} (ndcg@k for any k; default hamming)")
     p.add_argument("--out", required=True, metavar="M2.json", help="the simplified model file")
     p.add_argument("--rules-only", action="store_true", help="remove whole rules only, no conditions")
     p.add_argument("--curve", metavar="OUT.csv", help="write the curve: rules and conditions kept vs loss")

@@ -11,7 +11,8 @@ step changes the scores of an example it touches.  A committed step recomputes t
 examples it changed exactly (the sum of the remaining heads, in rule order), so the scores always
 equal a full prediction of the simplified model.
 
-The measure is a loss: ``hamming``, ``subset`` (0/1), ``example-f1`` or ``micro-f1`` (1 - F1).
+The measure is any label-set or ranking measure of the experimenter (:mod:`engine.simplify_measures`),
+bounded as a loss (1 - value where higher is better).
 Decision lists are not supported (removing a rule there changes which rule comes first)."""
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ import scipy.sparse as sp
 
 from .model import RuleModel, rule_coverage
 from .rules import Condition, Rule
+from .simplify_measures import NAMES, AdditiveMeasure, additive_measure
 from .validation import check_features
 
-MEASURES = ("hamming", "subset", "example-f1", "micro-f1")
+MEASURES = NAMES  # every label-set and ranking measure of the experimenter (engine.simplify_measures)
 _BATCH_ENTRIES = 1 << 22  # scores predicted together when candidates are evaluated
 
 
@@ -41,50 +43,23 @@ class Simplification:
     kept_rules: tuple[int, ...] = ()  # original indices of the simplified model's rules
 
 
-def example_stats(measure: str, Y: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """Per example the additive statistics of the measure (rows x 1, or x 3 for micro F1)."""
-    Yb, Pb = Y.astype(bool), P.astype(bool)
-    if measure == "hamming":
-        return (Yb != Pb).sum(axis=1, keepdims=True).astype(np.float64)
-    if measure == "subset":
-        return (Yb != Pb).any(axis=1, keepdims=True).astype(np.float64)
-    tp, fp, fn = (Yb & Pb).sum(axis=1), (~Yb & Pb).sum(axis=1), (Yb & ~Pb).sum(axis=1)
-    if measure == "example-f1":
-        den = 2 * tp + fp + fn
-        return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), 1.0)[:, None]
-    return np.column_stack([tp, fp, fn]).astype(np.float64)
-
-
-def loss_of(measure: str, totals: np.ndarray, n: int, k: int) -> float:
-    """The loss from the summed statistics of ``n`` examples of ``k`` labels."""
-    if measure == "hamming":
-        return float(totals[0] / (n * k))
-    if measure == "subset":
-        return float(totals[0] / n)
-    if measure == "example-f1":
-        return float(1.0 - totals[0] / n)
-    tp, fp, fn = totals
-    den = 2 * tp + fp + fn
-    return float(1.0 - (2 * tp / den if den > 0 else 1.0))
-
-
 class _State:
     """Scores, per-example statistics and the current rules during the search."""
 
-    def __init__(self, model: RuleModel, X, Y: np.ndarray, measure: str):
+    def __init__(self, model: RuleModel, X, Y: np.ndarray, measure: AdditiveMeasure):
         self.model, self.X, self.Y, self.measure = model, X, Y, measure
         self.N, self.K = Y.shape
         self.rules = list(model.rules)
         self.active = np.ones(len(self.rules), dtype=bool)
         self.F = model.scores(X)
-        self.stats = example_stats(measure, Y, model.predict_from_scores(self.F, self.N))
+        self.stats = measure.stats(Y, model.predict_from_scores(self.F, self.N), self.F)
         self.totals = self.stats.sum(axis=0)
         self.coverage = [np.flatnonzero(rule_coverage(r, X)) for r in self.rules]
         self.heads = [r.dense_head(self.K) for r in self.rules]
         self.X_rows = sp.csr_matrix(X) if sp.issparse(X) else X  # rows are taken from it
 
     def loss(self, totals=None) -> float:
-        return loss_of(self.measure, self.totals if totals is None else totals, self.N, self.K)
+        return self.measure.loss(self.totals if totals is None else totals, self.N, self.K)
 
     def try_change(self, rows: np.ndarray, delta: np.ndarray) -> float:
         """The loss after adding ``delta`` (K) to the scores of ``rows`` (nothing is changed)."""
@@ -110,8 +85,8 @@ class _State:
         if lens.sum():
             rows = np.concatenate([rows for rows, _ in changes]).astype(np.int64)
             deltas = np.repeat(np.array([delta for _, delta in changes]), lens, axis=0)
-            P = self.model.predict_from_scores(self.F[rows] + deltas, self.N)
-            change = example_stats(self.measure, self.Y[rows], P) - self.stats[rows]
+            F = self.F[rows] + deltas
+            change = self.measure.stats(self.Y[rows], self.model.predict_from_scores(F, self.N), F) - self.stats[rows]
             offsets = np.concatenate([[0], np.cumsum(lens)[:-1]])
             nonempty = lens > 0
             sums[nonempty] = np.add.reduceat(change, offsets[nonempty], axis=0)
@@ -128,7 +103,7 @@ class _State:
         if len(rows) == 0:
             return
         self.F[rows] = self.current_model().scores(self.X_rows[rows])
-        new = example_stats(self.measure, self.Y[rows], self.model.predict_from_scores(self.F[rows], self.N))
+        new = self.measure.stats(self.Y[rows], self.model.predict_from_scores(self.F[rows], self.N), self.F[rows])
         self.totals = self.totals + new.sum(axis=0) - self.stats[rows].sum(axis=0)
         self.stats[rows] = new
 
@@ -237,8 +212,7 @@ def simplify(model: RuleModel, X, Y, measure: str = "hamming", epsilon: float = 
              conditions: bool = True) -> Simplification:
     """Greedy backward elimination of rules, then (``conditions``) of conditions, keeping the
     ``measure``'s loss on ``X``, ``Y`` within ``epsilon`` of the full model's (module docstring)."""
-    if measure not in MEASURES:
-        raise ValueError(f"unknown measure {measure!r}; expected one of {', '.join(MEASURES)}")
+    additive = additive_measure(measure)  # ValueError naming the known measures
     if not (np.isfinite(epsilon) and epsilon >= 0):
         raise ValueError(f"epsilon must be a number >= 0, got {epsilon}")
     if not isinstance(model, RuleModel):
@@ -250,7 +224,7 @@ def simplify(model: RuleModel, X, Y, measure: str = "hamming", epsilon: float = 
     if X.shape[1] != model.n_features or Y.ndim != 2 or Y.shape != (X.shape[0], model.n_labels):
         raise ValueError(f"the data has {X.shape[1]} attributes and {Y.shape[-1]} labels for {X.shape[0]} "
                          f"examples; the model {model.n_features} and {model.n_labels}")
-    state = _State(model, X, Y.astype(np.uint8), measure)
+    state = _State(model, X, Y.astype(np.uint8), additive)
     full = state.loss()
     search = _Search(state, full + epsilon)
     _greedy(state, search.rule_candidates, search.bound, search.remove_rule, search.record)

@@ -43,21 +43,8 @@ def ndcg(k: int | None = None) -> Callable:
     """NDCG@k (k None: all labels) of label scores, averaged over examples with a relevant label."""
 
     def compute(Y, S) -> float:
-        Y, S = metrics.truth_and_scores(Y, S)
-        keep = Y.any(axis=1)
-        Y, S = Y[keep], S[keep]
-        if not Y.shape[0]:
-            return float("nan")
-        K = Y.shape[1]
-        depth = K if k is None else min(k, K)
-        # order by score, descending; among equal scores the irrelevant labels first (pessimistic)
-        order = np.lexsort((Y.astype(np.int8), -S))  # row by row, along the labels
-        gains = np.take_along_axis(Y, order, axis=1)[:, :depth].astype(np.float64)
-        discount = 1.0 / np.log2(np.arange(2, depth + 2))
-        dcg = gains @ discount
-        n_relevant = np.minimum(Y.sum(axis=1), depth)
-        ideal = np.cumsum(discount)[n_relevant - 1]
-        return float(np.mean(dcg / ideal))
+        values, keep = metrics.ndcg_values(Y, S, k)
+        return float(np.mean(values[keep])) if keep.any() else float("nan")
 
     return compute
 
