@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from engine.datasets import SUFFIXES, SVMLIGHT_SUFFIXES, Dataset, load, make_synthetic, test_sibling
 from engine.datasets.synthetic import SYNTHETIC_KINDS
-from engine.evaluation import paper_table1
-from engine.evaluation.cd_diagram import cd_figure
-from engine.evaluation.measures import MEASURES
-from engine.evaluation.report import MeasureView, Report, measure_view
-from engine.evaluation.table1 import load_report, store_progress
+from engine.evaluation.table1 import paper_table1
+from engine.evaluation.stats.cd_diagram import cd_figure
+from engine.evaluation.stats.measures import MEASURES
+from engine.evaluation.table1.report import MeasureView, Report, measure_view
+from engine.evaluation.table1.run import load_report, store_progress
 from engine.fileio import atomic_savefig, atomic_write_text
 from engine.head_explanation import HeadStatistics, head_statistics
 from engine.inspection import WhatIf, explain, nearest_label_vectors, predictor_text

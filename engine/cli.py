@@ -344,11 +344,11 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
 
     _add_bench_parsers(sub)
 
-    from .evaluation.command import add_parser as add_evaluate
+    from .evaluation.table1.command import add_parser as add_evaluate
 
     add_evaluate(sub, _bounded_int)
 
-    from .evaluation.experiment_command import add_parser as add_experiment
+    from .evaluation.experiment.command import add_parser as add_experiment
 
     add_experiment(sub, _bounded_int)
 

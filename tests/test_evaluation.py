@@ -13,9 +13,9 @@ import pytest
 from engine.cli import main
 from engine.evaluation.baselines import BinaryRelevance, ClassifierChain, LabelPowerset
 from engine.evaluation.data import folds, one_hot, resolve
-from engine.evaluation.methods import METHODS
-from engine.evaluation.profiles import EXPERIMENTS, PROFILES
-from engine.evaluation.report import build_report, pooled_predictions, write_report
+from engine.evaluation.table1.methods import METHODS
+from engine.evaluation.table1.profiles import EXPERIMENTS, PROFILES
+from engine.evaluation.table1.report import build_report, pooled_predictions, write_report
 from engine.evaluation.store import ResultStore, TaskResult, pack_bits, unpack_bits
 
 TINY = replace(PROFILES["smoke"], name="tiny", n_folds=2, n_bootstraps=20, max_rules=20, rule_step=10, n_trees=10,
@@ -166,8 +166,8 @@ def tiny_profile(tmp_path, max_rules=20, step=10) -> str:
 
 
 def run_table1(store, profile, specs, methods=None, **kwargs):
-    from engine.evaluation.experiment_run import run_experiment
-    from engine.evaluation.table1 import META, table1_experiment
+    from engine.evaluation.experiment.run import run_experiment
+    from engine.evaluation.table1.run import META, table1_experiment
 
     data = [s.files[0] for s in specs]
     store.set_meta(META, {"profile": profile, "methods": methods, "data": data})
@@ -176,7 +176,7 @@ def run_table1(store, profile, specs, methods=None, **kwargs):
 
 @pytest.mark.slow
 def test_end_to_end_on_a_local_cluster_then_resume(tmp_path, tiny_specs):
-    from engine.evaluation.table1 import load_table1_report, write_table1_reports
+    from engine.evaluation.table1.run import load_table1_report, write_table1_reports
 
     profile = tiny_profile(tmp_path)
     with ResultStore(tmp_path / "r.sqlite") as store:
@@ -207,7 +207,7 @@ def test_end_to_end_on_a_local_cluster_then_resume(tmp_path, tiny_specs):
 
 @pytest.mark.slow
 def test_a_worker_killed_mid_task_loses_nothing(tmp_path, tiny_specs):
-    from engine.evaluation.table1 import load_table1_report
+    from engine.evaluation.table1.run import load_table1_report
 
     killed = []
 
@@ -344,7 +344,9 @@ def test_progress_writes_to_the_stream_of_the_call_not_of_the_first_import(monke
 
 def test_evaluate_exits_with_status_1_when_tasks_failed(tmp_path, monkeypatch, capsys):
     """Like ``experiment``: a Table 1 run whose tasks failed is not a success for a script or CI."""
-    from engine.evaluation import experiment_run, runner, table1
+    from engine.evaluation.experiment import run as experiment_run
+    from engine.evaluation import runner
+    from engine.evaluation.table1 import run as table1
 
     data = write_svmlight(tmp_path / "d.svm")
     outcomes = iter([runner.RunSummary(4, 0, 2, 2, 1.0), runner.RunSummary(4, 2, 2, 0, 1.0)])

@@ -2,7 +2,7 @@
 import pytest
 
 from engine.cli import main
-from engine.evaluation.profiles import EXPERIMENTS, PROFILES, profile, profile_of_experiment
+from engine.evaluation.table1.profiles import EXPERIMENTS, PROFILES, profile, profile_of_experiment
 
 
 def test_the_shipped_files_hold_the_papers_grids():
@@ -30,8 +30,8 @@ def test_a_file_of_ones_own_is_a_profile_and_a_broken_one_is_refused(tmp_path):
 
 def test_the_experiment_command_runs_table1_files(tmp_path, capsys):
     """Table 1's files are experiments like any other: `experiment` runs them (BBC-CV, prefixes)."""
-    from engine.evaluation.experiment_file import load_experiment
-    from engine.evaluation.experiment_run import check_runnable
+    from engine.evaluation.experiment.file import load_experiment
+    from engine.evaluation.experiment.run import check_runnable
 
     for name in PROFILES:
         check_runnable(load_experiment(EXPERIMENTS / f"table1_{name}.toml", resolve_data=False, max_tasks=None))

@@ -4,11 +4,11 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 import pytest
 
-from engine.evaluation import paper_table1 as T
-from engine.evaluation.bbc_cv import bbc_cv
-from engine.evaluation.cd_diagram import cliques, cd_figure
-from engine.evaluation.measures import MEASURES
-from engine.evaluation.statistics import average_ranks, critical_distance, friedman, ranks, wilcoxon
+from engine.evaluation.table1 import paper_table1 as T
+from engine.evaluation.stats.bbc_cv import bbc_cv
+from engine.evaluation.stats.cd_diagram import cliques, cd_figure
+from engine.evaluation.stats.measures import MEASURES
+from engine.evaluation.stats.statistics import average_ranks, critical_distance, friedman, ranks, wilcoxon
 
 
 def table(measure):
@@ -129,7 +129,7 @@ def test_cd_cliques_and_figure():
 def test_nemenyi_q_table_agrees_with_the_studentized_range():
     from scipy import stats
 
-    from engine.evaluation.statistics import nemenyi_q
+    from engine.evaluation.stats.statistics import nemenyi_q
 
     for k in range(2, 11):
         for alpha in (0.05, 0.10):
@@ -140,8 +140,8 @@ def test_nemenyi_q_table_agrees_with_the_studentized_range():
 
 def test_findings_follow_the_table():
     """The report's C.8 checks on a report built from known cell means (the paper's own values)."""
-    from engine.evaluation.bbc_cv import BBCResult
-    from engine.evaluation.report import Cell, Report, findings
+    from engine.evaluation.stats.bbc_cv import BBCResult
+    from engine.evaluation.table1.report import Cell, Report, findings
 
     rep = Report(list(T.DATASETS), list(T.METHODS), 10, 1)
     for d in T.DATASETS:

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from engine import BoomerClassifier
-from engine.evaluation.bbc_cv import bbc_cv
-from engine.evaluation.experiment_file import load_experiment
-from engine.evaluation.experiment_report import build_experiment_report, write_experiment_report
-from engine.evaluation.experiment_run import check_runnable, plan
-from engine.evaluation.experiment_tasks import fit_predict, run_experiment_task
+from engine.evaluation.stats.bbc_cv import bbc_cv
+from engine.evaluation.experiment.file import load_experiment
+from engine.evaluation.experiment.report import build_experiment_report, write_experiment_report
+from engine.evaluation.experiment.run import check_runnable, plan
+from engine.evaluation.experiment.tasks import fit_predict, run_experiment_task
 from engine.evaluation.store import ResultStore
 from engine.registry import get
 

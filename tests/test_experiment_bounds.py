@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.evaluation import experiment_run
-from engine.evaluation.experiment_file import (MAX_FILE_BYTES, MAX_NESTING, ExperimentError, TooManyTasks,
+from engine.evaluation.experiment import run as experiment_run
+from engine.evaluation.experiment.file import (MAX_FILE_BYTES, MAX_NESTING, ExperimentError, TooManyTasks,
                                                load_experiment, nesting, parse_experiment)
-from engine.evaluation.experiment_tasks import make_tasks
+from engine.evaluation.experiment.tasks import make_tasks
 from engine.evaluation.store import ResultStore
 from test_experiment_file import write_svm
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from engine import registry
-from engine.evaluation.candidates import candidates
-from engine.evaluation.experiment_file import ExperimentError, load_experiment, parse_experiment
+from engine.evaluation.experiment.candidates import candidates
+from engine.evaluation.experiment.file import ExperimentError, load_experiment, parse_experiment
 
 
 def write_svm(path, n=60, k=3, d=4, seed=0):
@@ -133,7 +133,7 @@ def test_parse_text_without_a_file_resolves_bundled_names_only():
 def test_every_shipped_experiment_file_loads(name):
     """The files the README points to parse and name only learners and presets that exist (two_datasets.toml
     named SeCo's preset 'Hamming accuracy' after it was renamed 'Hamming accuracy (the paper)')."""
-    from engine.evaluation.experiment_file import load_experiment
+    from engine.evaluation.experiment.file import load_experiment
 
     folder = Path(__file__).resolve().parents[1] / "engine" / "evaluation" / "experiments"
     exp = load_experiment(folder / name, resolve_data=False, max_tasks=None)

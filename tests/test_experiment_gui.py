@@ -5,7 +5,7 @@ and opened again) shows the stored results and resumes without computing them ag
 import pytest
 
 from boomer_gui.components import experiment as model
-from engine.evaluation.experiment_file import ExperimentError
+from engine.evaluation.experiment.file import ExperimentError
 from test_experiment_file import write_svm
 
 

@@ -12,7 +12,7 @@ from math import log2
 import numpy as np
 import pytest
 
-from engine.evaluation.scoring import ALL_MEASURES, evaluate, measure
+from engine.evaluation.experiment.scoring import ALL_MEASURES, evaluate, measure
 
 Y = np.array([[1, 0, 1, 0], [0, 1, 0, 0], [1, 1, 0, 1], [0, 0, 0, 0]])
 P = np.array([[1, 0, 0, 0], [0, 1, 1, 0], [1, 1, 0, 1], [0, 0, 0, 0]])
@@ -92,7 +92,7 @@ def test_model_size_counts_rules_and_conditions_or_the_learners_own_unit():
     from types import SimpleNamespace
 
     from engine.evaluation.baselines import BinaryRelevance
-    from engine.evaluation.experiment_tasks import model_size
+    from engine.evaluation.experiment.tasks import model_size
 
     rules = [SimpleNamespace(conditions=()), SimpleNamespace(conditions=(1, 2)), SimpleNamespace(conditions=(3,))]
     assert model_size(SimpleNamespace(model_=SimpleNamespace(rules=rules))) == \

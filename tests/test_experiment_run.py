@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from engine.cli import main
-from engine.evaluation.experiment_file import load_experiment
-from engine.evaluation.experiment_report import build_experiment_report, write_experiment_report
-from engine.evaluation.experiment_run import run_experiment
-from engine.evaluation.experiment_tasks import make_tasks, splits
-from engine.evaluation.scoring import evaluate
+from engine.evaluation.experiment.file import load_experiment
+from engine.evaluation.experiment.report import build_experiment_report, write_experiment_report
+from engine.evaluation.experiment.run import run_experiment
+from engine.evaluation.experiment.tasks import make_tasks, splits
+from engine.evaluation.experiment.scoring import evaluate
 from engine.evaluation.store import ResultStore
 from test_experiment_file import write_svm
 

@@ -5,8 +5,8 @@ import csv
 import numpy as np
 
 from engine.cli import main
-from engine.evaluation.experiment_file import load_experiment
-from engine.evaluation.experiment_tasks import make_tasks
+from engine.evaluation.experiment.file import load_experiment
+from engine.evaluation.experiment.tasks import make_tasks
 from engine.evaluation.store import ResultStore
 from test_experiment_file import write_svm
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import KFold
 
-from engine.evaluation.stratify import iterative_assignment, stratified_folds, stratified_split
+from engine.evaluation.experiment.stratify import iterative_assignment, stratified_folds, stratified_split
 
 
 def correlated_labels(seed=0, n=400, k=10):

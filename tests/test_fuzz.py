@@ -284,8 +284,8 @@ def test_fuzz_session_file(session_document, tmp_path, data):
 # ----------------------------------------------------------------------------- evaluation store
 def _store(path):
     """A small store as an evaluation run leaves it: one data set, one method, every fold."""
-    from engine.evaluation.methods import METHODS
-    from engine.evaluation.profiles import PROFILES
+    from engine.evaluation.table1.methods import METHODS
+    from engine.evaluation.table1.profiles import PROFILES
     from engine.evaluation.store import ResultStore, TaskResult
 
     p = PROFILES["smoke"]
@@ -310,7 +310,7 @@ STORE_CELLS = [("tasks", "predictions"), ("tasks", "test_rows"), ("tasks", "conf
 @FUZZ
 @given(st.data())
 def test_fuzz_evaluation_store(tmp_path, data):
-    from engine.evaluation.report import build_report
+    from engine.evaluation.table1.report import build_report
     from engine.evaluation.store import ResultStore, pack_bits
 
     path = tmp_path / "s.sqlite"

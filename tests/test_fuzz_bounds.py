@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from engine import prepare
 from engine.cli import main
-from engine.evaluation.experiment_file import MAX_TASKS, ExperimentError, parse_experiment
+from engine.evaluation.experiment.file import MAX_TASKS, ExperimentError, parse_experiment
 from test_experiment_file import write_svm
 from test_fuzz import FUZZ, _timed, mutate_text
 

@@ -16,7 +16,7 @@ from engine.model import RuleModel
 from engine.persistence import load_estimator
 from engine.rules import Condition, Rule
 from engine import simplify_measures
-from engine.evaluation import scoring
+from engine.evaluation.experiment import scoring
 from engine.simplify import _State
 from engine.simplify_measures import additive_measure
 
@@ -39,7 +39,7 @@ def _tiny(seed=0, n=300):
 
 
 def _loss(measure, Y, model, X, mask=None):
-    """The experimenter's value of the measure (engine.evaluation.scoring) as a loss, from scratch."""
+    """The experimenter's value of the measure (engine.evaluation.experiment.scoring) as a loss, from scratch."""
     name = {"subset": "subset-zero-one"}.get(measure, measure)
     m = scoring.measure(name)
     value = scoring.evaluate(name, Y, model.predict(X, mask), model.scores(X, mask))

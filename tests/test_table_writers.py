@@ -1,4 +1,4 @@
-"""The table writers behind every export (engine.evaluation.tables, boomer_gui.components.tables):
+"""The table writers behind every export (engine.evaluation.stats.tables, boomer_gui.components.tables):
 CSV that ``csv`` and pandas read back cell for cell without options, whatever the cells hold
 (commas, quotes, line breaks, tabs, non-ASCII, missing values, full-precision floats); tab-separated
 text that splits back into the cells; Markdown and LaTeX with their special characters escaped."""
@@ -12,7 +12,7 @@ import pytest
 
 from boomer_gui.components.state import Run
 from boomer_gui.components.tables import Table, runs_table, write_runs, write_table
-from engine.evaluation.tables import latex_table, markdown_table, tsv_text
+from engine.evaluation.stats.tables import latex_table, markdown_table, tsv_text
 
 AWKWARD = [["a, b", 'say "hi"', 0.1 + 0.2, 1], ["two\nlines", "tab\there", None, 2], ["ünïcödé ±", "#_&%$", 1e-17, 3]]
 COLUMNS = ["text", "quoted", "value", "n"]

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.evaluation.candidates import Candidate, candidates
-from engine.evaluation.cd_diagram import cd_figure
-from engine.evaluation.experiment_file import Experiment, load_experiment, parse_experiment
-from engine.evaluation.experiment_report import (ExperimentReport, build_experiment_report, last_line,
+from engine.evaluation.experiment.candidates import Candidate, candidates
+from engine.evaluation.stats.cd_diagram import cd_figure
+from engine.evaluation.experiment.file import Experiment, load_experiment, parse_experiment
+from engine.evaluation.experiment.report import (ExperimentReport, build_experiment_report, last_line,
                                                   write_experiment_report)
-from engine.evaluation.experiment_run import run_experiment
-from engine.evaluation.experiment_tasks import make_tasks
-from engine.evaluation.scoring import ALL_MEASURES, COST, measure
-from engine.evaluation.statistics import critical_distance, ranks
+from engine.evaluation.experiment.run import run_experiment
+from engine.evaluation.experiment.tasks import make_tasks
+from engine.evaluation.experiment.scoring import ALL_MEASURES, COST, measure
+from engine.evaluation.stats.statistics import critical_distance, ranks
 from engine.evaluation.store import ResultStore
 from engine.fileio import atomic_write_text
 

@@ -17,7 +17,7 @@ from typing import Mapping, Sequence
 
 from engine import persistence
 from engine.api import atomic_write_text, write_python, write_text
-from engine.evaluation.tables import tsv_text
+from engine.evaluation.stats.tables import tsv_text
 from engine.registry import get as get_learner
 from engine.rules import Rule, Schema
 

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Sequence
 
 from engine.fileio import atomic_write_bytes
-from engine.evaluation.experiment_report import (RESULT_COLUMNS, ExperimentReport, measure_latex, measure_section,
+from engine.evaluation.experiment.report import (RESULT_COLUMNS, ExperimentReport, measure_latex, measure_section,
                                                  result_rows)
-from engine.evaluation.tables import csv_text, latex_table, markdown_table, tsv_text
+from engine.evaluation.stats.tables import csv_text, latex_table, markdown_table, tsv_text
 from engine.registry import get as get_learner
 
 TABLE_EXPORT_FILTER = "CSV (*.csv);;Markdown (*.md);;LaTeX (*.tex)"

@@ -1,7 +1,7 @@
 """File → Open evaluation results: a Table-1 evaluation's result store as a sortable table per measure
 and its critical-difference diagram, refreshed while a running evaluation writes to the store.
 
-All statistics come from ``engine.evaluation.report`` (built in a worker thread); this module only
+All statistics come from ``engine.evaluation.table1.report`` (built in a worker thread); this module only
 shows them."""
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from engine.evaluation.data import folds
-from engine.evaluation.methods import METHODS
-from engine.evaluation.profiles import PROFILES
+from engine.evaluation.table1.methods import METHODS
+from engine.evaluation.table1.profiles import PROFILES
 from engine.evaluation.store import ResultStore, TaskResult
 
 PROFILE = replace(PROFILES["smoke"], n_folds=2, n_bootstraps=20, cc_orders=1)

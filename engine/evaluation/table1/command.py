@@ -23,10 +23,10 @@ def parse_methods(text: str | None) -> list[str] | None:
 
 def run(args) -> int:
     """Run the profile's experiment (BBC-CV) through the experimenter, then write both reports."""
-    from .experiment_command import print_failure_reasons, print_summary
-    from .experiment_run import check_baselines, run_experiment
-    from .store import ResultStore
-    from .table1 import META, table1_experiment, write_table1_reports
+    from ..experiment.command import print_failure_reasons, print_summary
+    from ..experiment.run import check_baselines, run_experiment
+    from ..store import ResultStore
+    from .run import META, table1_experiment, write_table1_reports
 
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
@@ -42,7 +42,7 @@ def run(args) -> int:
         with ResultStore(args.store) as store:
             store.set_meta(META, {"profile": args.profile, "methods": methods, "data": args.data})
             if args.no_resume:
-                from .experiment_tasks import make_tasks
+                from ..experiment.tasks import make_tasks
                 store.delete_results([t["key"] for t in make_tasks(exp)])
             start = time.time()
             summary = run_experiment(exp, store, scheduler=args.scheduler, n_workers=args.workers,
@@ -57,7 +57,7 @@ def run(args) -> int:
 
 
 def add_parser(sub, bounded_int) -> None:
-    from .experiment_command import add_run_options
+    from ..experiment.command import add_run_options
 
     p = sub.add_parser("evaluate", help="the paper's Table 1: BOOMER's variants and XGBoost BR/LP/CC, BBC-CV, "
                                         "statistics; on Dask, resumable (the experiment command on "

@@ -9,15 +9,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .bbc_cv import bbc_cv
-from .bbc_selection import pooled
-from .data import resolve
-from .experiment_file import Experiment, load_experiment
-from .experiment_tasks import make_tasks, n_splits
+from ..stats.bbc_cv import bbc_cv
+from ..experiment.bbc_selection import pooled
+from ..data import resolve
+from ..experiment.file import Experiment, load_experiment
+from ..experiment.tasks import make_tasks, n_splits
 from .methods import METHODS
 from .profiles import EXPERIMENTS, PROFILE_MAX_TASKS, PROFILES, method_of, profile_of_experiment
 from .report import Cell, Report, build_report, write_report
-from .store import ResultStore
+from ..store import ResultStore
 
 META = "table1"  # the store's record of what `evaluate` ran: profile, methods, data
 
@@ -90,7 +90,7 @@ def load_table1_report(store: ResultStore) -> Report:
 
 def write_table1_reports(store: ResultStore, out_dir) -> list[Path]:
     """Table 1's report and, for a run of the experimenter, the experimenter's report beside it."""
-    from .experiment_report import build_experiment_report, write_experiment_report
+    from ..experiment.report import build_experiment_report, write_experiment_report
 
     written = write_report(load_table1_report(store), out_dir)
     run = store.meta(META)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 def run(args) -> int:
     """Run (or report) an experiment; exit status 1 when tasks failed (their reasons summarised)."""
-    from .experiment_file import TooManyTasks, load_experiment
-    from .experiment_report import build_experiment_report, write_experiment_report
-    from .experiment_run import check_baselines, check_runnable, run_experiment
-    from .experiment_saves import SAVES, write_saves
-    from .store import ResultStore
+    from .file import TooManyTasks, load_experiment
+    from .report import build_experiment_report, write_experiment_report
+    from .run import check_baselines, check_runnable, run_experiment
+    from .saves import SAVES, write_saves
+    from ..store import ResultStore
 
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
@@ -49,7 +49,7 @@ def run(args) -> int:
 def failure_reasons(failures: list[tuple[str, str]]) -> list[tuple[str, int]]:
     """(the error's last line, how many tasks) of each distinct reason, the most frequent first; the
     store keeps whole tracebacks, whose last line is the error and its message."""
-    from .experiment_report import last_line
+    from .report import last_line
 
     counts = Counter(last_line(error) or "unknown error" for _, error in failures)
     return counts.most_common()
@@ -67,7 +67,7 @@ def print_failure_reasons(failures: list[tuple[str, str]], stream=None) -> None:
 
 def plan_duration(n_tasks: int, store_path) -> str:
     """How long ``n_tasks`` would take at the median task time of the results in the store (if any)."""
-    from .store import ResultStore
+    from ..store import ResultStore
 
     path = Path(store_path)
     if not path.is_file():
@@ -89,7 +89,7 @@ def print_summary(summary, store) -> None:
     elsewhere = f", {summary.n_elsewhere} computed by another process" if summary.n_elsewhere else ""
     print(f"{summary.n_done} tasks computed, {summary.n_skipped} already stored, {summary.n_failed} failed{elsewhere}, "
           f"{summary.seconds:.0f} s wall time; results in {store.path}", file=sys.stderr)
-    from .experiment_report import last_line
+    from .report import last_line
 
     for key, error in store.failures()[-5:]:
         print(f"failed task {key}: {last_line(error)}", file=sys.stderr)
@@ -108,11 +108,11 @@ def add_run_options(p, bounded_int, store: str, report: str, report_files: str) 
 
 
 def add_parser(sub, bounded_int) -> None:
-    from .experiment_file import MAX_TASKS
+    from .file import MAX_TASKS
 
     p = sub.add_parser("experiment", help="run an experiment file (data sets x learners x grids, cross-validated, "
                                           "every measure) on Dask, resumable; write its report")
-    p.add_argument("file", metavar="FILE", help="the experiment (TOML); see engine/evaluation/experiment_file.py")
+    p.add_argument("file", metavar="FILE", help="the experiment (TOML); see engine/evaluation/experiment/file.py")
     add_run_options(p, bounded_int, "experiment.sqlite", "experiment-report",
                     "results.csv, results.md, cd_<measure>.png and curves_<data set>.png")
     p.add_argument("--max-tasks", type=bounded_int(1, 10 ** 9), default=MAX_TASKS, metavar="N",

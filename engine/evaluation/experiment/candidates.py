@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from ..learner import RuleLearner
-from ..parameters import Parameter
-from .baselines import BinaryRelevance, ClassifierChain, LabelPowerset
+from ...learner import RuleLearner
+from ...parameters import Parameter
+from ..baselines import BinaryRelevance, ClassifierChain, LabelPowerset
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ BASELINES = {
 
 def candidates() -> dict[str, Candidate]:
     """Every learner an experiment can name, by key (the registry's first, then the baselines)."""
-    from .. import registry
+    from ... import registry
 
     out = {}
     for spec in registry.learners():

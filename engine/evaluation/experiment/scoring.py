@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import metrics
+from ... import metrics
 
 LABELS, SCORES, COST = "labels", "scores", "cost"
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 
 from . import paper_table1
-from .bbc_cv import BBCResult, bbc_cv
-from .measures import MEASURES
+from ..stats.bbc_cv import BBCResult, bbc_cv
+from ..stats.measures import MEASURES
 from .methods import METHODS
 from .profiles import Profile
-from .statistics import average_ranks, critical_distance, friedman, ranks, wilcoxon
-from .store import ResultStore
+from ..stats.statistics import average_ranks, critical_distance, friedman, ranks, wilcoxon
+from ..store import ResultStore
 
 
 @dataclass
@@ -91,7 +91,7 @@ MAX_BOOTSTRAPS = 100_000  # the paper's B is 100: a store cannot ask for unbound
 def checked_run(store: ResultStore) -> tuple[dict, Profile]:
     """The store's run description with every field the report reads checked (ValueError naming the
     store and the field): a store is a file a user may hand over, not trusted state."""
-    from .. import model_document as checks
+    from ... import model_document as checks
 
     run = store.meta("run")
     if run is None:
@@ -241,7 +241,7 @@ def findings(rep: Report) -> list[tuple[str, bool | None, str]]:
 
 
 def write_report(rep: Report, out_dir) -> list[Path]:
-    from .cd_diagram import save_cd_diagram
+    from ..stats.cd_diagram import save_cd_diagram
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,15 +10,15 @@ from typing import Callable
 
 import numpy as np
 
-from .baselines import require_xgboost
+from ..baselines import require_xgboost
 from .bbc_selection import check_tune_measure
 from .candidates import BASELINES, candidate
-from .data import load_spec
-from .experiment_file import Experiment
-from .experiment_tasks import make_tasks, n_splits, run_experiment_task, tune_measure
+from ..data import load_spec
+from .file import Experiment
+from .tasks import make_tasks, n_splits, run_experiment_task, tune_measure
 from .prefixes import supports_prefixes
-from .runner import Progress, RunSummary, compute
-from .store import ResultStore
+from ..runner import Progress, RunSummary, compute
+from ..store import ResultStore
 
 
 def check_runnable(exp: Experiment) -> None:

@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import metrics
+from ... import metrics
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .candidates import candidate, candidates, preset_owners
-from .data import DataSpec, resolve
+from ..data import DataSpec, resolve
 from .scoring import ALL_MEASURES, COST, measure
 
 TOP_KEYS = ("name", "data", "measures", "protocol", "learner")

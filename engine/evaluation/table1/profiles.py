@@ -35,7 +35,7 @@ TABLE1_DATASETS = ("birds", "emotions", "enron", "llog", "medical", "scene", "sl
 # the order a run computes them in: cheap first, so that complete rows arrive early
 RUN_ORDER = ("emotions", "scene", "yeast", "birds", "medical", "llog", "slashdot", "enron")
 
-EXPERIMENTS = Path(__file__).resolve().parent / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 _BOOMER_METHODS = {"Label-wise, single-label heads": "boomer-lw-single", "Label-wise, multi-label heads":
                    "boomer-lw-complete", "Example-wise, single-label heads": "boomer-exw-single",
                    "Example-wise, multi-label heads": "boomer-exw-complete"}
@@ -52,7 +52,7 @@ PROFILE_MAX_TASKS = 1_000_000  # a profile's fold x configuration fits (the pape
 def profile_of_experiment(path) -> Profile:
     """The Table 1 profile an experiment file describes: the seven methods (BOOMER's four presets,
     xgboost-br, -lp, -cc) sharing one grid per family, selected by BBC-CV; ValueError otherwise."""
-    from .experiment_file import load_experiment
+    from ..experiment.file import load_experiment
 
     exp = load_experiment(path, resolve_data=False, max_tasks=PROFILE_MAX_TASKS)
     where = f"{path}: not a Table 1 profile:"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bbc_cv import bootstrap_selection
-from .measures import MEASURES
+from ..stats.bbc_cv import bootstrap_selection
+from ..stats.measures import MEASURES
 from .scoring import COST, LABELS, evaluate, measure
 
 # the measures BBC-CV can select by: they decompose over examples (the in-bag sum is one product)

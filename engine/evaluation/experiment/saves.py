@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .experiment_file import Experiment
-from .experiment_tasks import make_tasks
+from .file import Experiment
+from .tasks import make_tasks
 
 SAVES = ("predictions", "scores", "rules", "model-characteristics", "data-characteristics")
 MODEL_COLUMNS = ("rules", "default-rule", "conditions", "conditions-per-rule", "numeric-conditions",
@@ -99,7 +99,7 @@ def _write_model_characteristics(exp: Experiment, store, folder: Path) -> list[P
 
 
 def _write_data_characteristics(exp: Experiment, store, folder: Path) -> list[Path]:
-    from .data import load_parts
+    from ..data import load_parts
 
     path = folder / "data_characteristics.csv"
     columns = ("examples", "attributes", "labels", "cardinality", "density", "distinct-label-sets")

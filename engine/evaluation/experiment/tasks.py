@@ -18,13 +18,13 @@ from dataclasses import asdict
 import numpy as np
 import scipy.sparse as sp
 
-from ..threads import numba_threads
+from ...threads import numba_threads
 from .candidates import candidate
-from .data import fingerprint, load_parts
-from .experiment_file import Experiment, Protocol
+from ..data import fingerprint, load_parts
+from .file import Experiment, Protocol
 from .prefixes import prefix_predictions, prefix_sizes
 from .scoring import ALL_MEASURES, COST, evaluate, measure
-from .store import ExperimentResult
+from ..store import ExperimentResult
 from .stratify import stratified_folds, stratified_split
 
 TASK_FORMAT = 1
@@ -83,7 +83,7 @@ def make_tasks(exp: Experiment) -> list[dict]:
 @functools.lru_cache(maxsize=1)
 def code_version() -> str:
     """The engine's commit (``git describe``) when run from a checkout, else the package version."""
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     try:
         out = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True,
                              text=True, timeout=10)
@@ -181,7 +181,7 @@ def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, c
     if characteristics:
         costs["characteristics"] = characteristics
         if text is not None:
-            from ..model_export import model_text
+            from ...model_export import model_text
             text.append(model_text(est))
     return P, S, (costs if sizes is None else {**costs, "prefixes": sizes})
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..incremental import IncrementalPrediction
+from ...incremental import IncrementalPrediction
 
 
 def prefix_sizes(max_rules: int, step: int) -> list[int]:

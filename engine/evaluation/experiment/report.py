@@ -18,12 +18,12 @@ import numpy as np
 
 from .bbc_selection import bbc_values
 from .candidates import candidate
-from .experiment_file import Experiment
-from .experiment_tasks import make_tasks, n_splits, tune_measure
+from .file import Experiment
+from .tasks import make_tasks, n_splits, tune_measure
 from .scoring import evaluate, measure
-from .statistics import critical_distance, friedman, ranks, wilcoxon
-from .store import ResultStore
-from .tables import latex_escape, latex_table, markdown_table
+from ..stats.statistics import critical_distance, friedman, ranks, wilcoxon
+from ..store import ResultStore
+from ..stats.tables import latex_escape, latex_table, markdown_table
 
 
 @dataclass
@@ -292,7 +292,7 @@ def save_curves(rep: ExperimentReport, dataset: str, path: Path) -> bool:
 
 
 def write_experiment_report(rep: ExperimentReport, out_dir) -> list[Path]:
-    from .cd_diagram import save_cd_diagram
+    from ..stats.cd_diagram import save_cd_diagram
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
