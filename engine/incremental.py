@@ -7,7 +7,9 @@ rules' heads to the running scores of the examples they cover and returns the pr
 the rules used so far; ``get_num_next()`` and ``has_next()`` say how many rules remain.  Iterating over it
 yields the predictions after each rule (model sizes 1, 2, ...; the first rule is the default rule of a
 boosting model).  Each step touches only the examples and labels of the added rules' heads, in rule order,
-so the scores after n rules equal those of ``predict`` on the model's first n rules exactly."""
+so the scores after n rules equal those of ``predict`` on the model's first n rules exactly.  A decision
+list (SeCo, mlrl-seco's ``predict_incrementally``) starts from its default rule and adds the learned rules
+in order, each deciding the labels no earlier rule decided: after n rules, the first n - 1 and the default."""
 from __future__ import annotations
 
 import numbers
@@ -29,11 +31,10 @@ class IncrementalPredictor:
 
     def __init__(self, model: RuleModel, X, output: Callable[[np.ndarray], np.ndarray], max_rules: int = 0,
                  dtype=None):
-        if model.prediction == "decision-list":
-            raise ValueError("incremental prediction needs a model whose rules add up their heads, not a "
-                             "decision list")
         n_rules = len(model.rules)
         self.model, self.output, self.dtype = model, output, dtype
+        self.order = _decision_list_order(model) if model.prediction == "decision-list" else None
+        self.decided = np.zeros((X.shape[0], model.n_labels), dtype=bool) if self.order is not None else None
         self.X = sp.csc_matrix(X) if sp.issparse(X) else X
         self.n_total = min(n_rules, max_rules) if max_rules > 0 else n_rules
         self.n_used = 0
@@ -53,17 +54,45 @@ class IncrementalPredictor:
             raise ValueError(f"step_size must be an integer >= 1, got {step_size!r}")
         end = min(self.n_total, self.n_used + int(step_size))
         F = self.scores
-        for rule in self.model.rules[self.n_used:end]:
+        for j in range(self.n_used, end):
+            if self.order is not None:
+                self._first_covering(self.model.rules[self.order[j]], j == 0 and not self.model.rules[-1].conditions)
+                continue
+            rule = self.model.rules[j]
             rows = np.flatnonzero(rule_coverage(rule, self.X)) if rule.conditions else np.arange(F.shape[0])
             F[np.ix_(rows, rule.head_labels)] += rule.head_scores
         self.n_used = end
         out = self.output(F.copy())
         return out.astype(self.dtype, copy=False) if self.dtype is not None else out
 
+    def _first_covering(self, rule, fallback: bool) -> None:
+        """A decision list's next rule: the default rule (``fallback``) sets every example's values of its
+        labels without deciding them; a learned rule decides the labels of its head on the covered examples
+        no earlier rule decided."""
+        F = self.scores
+        if fallback:
+            F[:, rule.head_labels] = rule.head_scores
+            return
+        rows = np.flatnonzero(rule_coverage(rule, self.X)) if rule.conditions else np.arange(F.shape[0])
+        block = np.ix_(rows, rule.head_labels)
+        open_ = ~self.decided[block]
+        F[block] = np.where(open_, rule.head_scores, F[block])
+        self.decided[block] = True
+
     def __iter__(self) -> Iterator:
         """The predictions after each further rule, until none remains."""
         while self.has_next():
             yield self.apply_next(1)
+
+
+def _decision_list_order(model: RuleModel) -> list[int]:
+    """The order a decision list's rules are added in, as mlrl-seco's incremental prediction adds them: its
+    default rule (the last, without conditions) first, as the fallback of every example, then the learned
+    rules in order; the predictions after n rules are those of the first n - 1 rules and the default rule."""
+    n = len(model.rules)
+    if n and not model.rules[-1].conditions:
+        return [n - 1, *range(n - 1)]
+    return list(range(n))
 
 
 def _has_probabilities(est) -> bool:
@@ -82,7 +111,7 @@ def _options(kwargs: dict) -> tuple[int, object]:
 
 
 class IncrementalPrediction:
-    """Mixin of the rule learners whose model adds up its rules' heads (BOOMER, AdaBoost.MH): the
+    """Mixin of the rule learners (BOOMER, AdaBoost.MH, and SeCo's decision lists): the
     reference's ``*_incrementally`` methods.  The outputs are those of ``predict``, ``decision_function``
     and ``predict_proba`` (``_binary_output``, ``_score_output``, ``_probability_output``)."""
 

@@ -7,7 +7,8 @@ JSON line.  Requests (``"kind"``):
 - ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword
   arguments of ``SeCoClassifier``; ``"sparse": true`` passes the training features as a SciPy CSC
   matrix; ``fit_kwargs``: of its ``fit``): answers the binary test predictions, the number of rules
-  (the default rule included) and the rules' conditions, head labels and scores;
+  (the default rule included) and the rules' conditions, head labels and scores; with ``"incremental": true``
+  also the predictions of ``predict_incrementally`` after each ``apply_next(1)``;
 - ``check``: ``settings`` only; fits a tiny fixed data set and answers ``{"ok": true}`` or the
   error's type and message;
 - ``signature``: the ``__init__`` defaults of ``SeCoClassifier``; ``params``: ``SeCoClassifier().get_params()``.
@@ -42,6 +43,12 @@ def main() -> None:
                                         else predictions).astype(int).tolist(),
               "n_rules": int(est.model_.get_num_rules()),
               "rules": reference_rules(est.model_, ALL_OPERATORS)}
+    if request.get("incremental"):  # the predictions of predict_incrementally after each apply_next(1)
+        steps = est.predict_incrementally(data["X_test"])
+        answer["incremental"] = []
+        while steps.has_next():
+            P = steps.apply_next(1)
+            answer["incremental"].append(np.asarray(P.toarray() if hasattr(P, "toarray") else P).astype(int).tolist())
     print(json.dumps(answer))
 
 

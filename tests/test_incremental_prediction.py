@@ -114,11 +114,12 @@ def test_a_loss_without_probabilities_refuses_them_incrementally_too():
 
 
 def test_seco_has_no_predict_proba():
-    """A decision list's rules give labels: no predict_proba (mlrl-seco has none), no incremental methods."""
+    """A decision list's rules give labels: no predict_proba (mlrl-seco has none), nor its incremental form;
+    predict_incrementally as mlrl-seco's."""
     X, Y = _data()
     est = SeCoClassifier(max_rules=4).fit(X, Y)
     assert not hasattr(est, "predict_proba") and not hasattr(SeCoClassifier(), "predict_proba")
-    assert not hasattr(est, "predict_incrementally")
+    assert hasattr(est, "predict_incrementally") and not hasattr(est, "predict_proba_incrementally")
     with pytest.raises(AttributeError, match="decision list"):
         est.model_.predict_proba(X)
     assert hasattr(BoomerClassifier(), "predict_proba")
@@ -177,3 +178,32 @@ def test_the_references_incremental_predictions_on_the_same_model(tmp_path):
         np.testing.assert_allclose(scores.apply_next(2), np.asarray(theirs_scores), rtol=1e-6, atol=1e-9)
         np.testing.assert_array_equal(predictions.apply_next(2), np.asarray(theirs_predictions))
     assert not scores.has_next() and not predictions.has_next()
+
+
+def _first_rules_and_default(est, n: int):
+    """``est`` with its decision list's first ``n - 1`` learned rules and its default rule."""
+    m = est.model_
+    est.model_ = RuleModel(m.rules[:n - 1] + m.rules[-1:], m.n_features, m.n_labels, m.prediction, m.loss,
+                           m.label_vectors, m.schema, m.nominal, m.predictors)
+    return m
+
+
+@pytest.mark.parametrize("settings", [{"max_rules": 8}, {"max_rules": 8, "head_type": "partial"}])
+def test_a_decision_list_predicts_as_its_first_rules_and_its_default_rule(settings):
+    """SeCo: step 1 is the default rule alone, step n the first n - 1 rules before it (mlrl-seco's order)."""
+    X, Y = _data()
+    X_test, _ = _data(40, seed=1)
+    est = SeCoClassifier(**settings).fit(X, Y)
+    n = len(est.model_.rules)
+    steps = list(est.predict_incrementally(X_test))
+    assert len(steps) == n > 3
+    full = est.model_
+    try:
+        for size in range(1, n + 1):
+            _first_rules_and_default(est, size)
+            np.testing.assert_array_equal(steps[size - 1], est.predict(X_test))
+            est.model_ = full
+    finally:
+        est.model_ = full
+    np.testing.assert_array_equal(steps[-1], est.predict(X_test))
+    assert not hasattr(est, "predict_proba_incrementally")  # as predict_proba: a decision list has none

@@ -214,3 +214,15 @@ def test_same_rules_from_sparse_input(settings, emotions, tmp_path):
         assert theirs["labels"] == list(mine.head_labels)
     assert ours.rules_ != dense.rules_
     np.testing.assert_array_equal(ours.predict(X_test), np.asarray(ref["predictions"]))
+
+
+@pytest.mark.parametrize("settings", [{"instance_sampling": "none"},
+                                      {"instance_sampling": "none", "head_type": "partial"}], ids=lambda s: json.dumps(s))
+def test_incremental_predictions_are_the_references(settings, emotions, tmp_path):
+    """predict_incrementally after each rule: the default rule alone first, then each learned rule before it."""
+    X_train, Y_train, X_test, data = emotions
+    ref = _ask({"kind": "fit", "data": str(data), "settings": settings, "incremental": True}, tmp_path)
+    ours = list(SeCoClassifier(**settings).fit(X_train, Y_train).predict_incrementally(X_test))
+    assert len(ours) == len(ref["incremental"]) == ref["n_rules"]
+    for step, (mine, theirs) in enumerate(zip(ours, ref["incremental"])):
+        np.testing.assert_array_equal(mine, np.asarray(theirs), err_msg=f"after {step + 1} rules")

@@ -75,6 +75,7 @@ import numpy as np
 
 from ..core.seco_search import (H_FMEASURE, H_HAMMING, H_PRECISION, H_RECALL, H_SUBSET, covered_counts, head_search,
                                 mask_bitset)
+from ..incremental import IncrementalPrediction
 from ..learner import RuleLearner, RuleRecord, TrainingData
 from ..model import RuleModel
 from ..options import OPTIONS, OptionSpec, option_help, parse_option
@@ -206,7 +207,7 @@ def find_head(Y, covered, *, heuristic="subset-accuracy", beta=1.0, exhaustive=F
     return Head(labels[:size].copy(), values[:size].copy(), float(value), int(pairs), int(evals))
 
 
-class SeCoClassifier(RuleLearner):
+class SeCoClassifier(IncrementalPrediction, RuleLearner):
     """Separate-and-conquer multi-label rules, a decision list: mlrl-seco 0.15.6's ``SeCoClassifier``
     (every parameter, value, option and default; see the module doc), or the PAKDD 2018 paper's search
     (``search='pakdd-2018{...}'``, a parameter of ours).  Every parameter takes None, meaning its default
