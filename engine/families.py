@@ -76,6 +76,16 @@ def _key(spec, params: Mapping, X, Y):
         return False
 
 
+def _smallest(spec, params: dict, key, X, Y) -> dict:
+    """``params`` without the changes (from the defaults) that do not make its family: a family's
+    setting reads as what makes it, not as the path the search took to it."""
+    for name in sorted(params):
+        trial = {k: v for k, v in params.items() if k != name}
+        if _key(spec, trial, X, Y) == key:
+            params = trial
+    return params
+
+
 def learner_families(spec, X, Y) -> list[Family]:
     """The families of one learner on data like ``X``, ``Y`` (see the module's docstring)."""
     starts = default_settings([spec.key])
@@ -83,10 +93,10 @@ def learner_families(spec, X, Y) -> list[Family]:
     closes = callable(getattr(spec.factory, "kernel_setting", None))
     moves = panel_moves(spec)
     defaults = spec.defaults()
-    queue = deque((dict(s.params), True) for s in starts)
+    queue = deque((dict(s.params), True, True) for s in starts)
     seen_params, families = set(), {}
     while queue:
-        params, expand = queue.popleft()
+        params, expand, start = queue.popleft()
         frozen = _frozen(params)
         if frozen in seen_params:
             continue
@@ -94,11 +104,13 @@ def learner_families(spec, X, Y) -> list[Family]:
         key = _key(spec, params, X, Y)
         if key is None or key is False or key in families:
             continue
+        if not start:
+            params = _smallest(spec, params, key, X, Y)
         families[key] = Family(key, Setting(spec.key, params, _label(spec, params, names)))
         if len(families) > MAX_FAMILIES:
             raise RuntimeError(f"{spec.key}: more than {MAX_FAMILIES} kernel families; its kernel key is too fine")
         if expand:
-            queue.extend(({**params, name: value}, closes) for name, value in moves
+            queue.extend(({**params, name: value}, closes, False) for name, value in moves
                          if params.get(name, defaults.get(name)) != value)
     return list(families.values())
 
