@@ -55,7 +55,7 @@ def test_learners_without_a_family_key_get_their_defaults_presets_and_single_cha
     assert settings[:3] == [{}, dict(spec.presets["Rules"]), dict(spec.presets["Short rules (≤ 3 conditions)"])]
     assert {"feature_sampling": "without-replacement"} in settings
     assert {"weak_learner": "rule", "max_conditions": 3, "feature_sampling": "without-replacement"} in settings
-    assert {"weak_learner": "stump", "max_conditions": 3} in settings  # 'Short rules' with stumps
+    assert {"max_conditions": 3} in settings  # "Short rules" with stumps (the default weak learner)
     assert len(settings) == 7  # 3 starts x 2 feature samplings, and the stumps of 'Short rules'; no more
     assert ("loss", "logistic-non-decomposable") in panel_moves(registry.get("boomer"))
     assert ("l1_regularization_weight", 0.1) in panel_moves(registry.get("boomer"))

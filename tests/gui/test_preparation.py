@@ -59,8 +59,9 @@ class Toy:
 
 registry.register(registry.LearnerSpec("toy", "Toy", Toy, budget="max_rules",
                                        parameters=(registry.Parameter("max_rules", "int", 5, "Rules"),)))
+from engine.prepare_command import add_parser
 parser = argparse.ArgumentParser()
-prepare.add_parser(parser.add_subparsers())
+add_parser(parser.add_subparsers())
 args = parser.parse_args(["prepare", *sys.argv[1:]])
 sys.exit(args.func(args))
 """
