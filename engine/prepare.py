@@ -14,7 +14,9 @@ compiled, no more.  A prepared setting leaves a stamp (:func:`stamp_folder`) nam
 
 Progress goes out as one JSON object a line (``--json``): ``setting`` (i of n), ``compiling``
 (a kernel, how many compiled so far, seconds elapsed), ``prepared`` (a setting, its seconds) and
-``done``; errors as ``error``.  ``--parent-pid`` makes the child end itself when its parent is gone.
+``done``; errors as ``error``; ``--all`` first reports ``families`` (how many, how many ready).
+``--parent-pid`` makes the child end itself when its parent is gone.  The command line is
+:mod:`engine.prepare_command`; ``--all`` and ``--list`` enumerate :mod:`engine.families`.
 """
 from __future__ import annotations
 

@@ -111,6 +111,7 @@ class RunDriver(QObject):
         except (ValueError, TypeError, MemoryError) as exc:
             self.app.discard_run(run)
             training.deleteLater()
+            w.background_prep.resume()
             w.show_error("Cannot start training", w.error_text(exc))
             w.update_enabled()
             return False
