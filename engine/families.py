@@ -31,6 +31,7 @@ class Family:
 
     key: str
     setting: Setting
+    start: bool = False  # a learner's defaults or one of its presets
 
     @property
     def ready(self) -> bool:
@@ -106,7 +107,7 @@ def learner_families(spec, X, Y) -> list[Family]:
             continue
         if not start:
             params = _smallest(spec, params, key, X, Y)
-        families[key] = Family(key, Setting(spec.key, params, _label(spec, params, names)))
+        families[key] = Family(key, Setting(spec.key, params, _label(spec, params, names)), start)
         if len(families) > MAX_FAMILIES:
             raise RuntimeError(f"{spec.key}: more than {MAX_FAMILIES} kernel families; its kernel key is too fine")
         if expand:
@@ -116,8 +117,8 @@ def learner_families(spec, X, Y) -> list[Family]:
 
 
 def reachable_families(learners: Iterable[str] | None = None, X=None, Y=None) -> list[Family]:
-    """Every learner's families (or only ``learners``'), on ``X``, ``Y`` or the built-in data; BOOMER
-    first, each learner's defaults and presets before the rest."""
+    """Every learner's families (or only ``learners``'), on ``X``, ``Y`` or the built-in data: every
+    learner's defaults and presets first (BOOMER's first), then the rest, BOOMER's first."""
     from . import registry
     from .prepare import builtin_data
 
@@ -129,7 +130,7 @@ def reachable_families(learners: Iterable[str] | None = None, X=None, Y=None) ->
     for spec in registry.learners():
         if wanted is None or spec.key in wanted:
             out += learner_families(spec, X, Y)
-    return out
+    return sorted(out, key=lambda f: not f.start)  # stable: the registry's order within each part
 
 
 def read_families(path, X, Y) -> list[Family]:

@@ -7,7 +7,7 @@ import pytest
 
 from engine import prepare, registry
 from engine.cli import main
-from engine.families import Family, learner_families, panel_moves
+from engine.families import Family, learner_families, panel_moves, reachable_families
 
 
 @pytest.fixture
@@ -60,6 +60,15 @@ def test_learners_without_a_family_key_get_their_defaults_presets_and_single_cha
     assert ("loss", "logistic-non-decomposable") in panel_moves(registry.get("boomer"))
     assert ("l1_regularization_weight", 0.1) in panel_moves(registry.get("boomer"))
     assert not learner_families(registry.get("cc-lr"), builtin["X"], builtin["Y"])  # compiles nothing
+
+
+def test_every_learners_defaults_and_presets_come_before_the_other_families(builtin):
+    families = reachable_families(["adaboost-mh", "label-ranking"], builtin["X"], builtin["Y"])
+    starts = [f.start for f in families]
+    assert starts == sorted(starts, reverse=True)
+    # 'Stumps' is AdaBoost.MH's defaults, 'Trained with dom' label ranking's
+    assert [f.setting.learner for f in families if f.start] == ["adaboost-mh"] * 3 + ["label-ranking"] * 4
+    assert families[0].setting.label == "adaboost-mh: defaults"
 
 
 def _families_file(tmp_path) -> str:
