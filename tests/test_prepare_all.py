@@ -120,3 +120,10 @@ def test_a_family_is_ready_once_its_key_is_stamped(stamps):
     assert not family.ready
     prepare.mark_prepared("boomer|probe", 0.5)
     assert family.ready
+
+
+def test_list_enumerates_the_reachable_families_of_the_learners_asked_for(stamps, capsys):
+    assert main(["prepare", "--list", "--learners", "adaboost-mh"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "would compile  adaboost-mh: defaults"
+    assert len(lines) == 8 and lines[-1] == "7 kernel families: 0 ready, 7 would compile"
