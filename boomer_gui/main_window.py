@@ -26,7 +26,8 @@ from boomer_gui.rules.head_view import HeadView
 from boomer_gui.rules.inspector import RuleInspector
 from boomer_gui.rules.rule_browser import RuleBrowser
 from boomer_gui.window import layout
-from boomer_gui.window.data_actions import BackgroundPreparation, DataActions
+from boomer_gui.window.background_prep import BackgroundPreparation
+from boomer_gui.window.data_actions import DataActions
 from boomer_gui.window.file_actions import FileActions
 from boomer_gui.window.menus import build_menus
 from boomer_gui.window.model_tools import add_threshold_run
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         rc.stepRequested.connect(d.step)
         rc.replayRequested.connect(lambda: self.replay())
         self.learner_panel.changed.connect(self.update_enabled)
+        self.learner_panel.changed.connect(self.background_prep.setting_changed)
         self.browser.table.ruleSelected.connect(self.views.rule_selected)
         self.browser.model.activeToggled.connect(self.views.rule_toggled)
         self.inspector.threshold.applyRequested.connect(lambda est, name: add_threshold_run(self, est, name))

@@ -352,7 +352,8 @@ def build_parser(learner: str = "boomer") -> argparse.ArgumentParser:
 
     add_experiment(sub, _bounded_int)
 
-    from .prepare import add_cache_parser, add_parser as add_prepare
+    from .prepare import add_cache_parser
+    from .prepare_command import add_parser as add_prepare
 
     add_prepare(sub)
     add_cache_parser(sub)

@@ -14,7 +14,9 @@ compiled, no more.  A prepared setting leaves a stamp (:func:`stamp_folder`) nam
 
 Progress goes out as one JSON object a line (``--json``): ``setting`` (i of n), ``compiling``
 (a kernel, how many compiled so far, seconds elapsed), ``prepared`` (a setting, its seconds) and
-``done``; errors as ``error``.  ``--parent-pid`` makes the child end itself when its parent is gone.
+``done``; errors as ``error``; ``--all`` first reports ``families`` (how many, how many ready).
+``--parent-pid`` makes the child end itself when its parent is gone.  The command line is
+:mod:`engine.prepare_command`; ``--all`` and ``--list`` enumerate :mod:`engine.families`.
 """
 from __future__ import annotations
 
@@ -22,7 +24,6 @@ import hashlib
 import json
 import math
 import os
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -466,80 +467,6 @@ def parse_params(text: str | None) -> dict:
     if not isinstance(params, dict):
         raise ValueError("--params must be a JSON object")
     return params
-
-
-def _steps(text: str) -> int:
-    """``--steps``: an integer in [1, MAX_STEPS] (a usage error, exit 2, otherwise)."""
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if not 1 <= value <= MAX_STEPS:
-        raise argparse.ArgumentTypeError(f"{value} is outside [1, {MAX_STEPS}]")
-    return value
-
-
-def command(args) -> int:
-    """``python -m engine prepare``: see the module's docstring."""
-    if args.parent_pid:
-        watch_parent(args.parent_pid)
-    from .numba_cache import PRUNE_AFTER_DAYS, prune, prune_legacy
-
-    pruned = prune(PRUNE_AFTER_DAYS)  # kernels of other sources, unused for a month
-    prune_legacy(PRUNE_AFTER_DAYS)
-    if pruned and not args.json:
-        print(f"removed {len(pruned)} kernel folder(s) of other sources unused for {PRUNE_AFTER_DAYS} days", flush=True)
-    try:
-        if args.learner:
-            check_learners([args.learner], "--learner")
-            settings = [Setting(args.learner, parse_params(args.params), args.learner)]
-        else:
-            check_learners(args.learners or [], "--learners")
-            settings = default_settings(args.learners or None)
-        data = read_data(args.data) if args.data else None
-        if args.jobs < 1:
-            raise ValueError("--jobs must be at least 1")
-    except (OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-
-    if args.json:
-        def emit(event: dict) -> None:
-            sys.stdout.write(json.dumps(event) + "\n")
-            sys.stdout.flush()
-    else:
-        def emit(event: dict) -> None:
-            kind = event["event"]
-            if kind == "setting":
-                print(f"[{event['index'] + 1}/{event['of']}] {event['label']}", flush=True)
-            elif kind == "prepared":
-                print(f"      {event['label']}: ready in {event['seconds']:.1f} s", flush=True)
-            elif kind == "error":
-                print(f"      failed: {event['message']}", flush=True)
-            elif kind == "done":
-                print(f"prepared {event['settings'] - event['failed']} of {event['settings']} settings in "
-                      f"{event['elapsed']:.1f} s", flush=True)
-    if args.jobs > 1 and len(settings) > 1:
-        return 1 if prepare_parallel(settings, args.jobs, data, args.data, emit, args.steps) else 0
-    return 1 if prepare(settings, data, emit, args.steps) else 0
-
-
-def add_parser(sub) -> None:
-    p = sub.add_parser("prepare", help="compile the kernels of the usual first runs (or of one setting) into the "
-                                       "cache, so that a run starts at once")
-    p.add_argument("--learner", help="one learner (a registry key) instead of every learner's defaults and presets")
-    p.add_argument("--params", help="its parameters as a JSON object (with --learner)")
-    p.add_argument("--learners", nargs="*", help="only these learners' defaults and presets")
-    p.add_argument("--data", help="an .npz file written by engine.prepare.save_data (default: the built-in "
-                                  "synthetic data)")
-    p.add_argument("--steps", type=_steps, default=PREPARE_STEPS, help=f"steps fitted per setting, in [1, {MAX_STEPS}]")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (settings with the same kernels are "
-                                                       "prepared once)")
-    p.add_argument("--json", action="store_true", help="progress as one JSON object a line")
-    p.add_argument("--parent-pid", type=int, default=0, help="end when this process is no longer the parent")
-    p.set_defaults(func=command)
 
 
 # -- ``python -m engine cache`` ----------------------------------------------------------------------

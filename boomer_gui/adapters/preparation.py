@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -60,6 +61,7 @@ class KernelPreparation(QObject):
 
     progress = Signal(dict)
     finished = Signal(bool, str)
+    event = Signal(dict)  # every JSON event of the child, as it came
 
     command: list[str] | None = None
 
@@ -119,6 +121,24 @@ class KernelPreparation(QObject):
             self.process.kill()
             self.process.waitForFinished(KILL_WAIT_MS)
 
+    can_suspend = hasattr(signal, "SIGSTOP")  # POSIX: a child can be stopped and continued
+
+    def suspend(self) -> None:
+        """Stop the child where it is (SIGSTOP): it keeps its memory and uses no processor."""
+        self._signal(getattr(signal, "SIGSTOP", None))
+        self._tick.stop()
+
+    def resume(self) -> None:
+        """Continue a suspended child (SIGCONT)."""
+        self._signal(getattr(signal, "SIGCONT", None))
+        if not self._over:
+            self._tick.start()
+
+    def _signal(self, sig) -> None:
+        if sig is not None and self.running and self.pid > 0:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.pid, sig)
+
     # -- the child's output --------------------------------------------------------------------
     def _read_stdout(self) -> None:
         self._stdout += bytes(self.process.readAllStandardOutput().data())
@@ -130,6 +150,8 @@ class KernelPreparation(QObject):
                 continue  # not the protocol (a stray print): ignored
             if isinstance(event, dict):
                 self._apply(event)
+                if not self._over:
+                    self.event.emit(event)
 
     def _apply(self, event: dict) -> None:
         kind = event.get("event")

@@ -50,6 +50,9 @@ class RunControls(QWidget):
         self.stop_button.setToolTip("Stop training; the rules learned so far are kept")
         self.step_button = QPushButton(style.standardIcon(QStyle.SP_MediaSkipForward), "Step")
         self.step_button.setToolTip("Pause and show one more rule (Ctrl+Right)")
+        self.readiness = QLabel("")  # 'ready' or 'first run compiles (~45 s)' for the setting on screen
+        self.readiness.setToolTip("Whether the kernels of the learner panel's setting are compiled already; "
+                                  "the window compiles them in the background")
         self.replay_button = QPushButton(style.standardIcon(QStyle.SP_BrowserReload), "Replay")
         self.replay_button.setToolTip("Show the shown run again, rule by rule, from its records (no retraining)")
         self.speed = QComboBox()
@@ -77,8 +80,9 @@ class RunControls(QWidget):
         self.info.setMinimumWidth(200)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
-        for button in (self.start_button, self.pause_button, self.stop_button, self.step_button,
-                       self.replay_button):
+        layout.addWidget(self.start_button)
+        layout.addWidget(self.readiness)
+        for button in (self.pause_button, self.stop_button, self.step_button, self.replay_button):
             layout.addWidget(button)
         layout.addWidget(self.speed)
         layout.addSpacing(8)
@@ -108,6 +112,12 @@ class RunControls(QWidget):
         else:
             self.pause_button.setText("Pause")
             self.pause_button.setIcon(style.standardIcon(QStyle.SP_MediaPause))
+
+    def set_readiness(self, text: str) -> None:
+        """The mark beside Start: 'ready', 'first run compiles (~45 s)' or nothing."""
+        self.readiness.setText(text)
+        color = "#2e7d32" if text == "ready" else "#b26a00"
+        self.readiness.setStyleSheet(f"color: {color}; font-size: small;" if text else "")
 
     def set_watchable(self, step: bool, replay: bool) -> None:
         self.step_button.setEnabled(step)

@@ -1,9 +1,7 @@
 """Loading data into the window (here and now, or in a worker thread with a progress bar; a file
-whose labels cannot be found asks for them) and preparing BOOMER's kernels in the background."""
+whose labels cannot be found asks for them)."""
 from __future__ import annotations
 
-import contextlib
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,9 +11,7 @@ from PySide6.QtWidgets import QApplication
 from engine.datasets.errors import LabelsNotFoundError
 
 from boomer_gui.adapters.data_loading import DataLoadJob, load_with_notes
-from boomer_gui.adapters.preparation import KernelPreparation, data_copy
 from boomer_gui.components.state import DataSpec, LoadedData
-from boomer_gui.panels.run_controls import format_eta
 
 
 class DataActions(QObject):
@@ -98,69 +94,3 @@ class DataActions(QObject):
         self.w.set_data(loaded)
         if notes:
             self.w.show_error("The data loaded with a warning", "\n\n".join(notes))
-
-
-class BackgroundPreparation(QObject):
-    """BOOMER's usual kernels (defaults and presets) for the data on screen, compiled in a
-    low-priority child process whenever the window shows data whose kernels are not in the cache
-    (``BOOMER_NO_BACKGROUND_PREPARE`` turns it off).  The install prepares them on the built-in data;
-    a file may need other kernel families (threaded sweeps, interleaved rows), which the child then
-    compiles on a copy of the loaded data.  Start stops it; the kernels compiled so far stay in the
-    cache, and new data start it again."""
-
-    LEARNER = "boomer"
-
-    def __init__(self, window):
-        super().__init__(window)
-        self.w = window
-        self.process: KernelPreparation | None = None
-        self.data_key: str | None = None  # the data the running child prepares for
-        self.data_file: str | None = None  # the copy of them it reads (None: the built-in data)
-
-    def data_changed(self) -> bool:
-        """The window shows new data: prepare for them unless they need nothing or a child already
-        prepares for them (a child preparing for other data is replaced).  Returns whether one started."""
-        w = self.w
-        if os.environ.get("BOOMER_NO_BACKGROUND_PREPARE") or w.app.data is None or \
-                not w.app.needs_preparation(self.LEARNER):
-            return False
-        key = w.app.data.key
-        if self.process is not None and self.data_key == key:
-            return False
-        self.stop()
-        args = ["--learners", self.LEARNER]
-        if w.app.prepares_on_own_data(self.LEARNER):
-            self.data_file = data_copy(w.app.data.train, w.app.data.test, "boomer-background-")
-            if self.data_file is None:  # no room for the copy: each run prepares itself
-                return False
-            args += ["--data", self.data_file]
-        self.data_key = key
-        self.process = KernelPreparation(args, w, low_priority=True)
-        self.process.progress.connect(self._on_progress)
-        self.process.finished.connect(self._on_finished)
-        self.process.start()
-        return True
-
-    def _on_progress(self, progress: dict) -> None:
-        what = "for these data " if self.data_file is not None else ""
-        self.w.background_label.setText(f"preparing BOOMER's kernels {what}in the background: "
-                                        f"{progress.get('compiled', 0)} compiled, "
-                                        f"{format_eta(progress.get('elapsed', 0))}")
-
-    def _on_finished(self, ok: bool, message: str) -> None:
-        self.stop()
-        self.w.statusBar().showMessage("BOOMER's kernels are ready: its runs start at once" if ok else
-                                       f"BOOMER's kernels could not be prepared in advance: {message}", 8000)
-
-    def stop(self) -> None:
-        """Kill the background preparation (the kernels compiled so far stay in the cache)."""
-        if self.process is not None:
-            self.process.kill()
-            self.process.deleteLater()
-            self.process = None
-        if self.data_file is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self.data_file)
-            self.data_file = None
-        self.data_key = None
-        self.w.background_label.setText("")

@@ -112,6 +112,7 @@ def status_bar(window) -> None:
     w.statusBar().addPermanentWidget(w.load_progress)
     # a normal status bar widget (temporary messages cover it), empty when nothing is prepared
     w.background_label = QLabel("")
-    w.background_label.setToolTip("The kernels of BOOMER's usual settings for the data on screen are compiled "
-                                  "once, in a low-priority process; Start stops it.")
+    w.background_label.setToolTip("The kernels of every setting the learner panels can reach are compiled once, "
+                                  "in a low-priority process (the setting on screen first); a run pauses it. "
+                                  "View ▸ Prepare kernels in the background turns it off.")
     w.statusBar().addWidget(w.background_label, 1)

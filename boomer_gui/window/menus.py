@@ -71,6 +71,13 @@ def build_menus(w) -> None:
     w.act_label_dependencies = _action(w, v, "&Label dependencies…", lambda: show_label_dependencies(w),
                                        tip="Which labels the shown run's rules predict together, against "
                                            "how often they occur together in the training data")
+    v.addSeparator()
+    w.act_background_prepare = _action(w, v, "Prepare &kernels in the background",
+                                       lambda on: w.background_prep.set_enabled(on),
+                                       tip="Compile every setting's kernels ahead, at low priority, so that any "
+                                           "setting starts within seconds")
+    w.act_background_prepare.setCheckable(True)
+    w.act_background_prepare.setChecked(w.background_prep.plan.enabled)
     t = w.menuBar().addMenu("&Tools")
     w.act_compare_runs = _action(w, t, "&Compare two runs…", lambda: show_compare_runs(w),
                                  tip="Two runs on the same data rule by rule: matched rules, changed heads, rules "

@@ -105,12 +105,13 @@ class RunDriver(QObject):
         training.preparing.connect(self._on_preparing)
         training.failed.connect(self._on_failed)
         training.warned.connect(lambda msg: w.statusBar().showMessage(f"Warning: {msg}", 10000))
-        w.background_prep.stop()  # the run's own preparation, if any, comes first
+        w.background_prep.pause()  # the run (and its own preparation, if any) first
         try:
             training.start()
         except (ValueError, TypeError, MemoryError) as exc:
             self.app.discard_run(run)
             training.deleteLater()
+            w.background_prep.resume()
             w.show_error("Cannot start training", w.error_text(exc))
             w.update_enabled()
             return False
@@ -273,6 +274,7 @@ class RunDriver(QObject):
         self.refresh_soon.cancel()
         self.training = None
         self.app.end_run(run, state, elapsed, self.app.estimator)
+        w.background_prep.resume()
         if w.views.step_spec is not None:
             self._steps_ended(run, state, elapsed)
             return

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 import boomer_gui.main_window as main_window
 import boomer_gui.components.controller as controller
 import boomer_gui.adapters.training as training
+import boomer_gui.components.background_preparation as background_preparation
 from boomer_gui.adapters.preparation import KernelPreparation, running_preparations
 
 FAKE_CHILD = r"""
@@ -58,8 +59,9 @@ class Toy:
 
 registry.register(registry.LearnerSpec("toy", "Toy", Toy, budget="max_rules",
                                        parameters=(registry.Parameter("max_rules", "int", 5, "Rules"),)))
+from engine.prepare_command import add_parser
 parser = argparse.ArgumentParser()
-prepare.add_parser(parser.add_subparsers())
+add_parser(parser.add_subparsers())
 args = parser.parse_args(["prepare", *sys.argv[1:]])
 sys.exit(args.func(args))
 """
@@ -71,13 +73,18 @@ def fake_child(sleep: float = 60.0, fail: bool = False) -> list[str]:
     return [sys.executable, "-c", FAKE_CHILD.replace("SLEEP", repr(sleep)).replace("FAIL", repr(fail))]
 
 
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie (Linux /proc)."""
+def process_state(pid: int) -> str:
+    """Process ``pid``'s state letter (R, S, T: stopped, Z: zombie), or '' when it is gone (Linux /proc)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+            return f.read().rsplit(")", 1)[1].split()[0]
     except (FileNotFoundError, ProcessLookupError):
-        return False
+        return ""
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    return process_state(pid) not in ("", "Z")
 
 
 @pytest.fixture
@@ -96,6 +103,7 @@ def background_on(monkeypatch, unprepared):
     """The background preparation is on, nothing is prepared, and every child is the slow fake one."""
     monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
     monkeypatch.setattr(controller, "is_prepared", lambda key: False)
+    monkeypatch.setattr(background_preparation, "is_prepared", lambda key: False)
     unprepared(fake_child())
 
 
@@ -233,23 +241,29 @@ def test_a_child_that_cannot_start_reports_failure(qtbot):
     assert finished.args[0] is False and "could not start" in finished.args[1]
 
 
-def test_the_window_prepares_boomer_in_the_background_and_start_takes_over(qtbot, make_window, background_on):
+def test_the_window_prepares_in_the_background_and_a_run_suspends_it(qtbot, make_window, background_on):
+    """The setting on screen first (not prepared), at low priority; Start suspends the child while the
+    run (and its own preparation) goes on, Stop lets it continue."""
     window = make_window()
     background = window.background
-    assert background is not None and background.args == ["--learners", "boomer"]
+    assert background is not None and background.args[:2] == ["--learner", "boomer"]
     line = background.command_line()
     assert line[:3] == [line[0], "-n", "10"] and line[0].endswith("nice")  # low priority
-    qtbot.waitUntil(lambda: "2 compiled" in window.background_label.text(), timeout=10000)
-    assert "preparing BOOMER's kernels in the background" in window.background_label.text()
+    assert window.background_label.text() == "preparing kernels in the background…"
+    assert window.run_controls.readiness.text() == "first run compiles (~45 s)"
     pid = background.pid
-    assert alive(pid)
-    assert window.start_training()  # the run's own preparation replaces the background one
-    assert not alive(pid)
-    assert window.background is None and window.background_label.text() == ""
+    qtbot.waitUntil(lambda: alive(pid), timeout=5000)
+    assert window.start_training()  # the run's own preparation first; the background waits
+    qtbot.waitUntil(lambda: process_state(pid) == "T", timeout=5000)
+    assert window.background is background
     assert window.training.state == "preparing" and window.training.preparation.running
+    assert "paused while a run trains" not in window.background_label.text()  # no count yet: nothing to say
     run_pid = window.training.preparation.pid
     window.stop_training()
     assert not alive(run_pid)
+    qtbot.waitUntil(lambda: process_state(pid) in ("R", "S"), timeout=5000)  # continued
+    window.close()
+    assert not alive(pid)
 
 
 def test_closing_the_window_kills_the_background_preparation(qtbot, make_window, background_on):
@@ -261,12 +275,26 @@ def test_closing_the_window_kills_the_background_preparation(qtbot, make_window,
     assert not running_preparations()
 
 
-def test_no_background_preparation_when_boomer_is_prepared(make_window, monkeypatch):
+def test_a_prepared_setting_on_screen_leaves_every_family_to_the_background(qtbot, make_window, monkeypatch,
+                                                                            unprepared):
+    """The setting on screen is prepared: the child prepares every family (--all); once it found them
+    all ready, new data of the same kind start no child."""
     monkeypatch.delenv("BOOMER_NO_BACKGROUND_PREPARE")
     keys = []
-    monkeypatch.setattr(controller, "is_prepared", lambda key: keys.append(key) or True)
+    monkeypatch.setattr(background_preparation, "is_prepared", lambda key: keys.append(key) or True)
+    monkeypatch.setattr(controller, "is_prepared", lambda key: True)
+    unprepared([sys.executable, "-c", "import json; print(json.dumps({'event': 'families', 'total': 3, 'ready': 3}))"
+                                      "; print(json.dumps({'event': 'done', 'settings': 0, 'failed': 0}))"])
     window = make_window()
-    assert window.background is None and keys and keys[0].startswith("boomer|")
+    assert keys and keys[0].startswith("boomer|") and window.run_controls.readiness.text() == "ready"
+    assert window.background is not None and window.background.args == ["--all"]
+    qtbot.waitUntil(lambda: window.background is None, timeout=20000)
+    assert window.background_label.text() == "kernels ready for 3 of 3 kernel families"
+    from boomer_gui.components.state import DataSpec
+
+    assert window.load_data(DataSpec(kind="synthetic", synthetic="conditional-dependence", n_examples=200,
+                                     n_test=100, seed=3))
+    assert window.background is None and window.background_label.text() == ""
 
 
 def test_data_that_need_other_kernels_are_prepared_in_the_background_on_a_copy(qtbot, make_window, background_on):
@@ -279,27 +307,27 @@ def test_data_that_need_other_kernels_are_prepared_in_the_background_on_a_copy(q
 
     window = make_window()
     first = window.background
-    assert first is not None and first.args == ["--learners", "boomer"]
+    assert first is not None and first.args[:2] == ["--learner", "boomer"] and "--data" not in first.args
     first_pid = first.pid
     assert window.load_data(DataSpec(kind="synthetic", synthetic="conditional-dependence", n_examples=10000,
                                      n_test=300, seed=0))
     copy = window.background
     assert copy is not first and not alive(first_pid)
-    assert copy.args[:2] == ["--learners", "boomer"] and copy.args[2] == "--data"
-    data_file = copy.args[3]
+    assert copy.args[:2] == ["--learner", "boomer"] and copy.args[-2] == "--data"
+    data_file = copy.args[-1]
     saved = load_data(data_file)
     assert saved["X"].shape == window.app.data.train.X.shape == (10000, 2)
     assert (saved["Y"] == window.app.data.train.Y).all()
-    qtbot.waitUntil(lambda: "2 compiled" in window.background_label.text(), timeout=10000)
-    assert "preparing BOOMER's kernels for these data in the background" in window.background_label.text()
+    assert window.background_label.text() == "preparing kernels in the background…"
     assert not window.background_prep.data_changed()  # the same data: the child goes on
     assert window.background is copy
     copy_pid = copy.pid
     assert window.load_data(DataSpec(kind="synthetic", synthetic="conditional-dependence", n_examples=300,
                                      n_test=300, seed=1))
     assert not alive(copy_pid) and not os.path.exists(data_file)
-    assert window.background.args == ["--learners", "boomer"]  # the built-in data have these kernels
+    assert "--data" not in window.background.args  # the built-in data have these kernels
+    assert window.background_prep.plan.jobs == [["--all"]]  # after the setting on screen
     background_pid = window.background.pid
     assert window.start_training()
-    assert not alive(background_pid) and window.background is None
+    qtbot.waitUntil(lambda: process_state(background_pid) == "T", timeout=5000)
     window.stop_training()
