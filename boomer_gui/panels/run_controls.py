@@ -53,6 +53,8 @@ class RunControls(QWidget):
         self.readiness = QLabel("")  # 'ready' or 'first run compiles (~45 s)' for the setting on screen
         self.readiness.setToolTip("Whether the kernels of the learner panel's setting are compiled already; "
                                   "the window compiles them in the background")
+        self.readiness.setSizePolicy(QSizePolicy.Maximum, QSizePolicy.Preferred)
+        self.readiness.setMinimumWidth(1)  # gives way on a narrow screen rather than widening the window
         self.replay_button = QPushButton(style.standardIcon(QStyle.SP_BrowserReload), "Replay")
         self.replay_button.setToolTip("Show the shown run again, rule by rule, from its records (no retraining)")
         self.speed = QComboBox()
