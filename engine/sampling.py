@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 from .core.losses import packed_index
+from .core.reference_random import sample_indices
 from .core.refinement import bagging_weights
 
 
@@ -43,10 +44,12 @@ def weighted_draws(out: np.ndarray, n_draws: int, rng_state: np.ndarray, sample_
 
 class OutputSampler:
     """The outputs each rule may predict (``output_sampling``): :meth:`next` gives them sorted, or
-    None without sampling."""
+    None without sampling.  'without-replacement' draws as mlrl-boomer does (its generator seeded with
+    ``random_state``, continued rule by rule, :func:`engine.core.reference_random.sample_indices`)."""
 
-    def __init__(self, name: str, options: dict, n_outputs: int):
+    def __init__(self, name: str, options: dict, n_outputs: int, random_state: int = 1):
         self.name, self.K = name, n_outputs
+        self.state = np.array([int(random_state) & 0xFFFFFFFF], dtype=np.uint64)  # mlrl-boomer's generator
         self._next = 0
         self.size = n_outputs
         if name == "without-replacement":
@@ -59,15 +62,16 @@ class OutputSampler:
     def active(self) -> bool:
         return self.name != "none"
 
-    def next(self, seed) -> np.ndarray | None:
+    def next(self) -> np.ndarray | None:
         if self.name == "none":
             return None
         if self.name == "round-robin":
             label = self._next
             self._next = (self._next + 1) % self.K
             return np.array([label], dtype=np.int64)
-        rng = np.random.default_rng(int(seed) ^ 0x5BD1E995)
-        return np.sort(rng.choice(self.K, self.size, replace=False)).astype(np.int64)
+        sample = np.empty(self.size, dtype=np.int64)  # the reference's draws, then ascending
+        sample_indices(sample, 0, self.size, self.K, self.state, 0)
+        return np.sort(sample)
 
 
 def bounded_count(n: int, fraction: float, minimum: int, maximum: int) -> int:

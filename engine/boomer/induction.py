@@ -36,7 +36,7 @@ def rule_learner(state: FitState) -> OneRule:
     """The rule learner the settings ask for."""
     if state.outputs.active:
         def learn(s: FitState, weights: np.ndarray):
-            return output_sampled_rule(s, s.outputs.next(s.rule.rng_state[0]), weights, s.recorder)
+            return output_sampled_rule(s, s.outputs.next(), weights, s.recorder)
         return OneRule(learn, "of the sampled outputs")
     if state.settings.label_binning_scope == "rule":
         return OneRule(rule_on_label_bins, "of the rule's label bins")
