@@ -3,7 +3,7 @@ draws, the outputs a rule may predict, and the attributes retained in every feat
 
 - ``sample_weight`` (``fit``): mlrl-boomer passes the weights to its instance sampling only.  With
   ``instance_sampling='with-replacement'`` every draw of an example adds the example's weight (not 1)
-  to its weight in the sample (:func:`weighted_draws`); the refinement sums the sampled examples'
+  to its weight in the sample (:func:`engine.core.reference_random.draws_with_replacement`); the refinement sums the sampled examples'
   gradients and Hessians times these weights and ``min_coverage`` counts the examples of non-zero
   weight.  Every other instance sampling ('none', 'without-replacement', both stratified ones) gives
   the sampled examples weight 1 whatever ``sample_weight`` says, and the default rule and the heads,
@@ -31,15 +31,6 @@ import numpy as np
 
 from .core.losses import packed_index
 from .core.reference_random import sample_indices
-from .core.refinement import bagging_weights
-
-
-def weighted_draws(out: np.ndarray, n_draws: int, rng_state: np.ndarray, sample_weight: np.ndarray) -> None:
-    """``out`` (float64, N): the weights of ``n_draws`` draws with replacement where each draw of
-    example i adds ``sample_weight[i]`` (mlrl-boomer's instance sampling with replacement of weighted
-    examples).  The draws are the unweighted kernel's (the same state, the same examples)."""
-    bagging_weights(out, n_draws, rng_state)
-    out *= sample_weight
 
 
 class OutputSampler:
