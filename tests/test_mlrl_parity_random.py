@@ -70,8 +70,10 @@ def test_output_samples_are_the_references(n_labels, options, tmp_path):
     assert len(theirs) == 19 and theirs == mine
 
 
-@pytest.mark.parametrize("sampling, n_rules", [("with-replacement", 2), ("without-replacement", 3)])
-def test_instance_samples_are_the_references(sampling, n_rules, tmp_path):
+@pytest.mark.parametrize("sampling, seed, n_rules", [("with-replacement", 3, 2), ("without-replacement", 3, 3),
+                                                     ("stratified-output-wise", 2, 3),
+                                                     ("stratified-output-wise{sample_size=0.3}", 5, 2)])
+def test_instance_samples_are_the_references(sampling, seed, n_rules, tmp_path):
     """With ``recalculate_predictions=false`` a head is computed from the sampled examples' weighted
     statistics: on one binary attribute (the condition is then x <= 0.5 or x > 0.5 whatever the sample),
     four labels' scores are a fingerprint of the sample.  The reference learns ``n_rules`` rules (the
@@ -81,7 +83,7 @@ def test_instance_samples_are_the_references(sampling, n_rules, tmp_path):
     X = np.zeros((n, 2))  # the second attribute is constant (the reference needs two)
     X[n // 2:, 0] = 1.0
     Y = (rng.random((n, 4)) < 0.5).astype(np.uint8)
-    settings = dict(instance_sampling=sampling, feature_sampling="none", max_rules=8, random_state=3,
+    settings = dict(instance_sampling=sampling, feature_sampling="none", max_rules=8, random_state=seed,
                     statistic_type="64-bit",
                     rule_induction="top-down-greedy{max_conditions=1,recalculate_predictions=false}")
     ref, ours = _fit_both(settings, X, Y, tmp_path)
@@ -91,6 +93,21 @@ def test_instance_samples_are_the_references(sampling, n_rules, tmp_path):
     for a, b in zip(ref["rules"], ours.rules_[:n_rules]):
         # the reference shrinks in float32 (0.3f): 4e-8 relative
         np.testing.assert_allclose(a["scores"], b.head_scores, rtol=1e-6)
+
+
+@pytest.mark.parametrize("holdout, seed", [("random", 1), ("stratified-output-wise", 2)])
+def test_holdout_splits_are_the_references(holdout, seed, emotions_train, tmp_path):
+    """The default rule is computed from every example (the holdout set's too, as there); the first rule's
+    head from the training examples it covers: the same head means the same training examples.  (Its
+    thresholds may differ: the reference's midpoints also see the holdout set's values.)"""
+    X, Y = emotions_train
+    settings = dict(holdout=holdout, global_pruning="post-pruning{min_rules=1}", random_state=seed, max_rules=2,
+                    feature_sampling="none", statistic_type="64-bit")
+    ref, ours = _fit_both(settings, X, Y, tmp_path)
+    assert len(ours.holdout_indices_) == int(np.float32(0.33) * np.float32(len(X)))
+    for a, b in zip(ref["rules"], ours.rules_):
+        np.testing.assert_allclose(a["scores"], b.head_scores, rtol=1e-6)
+        assert sorted(c[0] for c in a["conditions"]) == sorted(c.attribute for c in b.conditions)
 
 
 # -- the default model on emotions ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from ..core.features import build_feature_index
 from ..core.losses import n_hessian_entries, packed_index, update_statistics
 from ..core.refinement import order_as_reference, reference_sparse_format, search_segments
 from ..core.sweep import search_keys
-from ..holdout import reference_random_split, split_holdout
+from ..holdout import reference_random_split, reference_stratified_split, split_holdout
 from ..learner import TrainingData
 from ..options import OPTIONS
 from ..predictors import unique_rows
@@ -31,6 +31,11 @@ from .instance_sampling import InstanceSampler
 from .memory import check_statistics_memory
 from .recording import Recorder, WatchedLoss
 from .settings import BoomerSettings
+
+
+# mlrl-boomer's holdout splits (Y, size, seed) -> (training examples in its order, holdout set)
+REFERENCE_SPLITS = {"random": lambda Y, size, seed: reference_random_split(Y.shape[0], size, seed),
+                    "stratified-output-wise": reference_stratified_split}
 
 
 @dataclass
@@ -190,7 +195,7 @@ def build_fit_state(est, settings: BoomerSettings, data: TrainingData) -> FitSta
         boost_one_rule = (compact_boosting_kernel if stats.compact else boosting_kernel)(*rule.family)
     # every sampler has mlrl-boomer's generator of its own, each seeded with random_state (engine.core.reference_random)
     sampler = InstanceSampler(settings.instance_sampling.name, settings.n_drawn(n), Y, sample_weight,
-                              settings.random_state, order)
+                              settings.random_state, order, settings.instance_sampling.options.get("sample_size", 1.0))
     outputs = OutputSampler(settings.output_sampling.name, dict(settings.output_sampling.options), K,
                             settings.random_state)
     return FitState(settings, data, X, search, stats, Scratch.of(n, K, rule.max_conditions), rule, sampler, outputs,
@@ -208,8 +213,8 @@ def _split_holdout(est, settings: BoomerSettings, data: TrainingData):
         return X, Y, sample_weight, None, None
     size = settings.holdout_options["holdout_set_size"]
     order = None
-    if settings.holdout == "random":
-        reference_train, holdout_rows = reference_random_split(Y.shape[0], size, settings.random_state)
+    if settings.holdout in REFERENCE_SPLITS:
+        reference_train, holdout_rows = REFERENCE_SPLITS[settings.holdout](Y, size, settings.random_state)
         train_rows, holdout_rows = np.sort(reference_train), np.sort(holdout_rows)
         order = np.searchsorted(train_rows, reference_train)  # rows of the compacted training set
     else:

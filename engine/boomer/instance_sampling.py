@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.reference_random import draws_with_replacement, weights_without_replacement
+from ..core.reference_random import (draws_with_replacement, output_wise_columns, stratified_weights,
+                                     weights_without_replacement)
 from ..holdout import split_holdout
 
 STRATIFIED_METHODS = ("stratified-output-wise", "stratified-example-wise")
@@ -19,7 +20,7 @@ class InstanceSampler:
     split the permuted order it draws indices into).  ``bagging`` is always 0: every draw is made here."""
 
     def __init__(self, method: str, n_drawn: int, Y: np.ndarray, sample_weight, random_state: int,
-                 order: np.ndarray | None = None):
+                 order: np.ndarray | None = None, sample_size: float = 1.0):
         n = Y.shape[0]
         self.method, self.n_drawn, self.Y = method, n_drawn, Y
         self.sample_weight = _NO_WEIGHTS if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
@@ -30,6 +31,9 @@ class InstanceSampler:
         self.bagging = 0
         self.subset = method in SUBSET_METHODS
         self._numpy = np.random.default_rng(random_state)
+        self.sample_size = sample_size
+        if method == "stratified-output-wise":  # the reference's columns, permuted in place rule by rule
+            self.columns = output_wise_columns(Y, self.order)
 
     def draw(self) -> np.ndarray:
         """The weights the next rule is learned with (the generator moves on)."""
@@ -37,7 +41,9 @@ class InstanceSampler:
             draws_with_replacement(self.weights, self.n_drawn, self.order, self.sample_weight, self.state, 0)
         elif self.method == "without-replacement":
             weights_without_replacement(self.weights, min(self.n_drawn, len(self.order)), self.order, self.state, 0)
-        elif self.method in STRATIFIED_METHODS:  # numpy's draws (the reference's stratification is not ours yet)
+        elif self.method == "stratified-output-wise":
+            stratified_weights(self.weights, *self.columns, self.sample_size, self.n_drawn, self.state, 0)
+        elif self.method in STRATIFIED_METHODS:  # numpy's draws (the reference's example-wise one is not ours yet)
             subset_weights(self.weights, self.Y, self.method, self.n_drawn, int(self._numpy.integers(2**63 - 1)))
         return self.weights
 

@@ -174,3 +174,110 @@ def random_permutation(total: int, n_swaps: int, rng: RNG) -> np.ndarray:
         j = rng.random_int(i, total)
         order[i], order[j] = order[j], order[i]
     return order
+
+
+# -- output-wise stratification ---------------------------------------------------------------------------
+
+def output_wise_columns(Y: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """mlrl-boomer's output-wise stratification of the examples ``rows`` (in that order) of label matrix
+    ``Y``, as (indices, indptr) columns: repeatedly the label with the fewest still unassigned examples (ties:
+    the lower label) takes its unassigned examples in the order of ``rows``; the counts of every label of
+    those examples go down, and labels left without examples drop out; a last column holds the examples
+    with no relevant label left, ascending."""
+    Y = np.asarray(Y)
+    rows = np.asarray(rows, dtype=np.int64)
+    unassigned = np.zeros(Y.shape[0], dtype=bool)
+    unassigned[rows] = True
+    relevant = Y[rows] != 0
+    columns_of = [rows[relevant[:, k]] for k in range(Y.shape[1])]
+    counts = relevant.sum(axis=0).astype(np.int64)
+    open_labels = counts > 0
+    indices, indptr = [], [0]
+    while open_labels.any():
+        candidates = np.flatnonzero(open_labels)
+        label = int(candidates[np.argmin(counts[candidates])])  # argmin: the lowest label among equal counts
+        open_labels[label] = False
+        for example in columns_of[label]:
+            if unassigned[example]:
+                unassigned[example] = False
+                indices.append(int(example))
+                counts[np.flatnonzero(Y[example])] -= 1
+        open_labels &= counts > 0
+        indptr.append(len(indices))
+    rest = np.flatnonzero(unassigned)
+    if len(rest):
+        indices.extend(rest.tolist())
+        indptr.append(len(indices))
+    return np.array(indices, dtype=np.int64), np.array(indptr, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _tiebreak(wanted_in, wanted_out, state, slot):
+    """Round up (True) when more examples are wanted in than out, down when fewer, else a coin."""
+    if wanted_in > wanted_out:
+        return True
+    if wanted_in < wanted_out:
+        return False
+    return random_int(state, slot, 0, 2) != 0
+
+
+@njit(cache=True, nogil=True)
+def stratified_weights(weights, indices, indptr, sample_size, n_samples, state, slot):
+    """One instance sample of the stratification columns (:func:`output_wise_columns`): column by column
+    float32(sample_size) x its size examples, rounded up or down by :func:`_tiebreak` on the samples still
+    wanted in and out of the sample (unsigned 32-bit counts, as there), drawn by partial Fisher-Yates on the
+    column in place (the next sample starts from the permuted column); weight 1 in, 0 out."""
+    n_rows = indices.shape[0]
+    n_out = np.int64(n_rows - n_samples)
+    n_in_so_far = np.int64(0)
+    n_out_so_far = np.int64(0)
+    size32 = np.float32(sample_size)
+    for c in range(indptr.shape[0] - 1):
+        start = indptr[c]
+        n_col = indptr[c + 1] - start
+        decimal = size32 * np.float32(n_col)
+        wanted_in = (n_samples - n_in_so_far) & 0xFFFFFFFF
+        wanted_out = (n_out - n_out_so_far) & 0xFFFFFFFF
+        if _tiebreak(wanted_in, wanted_out, state, slot):
+            k = np.int64(np.ceil(decimal))
+        else:
+            k = np.int64(np.floor(decimal))
+        n_in_so_far += k
+        n_out_so_far += n_col - k
+        for j in range(n_col):
+            if j < k:
+                r = random_int(state, slot, j, n_col)
+                t = indices[start + r]
+                indices[start + r] = indices[start + j]
+                indices[start + j] = t
+                weights[t] = 1
+            else:
+                weights[indices[start + j]] = 0
+
+
+def stratified_bipartition(indices: np.ndarray, indptr: np.ndarray, n_first: int, rng: RNG) -> np.ndarray:
+    """mlrl-boomer's stratified split of the stratification columns into ``n_first`` examples and the rest:
+    per column the share float32(first left / examples left) of its size, rounded by the tiebreak on the
+    examples left for each part and bounded by them, drawn by partial Fisher-Yates.  The examples in the
+    reference's order: the first part's (column by column), then the second's."""
+    indices = indices.copy()
+    first, second = [], []
+    n_second = len(indices) - n_first
+    for c in range(len(indptr) - 1):
+        column = indices[indptr[c]:indptr[c + 1]]
+        n_col = len(column)
+        decimal = np.float32(np.float32(n_first) / np.float32(n_first + n_second)) * np.float32(n_col)
+        up = n_first > n_second or (n_first == n_second and rng.random_bool())
+        k = int(np.ceil(decimal) if up else np.floor(decimal))
+        if k > n_first:
+            k = n_first
+        elif n_col - k > n_second:
+            k = n_col - n_second
+        n_first -= k
+        n_second -= n_col - k
+        for j in range(k):
+            r = rng.random_int(j, n_col)
+            column[r], column[j] = column[j], column[r]
+        first.extend(column[:k].tolist())
+        second.extend(column[k:].tolist())
+    return np.array(first + second, dtype=np.int64)
