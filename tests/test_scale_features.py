@@ -219,7 +219,10 @@ def out_of_sample_weights(X, case):
 BINNED_BAGGING_CASES = [None, "x0 lowest", "x0 highest", "x1 lowest", "x1 highest"]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+# seeds whose samples leave x0 <= -50 the better first condition in every case (with seed 2's sample and
+# x0's lowest bin out of it, x0 > -50 is better, -42.98 against -38.85: that case would not tell a skipped
+# side from a searched one)
+@pytest.mark.parametrize("seed", [1, 5])
 @pytest.mark.parametrize("case", BINNED_BAGGING_CASES)
 def test_binned_search_does_not_depend_on_the_extreme_bins_being_sampled(case, seed):
     """Examples out of the sample in an attribute's lowest or highest bin take no split of that
