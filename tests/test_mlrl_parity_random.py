@@ -153,9 +153,9 @@ def test_the_default_model_is_the_references_but_for_a_condition_exactly_as_good
 
 def test_seed_3_parts_at_an_exact_tie_named(emotions_train, tmp_path):
     """random_state=3: the first 6 rules are the reference's; rule 6's fifth step has two conditions of
-    exactly equal quality (their 48 covered examples have the same statistics), 27 > 0.41688 (ours, and the reference's with 64-bit statistics) and
-    36 > 0.29337 (the reference's with float32 sums), after which the rules drift apart.  With 64-bit
-    statistics all 100 rules are the reference's."""
+    exactly equal quality (their 48 covered examples have the same statistics), 27 > 0.41688 (ours, and the
+    reference's with 64-bit statistics) and 36 > 0.29337 (the reference's with float32 sums), after which the
+    rules drift apart.  With 64-bit statistics all 100 rules are the reference's."""
     X, Y = emotions_train
     ref, ours = _fit_both(dict(random_state=3, max_rules=100), X, Y, tmp_path)
     theirs, mine = _bodies(ref, ours)

@@ -16,8 +16,11 @@ _NO_WEIGHTS = np.empty(0, dtype=np.float64)
 
 class InstanceSampler:
     """The weights each rule is learned with.  ``order`` is the training examples (rows of ``Y``) in the
-    reference's order of its training partition (ascending without a holdout set; after a random holdout
-    split the permuted order it draws indices into).  ``bagging`` is always 0: every draw is made here."""
+    reference's order of its training partition (ascending without a holdout set; after a holdout split the
+    order the split left them in, which its draws index).  ``bagging`` is always 0: every draw is made here.
+    With replacement each draw adds the example's ``sample_weight`` (1 without); without replacement and
+    output-wise stratified as the reference; example-wise stratified with NumPy's draws (not yet the
+    reference's: its strata follow the iteration order of a C++ hash map of label vectors)."""
 
     def __init__(self, method: str, n_drawn: int, Y: np.ndarray, sample_weight, random_state: int,
                  order: np.ndarray | None = None, sample_size: float = 1.0):
@@ -43,14 +46,14 @@ class InstanceSampler:
             weights_without_replacement(self.weights, min(self.n_drawn, len(self.order)), self.order, self.state, 0)
         elif self.method == "stratified-output-wise":
             stratified_weights(self.weights, *self.columns, self.sample_size, self.n_drawn, self.state, 0)
-        elif self.method in STRATIFIED_METHODS:  # numpy's draws (the reference's example-wise one is not ours yet)
+        elif self.method == "stratified-example-wise":
             subset_weights(self.weights, self.Y, self.method, self.n_drawn, int(self._numpy.integers(2**63 - 1)))
         return self.weights
 
 
 def subset_weights(weights: np.ndarray, Y: np.ndarray, method: str, size: int, seed) -> None:
-    """Stratified instance sampling (not yet the reference's draws): weight 1 for ``size`` examples of
-    engine.holdout's output-wise or example-wise stratification, 0 for the others."""
+    """Weight 1 for ``size`` examples of engine.holdout's stratification ``method`` (NumPy's draws from
+    ``seed``), 0 for the others."""
     n = Y.shape[0]
     weights[:] = 0
     if size >= n:
