@@ -4,9 +4,8 @@ draws, the outputs a rule may predict, and the attributes retained in every feat
 - ``sample_weight`` (``fit``): mlrl-boomer passes the weights to its instance sampling only.  With
   ``instance_sampling='with-replacement'`` every draw of an example adds the example's weight (not 1)
   to its weight in the sample (:func:`engine.core.reference_random.draws_with_replacement`); the
-  refinement sums the sampled examples'
-  gradients and Hessians times these weights and ``min_coverage`` counts the examples of non-zero
-  weight.  Every other instance sampling ('none', 'without-replacement', both stratified ones) gives
+  refinement sums the sampled examples' gradients and Hessians times these weights and
+  ``min_coverage`` counts the examples of non-zero weight.  Every other instance sampling ('none', 'without-replacement', both stratified ones) gives
   the sampled examples weight 1 whatever ``sample_weight`` says, and the default rule and the heads,
   computed from every covered training example (``recalculate_predictions``), are unweighted.  So
   ``sample_weight`` changes nothing without sampling with replacement (checked against the reference
