@@ -50,7 +50,8 @@ class HeadStatistics:
 
 def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     """The statistics behind rule ``index`` of a fitted BOOMER ``estimator`` on its training data
-    ``X``, ``Y`` (the rows it was fitted on; a holdout set, ``holdout_indices_``, is left out).
+    ``X``, ``Y`` (the rows it was fitted on; a holdout set, ``holdout_indices_``, is left out but for the
+    default rule).
     ValueError for a learner whose heads are not computed from gradient statistics."""
     model = getattr(estimator, "model_", None)
     if model is None or not hasattr(estimator, "l2_regularization_weight") or model.loss not in LOSS_CODES:
@@ -71,7 +72,9 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     active[:index] = 1
     F = model.scores(X, active)
     rule = rules[index]
-    rows = np.flatnonzero(rule_coverage(rule, X) & in_train).astype(np.int64)
+    # the default rule is computed from every example, the holdout set's too (as mlrl-boomer does)
+    counted = np.ones(n, dtype=bool) if index == 0 and not rule.conditions else in_train
+    rows = np.flatnonzero(rule_coverage(rule, X) & counted).astype(np.int64)
     code = LOSS_CODES[model.loss]
     full = not is_decomposable(model.loss)
     labels01 = np.ascontiguousarray(Y > 0, dtype=np.uint8)  # the 0/1 labels the loss kernels read

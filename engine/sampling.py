@@ -3,9 +3,9 @@ draws, the outputs a rule may predict, and the attributes retained in every feat
 
 - ``sample_weight`` (``fit``): mlrl-boomer passes the weights to its instance sampling only.  With
   ``instance_sampling='with-replacement'`` every draw of an example adds the example's weight (not 1)
-  to its weight in the sample (:func:`weighted_draws`); the refinement sums the sampled examples'
-  gradients and Hessians times these weights and ``min_coverage`` counts the examples of non-zero
-  weight.  Every other instance sampling ('none', 'without-replacement', both stratified ones) gives
+  to its weight in the sample (:func:`engine.core.reference_random.draws_with_replacement`); the
+  refinement sums the sampled examples' gradients and Hessians times these weights and
+  ``min_coverage`` counts the examples of non-zero weight.  Every other instance sampling ('none', 'without-replacement', both stratified ones) gives
   the sampled examples weight 1 whatever ``sample_weight`` says, and the default rule and the heads,
   computed from every covered training example (``recalculate_predictions``), are unweighted.  So
   ``sample_weight`` changes nothing without sampling with replacement (checked against the reference
@@ -30,23 +30,17 @@ import math
 import numpy as np
 
 from .core.losses import packed_index
-from .core.refinement import bagging_weights
-
-
-def weighted_draws(out: np.ndarray, n_draws: int, rng_state: np.ndarray, sample_weight: np.ndarray) -> None:
-    """``out`` (float64, N): the weights of ``n_draws`` draws with replacement where each draw of
-    example i adds ``sample_weight[i]`` (mlrl-boomer's instance sampling with replacement of weighted
-    examples).  The draws are the unweighted kernel's (the same state, the same examples)."""
-    bagging_weights(out, n_draws, rng_state)
-    out *= sample_weight
+from .core.reference_random import sample_indices
 
 
 class OutputSampler:
     """The outputs each rule may predict (``output_sampling``): :meth:`next` gives them sorted, or
-    None without sampling."""
+    None without sampling.  'without-replacement' draws as mlrl-boomer does (its generator seeded with
+    ``random_state``, continued rule by rule, :func:`engine.core.reference_random.sample_indices`)."""
 
-    def __init__(self, name: str, options: dict, n_outputs: int):
+    def __init__(self, name: str, options: dict, n_outputs: int, random_state: int = 1):
         self.name, self.K = name, n_outputs
+        self.state = np.array([int(random_state) & 0xFFFFFFFF], dtype=np.uint64)  # mlrl-boomer's generator
         self._next = 0
         self.size = n_outputs
         if name == "without-replacement":
@@ -59,15 +53,16 @@ class OutputSampler:
     def active(self) -> bool:
         return self.name != "none"
 
-    def next(self, seed) -> np.ndarray | None:
+    def next(self) -> np.ndarray | None:
         if self.name == "none":
             return None
         if self.name == "round-robin":
             label = self._next
             self._next = (self._next + 1) % self.K
             return np.array([label], dtype=np.int64)
-        rng = np.random.default_rng(int(seed) ^ 0x5BD1E995)
-        return np.sort(rng.choice(self.K, self.size, replace=False)).astype(np.int64)
+        sample = np.empty(self.size, dtype=np.int64)  # the reference's draws, then ascending
+        sample_indices(sample, 0, self.size, self.K, self.state, 0)
+        return np.sort(sample)
 
 
 def bounded_count(n: int, fraction: float, minimum: int, maximum: int) -> int:

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from engine.boomer import BoomerClassifier
-from engine.core.refinement import bagging_weights
+from engine.core.reference_random import draws_with_replacement
 from engine.model import rule_coverage
-from engine.sampling import OutputSampler, feature_sample_plan, sub_packed_columns, weighted_draws
+from engine.sampling import OutputSampler, feature_sample_plan, sub_packed_columns
 from engine.core.losses import packed_index
 
 FAST = dict(max_rules=6, feature_sampling="none", statistic_type="64-bit", head_type="complete",
@@ -72,14 +72,15 @@ def test_weights_change_nothing_without_sampling_with_replacement(sampling):
 
 
 def test_weighted_draws_add_the_weight_of_each_draw():
-    """Brute force: the draws are the unweighted sampler's (same state), each adds the weight."""
+    """Brute force: the draws are the unweighted sampler's (same generator state), each adds the weight."""
     w = np.random.default_rng(2).random(50)
+    order = np.arange(50, dtype=np.int64)
     state_a = np.array([12345], dtype=np.uint64)
     state_b = state_a.copy()
-    counts = np.zeros(50, dtype=np.int64)
-    bagging_weights(counts, 80, state_a)
+    counts = np.zeros(50)
+    draws_with_replacement(counts, 80, order, np.empty(0), state_a, 0)
     out = np.zeros(50)
-    weighted_draws(out, 80, state_b, w)
+    draws_with_replacement(out, 80, order, w, state_b, 0)
     assert state_a[0] == state_b[0]
     np.testing.assert_array_equal(out, counts * w)
     assert counts.sum() == 80
@@ -117,10 +118,9 @@ def test_the_first_condition_is_the_brute_force_best_on_the_weighted_draws():
     est = BoomerClassifier(max_rules=2, feature_sampling="none", statistic_type="64-bit", head_type="single",
                            instance_sampling="with-replacement{sample_size=1.0}", max_conditions=1,
                            random_state=7).fit(X, Y, sample_weight=w)
-    # the draws of the first rule: its seed is the first of the generator's chunk (no holdout)
-    seed = np.random.default_rng(7).integers(1, 2**63 - 1, size=4096)[0]
+    # the draws of the first rule: the instance sampler's generator seeded with random_state (no holdout)
     drawn = np.zeros(n)
-    weighted_draws(drawn, n, np.array([seed], dtype=np.uint64), w)
+    draws_with_replacement(drawn, n, np.arange(n, dtype=np.int64), w, np.array([7], dtype=np.uint64), 0)
     default = est.rules_[0].head_scores[0]
     p = 1.0 / (1.0 + np.exp(-default))
     ysign = np.where(Y[:, 0] > 0, 1.0, -1.0)
@@ -159,7 +159,7 @@ def test_weights_of_the_holdout_part_are_dropped_with_it():
     w = np.random.default_rng(4).random(120)
     est = BoomerClassifier(**FAST, instance_sampling="with-replacement", holdout="random",
                            global_pruning="post-pruning{min_rules=2}").fit(X, Y, sample_weight=w)
-    assert len(est.holdout_indices_) == round(0.33 * 120)
+    assert len(est.holdout_indices_) == 39  # mlrl-boomer's floor(float32(0.33) x 120)
 
 
 # -- output sampling -------------------------------------------------------------------------------------

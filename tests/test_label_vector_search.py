@@ -93,11 +93,3 @@ def test_a_huge_rule_budget_starts_at_once_with_small_memory():
     assert len(records) == 5 and len(est.rules_) == 5
     assert peak < 20 * 1024 ** 2  # was 400 MB of per-rule seeds alone
 
-
-def test_chunked_seeds_give_the_same_rules_as_before():
-    """Seeds drawn in chunks are the sequence one big draw gives: results do not change."""
-    from engine.boomer import _RuleSeeds
-
-    seeds = _RuleSeeds(np.random.default_rng(7))
-    drawn = [seeds.next() for _ in range(10_000)]
-    assert drawn == np.random.default_rng(7).integers(1, 2 ** 63 - 1, size=10_000).tolist()

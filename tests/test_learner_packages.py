@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.boomer import BoomerClassifier
-from engine.boomer.instance_sampling import InstanceSampler, RuleSeeds
+from engine.boomer.instance_sampling import InstanceSampler
 from engine.boomer.settings import MAX_CONDITIONS_CAP, BoomerSettings
 from engine.boomer.stopping import StopCriteria
 
@@ -67,13 +67,12 @@ def test_settings_are_parsed_once_into_frozen_typed_values():
 
 
 def test_a_rule_s_instance_sample_is_drawn_the_same_way_in_training_and_after():
-    """One sampler serves training and post-optimization: per rule a seed from the fit's generator, then the
-    subset's weights; two samplers from the same generator draw the same samples."""
+    """One sampler serves training and post-optimization: its generator (seeded with random_state) moves on
+    rule by rule; two samplers with the same seed draw the same samples."""
     Y = (np.random.default_rng(0).random((40, 3)) < 0.4).astype(np.uint8)
     draws = []
     for _ in range(2):
-        state = np.array([0, 0], dtype=np.uint64)
-        sampler = InstanceSampler("without-replacement", 10, Y, None, RuleSeeds(np.random.default_rng(5)), state)
+        sampler = InstanceSampler("without-replacement", 10, Y, None, 5)
         draws.append([sampler.draw().copy() for _ in range(3)])
     for a, b in zip(*draws):
         assert np.array_equal(a, b) and a.sum() == 10 and set(np.unique(a)) == {0.0, 1.0}

@@ -36,7 +36,10 @@ REFERENCE_RULE = {
 }
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+# seeds whose samples leave x0 <= -50 the better first condition in every case (with seed 2's sample and
+# x0's lowest bin out of it, x0 > -50 is better, -42.98 against -38.85: that case would not tell a skipped
+# side from a searched one)
+@pytest.mark.parametrize("seed", [1, 5])
 @pytest.mark.parametrize("case", BINNED_BAGGING_CASES)
 def test_reference_skips_an_attribute_side_whose_extreme_bin_is_out_of_the_sample(case, seed, tmp_path):
     X, Y = binned_bagging_data()

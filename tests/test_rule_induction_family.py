@@ -141,9 +141,9 @@ def test_head_refinements_choose_the_label_for_the_final_coverage():
 
 def _fixed_sample(monkeypatch, sample):
     """instance_sampling='without-replacement' draws ``sample`` (a boolean mask) for every rule."""
-    def weights_of(weights, Y, method, size, seed):
+    def weights_of(weights, count, order, state, slot):
         weights[:] = sample.astype(weights.dtype)
-    monkeypatch.setattr(boomer_sampling, "subset_weights", weights_of)
+    monkeypatch.setattr(boomer_sampling, "weights_without_replacement", weights_of)
 
 
 def test_irep_drops_trailing_conditions_that_hurt_on_the_prune_set(monkeypatch):

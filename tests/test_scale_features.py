@@ -219,7 +219,10 @@ def out_of_sample_weights(X, case):
 BINNED_BAGGING_CASES = [None, "x0 lowest", "x0 highest", "x1 lowest", "x1 highest"]
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+# seeds whose samples leave x0 <= -50 the better first condition in every case (with seed 2's sample and
+# x0's lowest bin out of it, x0 > -50 is better, -42.98 against -38.85: that case would not tell a skipped
+# side from a searched one)
+@pytest.mark.parametrize("seed", [1, 5])
 @pytest.mark.parametrize("case", BINNED_BAGGING_CASES)
 def test_binned_search_does_not_depend_on_the_extreme_bins_being_sampled(case, seed):
     """Examples out of the sample in an attribute's lowest or highest bin take no split of that
@@ -493,17 +496,19 @@ def test_pre_pruning_stops_where_a_manual_scan_of_the_holdout_loss_stops():
     est = BoomerClassifier(max_rules=400, holdout="random", global_pruning=opts).fit(X, Y)
     recorded = np.array([r.extra["holdout_loss"] for r in est.records_])
     np.testing.assert_allclose(recorded, _holdout_losses(est, X, Y), rtol=1e-9)
-    # manual scan: the first t at which the window's past mean improves by less than 1 %
+    # manual scan (engine.pruning's, mlrl-boomer's meaning): at every second reading t once 12 earlier ones
+    # fill the windows, the mean of the 8 past (t-12 .. t-5) against the 4 recent (t-4 .. t-1) values; the
+    # first t whose improvement (past - recent) / recent is below 1 % stops, keeping the best prefix read
+    # with full windows (t >= 13)
     stop = None
-    for t in range(1, 401):
-        if t >= 10 and t % 2 == 0 and t >= 12:
-            window = recorded[t - 12:t]
-            past, recent = window[:8].mean(), window[8:].mean()
-            if (past - recent) / past < 0.01:
+    for t in range(13, 401):
+        if t % 2 == 0:
+            past, recent = recorded[t - 13:t - 5].mean(), recorded[t - 5:t - 1].mean()
+            if (past - recent) / recent < 0.01:
                 stop = t
                 break
     assert stop is not None and len(est.records_) == stop < 400
-    best = int(np.argmin(recorded)) + 1
+    best = 13 + int(np.argmin(recorded[12:stop]))
     assert est.selected_steps_ == best and len(est.rules_) == best
     prefix = BoomerClassifier(max_rules=best, holdout="random").fit(X, Y)
     np.testing.assert_array_equal(prefix.predict(X), est.predict(X))

@@ -5,7 +5,6 @@ parsed once, :mod:`.fit_state` the state a fit builds once, :mod:`.loop` the tra
 its strategies: :mod:`.instance_sampling`, :mod:`.induction` (one rule), :mod:`.recording` (tracked
 losses), :mod:`.stopping` and :mod:`.post_optimization`."""
 from .estimator import DEFAULT_RULE, PAPER_2020, SINGLE_LABEL_CHOICES, BoomerClassifier, _float32_scores  # noqa: F401
-from .instance_sampling import RuleSeeds as _RuleSeeds  # noqa: F401
 from .memory import check_statistics_memory as _check_statistics_memory, physical_memory, statistics_bytes  # noqa: F401
 from .settings import (PACKED_STATISTICS_BUDGET, SPARSE_LOSSES, feature_binning_kind, head_kind, holdout_kind,
                        label_binning_applies, label_binning_kind)

@@ -19,7 +19,7 @@ from ..core.features import build_feature_index
 from ..core.losses import n_hessian_entries, packed_index, update_statistics
 from ..core.refinement import order_as_reference, reference_sparse_format, search_segments
 from ..core.sweep import search_keys
-from ..holdout import split_holdout
+from ..holdout import reference_random_split, reference_stratified_split, split_holdout
 from ..learner import TrainingData
 from ..options import OPTIONS
 from ..predictors import unique_rows
@@ -27,10 +27,15 @@ from ..pruning import make_pruning
 from ..sampling import OutputSampler
 from ..tracking import LossTracker
 from . import settings as _settings
-from .instance_sampling import InstanceSampler, RuleSeeds
+from .instance_sampling import InstanceSampler
 from .memory import check_statistics_memory
 from .recording import Recorder, WatchedLoss
 from .settings import BoomerSettings
+
+
+# mlrl-boomer's holdout splits (Y, size, seed) -> (training examples in its order, holdout set)
+REFERENCE_SPLITS = {"random": lambda Y, size, seed: reference_random_split(Y.shape[0], size, seed),
+                    "stratified-output-wise": reference_stratified_split}
 
 
 @dataclass
@@ -171,8 +176,7 @@ class FitState:
 def build_fit_state(est, settings: BoomerSettings, data: TrainingData) -> FitState:
     """The state of a fit of ``est`` on ``data``; sets the estimator's ``holdout_indices_``,
     ``label_vectors_``.  Refuses what the statistics cannot hold before any work."""
-    rng = np.random.default_rng(settings.random_state)
-    X, Y, sample_weight, watched = _split_holdout(est, settings, data, rng)
+    X, Y, sample_weight, watched, order = _split_holdout(est, settings, data)
     n, K = Y.shape
     est.label_vectors_ = unique_rows(Y) if settings.prediction == "example-wise" else None
     search = _feature_search(settings, data, X)
@@ -189,29 +193,37 @@ def build_fit_state(est, settings: BoomerSettings, data: TrainingData) -> FitSta
     boost_one_rule = inducer
     if inducer is None:  # the fused kernel of the family (else beam search, head refinements, IREP)
         boost_one_rule = (compact_boosting_kernel if stats.compact else boosting_kernel)(*rule.family)
-    seeds = RuleSeeds(rng)
-    sampler = InstanceSampler(settings.instance_sampling.name, settings.n_drawn(n), Y, sample_weight, seeds,
-                              rule.rng_state)
-    return FitState(settings, data, X, search, stats, Scratch.of(n, K, rule.max_conditions), rule, sampler,
-                    OutputSampler(settings.output_sampling.name, dict(settings.output_sampling.options), K),
+    # every sampler has mlrl-boomer's generator of its own, each seeded with random_state (engine.core.reference_random)
+    sampler = InstanceSampler(settings.instance_sampling.name, settings.n_drawn(n), Y, sample_weight,
+                              settings.random_state, order, settings.instance_sampling.options.get("sample_size", 1.0))
+    outputs = OutputSampler(settings.output_sampling.name, dict(settings.output_sampling.options), K,
+                            settings.random_state)
+    return FitState(settings, data, X, search, stats, Scratch.of(n, K, rule.max_conditions), rule, sampler, outputs,
                     Recorder(est, data, train, val, watched, pruning), boost_one_rule, inducer,
                     train.kernel_vectors())
 
 
-def _split_holdout(est, settings: BoomerSettings, data: TrainingData, rng: np.random.Generator):
-    """(X, Y, sample weights) of the training rows and the holdout set's :class:`WatchedLoss` (None
-    without one); the estimator's ``holdout_indices_`` are the rows set aside."""
+def _split_holdout(est, settings: BoomerSettings, data: TrainingData):
+    """(X, Y, sample weights) of the training rows, the holdout set's :class:`WatchedLoss` (None without one)
+    and the training rows in the order instance sampling draws into (None: ascending); the estimator's
+    ``holdout_indices_`` are the rows set aside.  A random split is mlrl-boomer's (seeded with random_state)."""
     X, Y, sample_weight = data.X, data.Y, data.sample_weight
     est.holdout_indices_ = None  # training examples set aside as the holdout set
     if settings.holdout == "none":
-        return X, Y, sample_weight, None
-    train_rows, holdout_rows = split_holdout(Y, settings.holdout, settings.holdout_options["holdout_set_size"],
-                                             int(rng.integers(2**63 - 1)))
+        return X, Y, sample_weight, None, None
+    size = settings.holdout_options["holdout_set_size"]
+    order = None
+    if settings.holdout in REFERENCE_SPLITS:
+        reference_train, holdout_rows = REFERENCE_SPLITS[settings.holdout](Y, size, settings.random_state)
+        train_rows, holdout_rows = np.sort(reference_train), np.sort(holdout_rows)
+        order = np.searchsorted(train_rows, reference_train)  # rows of the compacted training set
+    else:
+        train_rows, holdout_rows = split_holdout(Y, settings.holdout, size, settings.random_state)
     est.holdout_indices_ = holdout_rows
     if sample_weight is not None:
         sample_weight = sample_weight[train_rows]
     watched = WatchedLoss(settings.loss_code, _take_rows(X, holdout_rows), Y[holdout_rows])
-    return _take_rows(X, train_rows), Y[train_rows], sample_weight, watched
+    return _take_rows(X, train_rows), Y[train_rows], sample_weight, watched, order
 
 
 def _feature_search(settings: BoomerSettings, data: TrainingData, X) -> FeatureSearch:
@@ -284,8 +296,14 @@ def _rule_search(settings: BoomerSettings, data: TrainingData, n_features: int, 
     perm = np.roll(np.arange(n_features, dtype=np.int64), retained)
     head_mode, head_params = settings.head_mode(data.Y)  # the label cardinality of every training example
     return RuleSearch(settings.single, head_mode, head_params, settings.l2, settings.l1, settings.eta, n_sample, perm,
-                      max_conditions, min_coverage, np.array([0, retained], dtype=np.uint64),
+                      max_conditions, min_coverage, _random_state(settings.random_state, retained),
                       settings.kernel_family(n, n_features, K))
+
+
+def _random_state(random_state: int, retained: int) -> np.ndarray:
+    """The kernels' random state: (unused, retained attributes, mlrl-boomer's attribute-sampling generator seeded
+    with ``random_state`` and continued over the fit's rules, :func:`engine.core.reference_random.feature_sample`)."""
+    return np.array([0, retained, int(random_state) & 0xFFFFFFFF], dtype=np.uint64)
 
 
 def _take_rows(X, rows: np.ndarray):

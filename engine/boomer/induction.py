@@ -13,8 +13,10 @@ import numpy as np
 from ..core.boosting import covered_rows, head_on_rows
 from ..core.boosting_step import head_variant_on_rows
 from ..core.examplewise_stats import (choose_bins, compact_default_head, compact_rule_refinement,
-                                      compact_variant_on_rows, project_onto_bins, sample_diagonal_sums)
+                                      compact_update_statistics, compact_variant_on_rows, project_onto_bins,
+                                      sample_diagonal_sums)
 from ..core.head_variants import HEAD_BINNED, HEAD_COMPLETE, HEAD_PARTIAL_FIXED
+from ..core.losses import update_statistics
 from ..core.refinement import bagging_weights, rule_refinement
 from ..rules import Rule
 from ..sampling import output_sample_statistics
@@ -36,7 +38,7 @@ def rule_learner(state: FitState) -> OneRule:
     """The rule learner the settings ask for."""
     if state.outputs.active:
         def learn(s: FitState, weights: np.ndarray):
-            return output_sampled_rule(s, s.outputs.next(s.rule.rng_state[0]), weights, s.recorder)
+            return output_sampled_rule(s, s.outputs.next(), weights, s.recorder)
         return OneRule(learn, "of the sampled outputs")
     if state.settings.label_binning_scope == "rule":
         return OneRule(rule_on_label_bins, "of the rule's label bins")
@@ -50,16 +52,32 @@ def default_rule(state: FitState):
     all_rows = np.arange(n, dtype=np.int64)
     head = np.empty(K)
     labels = np.arange(K, dtype=np.int64)
+    G, H, n_all = _default_statistics(state)
+    every_row = np.arange(n_all, dtype=np.int64)
     if settings.label_binning_used:  # mlrl-boomer's default rule has the label binning's complete head
         (compact_variant_on_rows if stats.compact else head_variant_on_rows)(
-            stats.G, stats.H, all_rows, n, stats.full_hessian, HEAD_BINNED, settings.binned_head_params(K), r.l2,
+            G, H, every_row, n_all, stats.full_hessian, HEAD_BINNED, settings.binned_head_params(K), r.l2,
             r.l1, 1.0, labels, head)
     elif stats.compact:
-        compact_default_head(stats.G, stats.H, r.l2, r.l1, head)
+        compact_default_head(G, H, r.l2, r.l1, head)
     else:
-        head_on_rows(stats.G, stats.H, all_rows, n, stats.full_hessian, -1, r.l2, r.l1, 1.0, head)
+        head_on_rows(G, H, every_row, n_all, stats.full_hessian, -1, r.l2, r.l1, 1.0, head)
     rule = Rule((), labels, head.copy(), state.data.schema)
     return state.recorder.add(rule, stats, all_rows, n, labels, head, math.nan)
+
+
+def _default_statistics(state: FitState):
+    """(gradients, Hessians, examples) the default rule is computed from: the training examples', and as in
+    mlrl-boomer those of the holdout set too (its statistics cover every example; at zero scores)."""
+    stats, watched = state.stats, state.recorder.watched
+    if watched is None or not watched.holdout:
+        return stats.G, stats.H, stats.Y.shape[0]
+    Y = np.ascontiguousarray(watched.Y)
+    m = Y.shape[0]
+    G, H = np.empty((m, stats.G.shape[1]), dtype=stats.G.dtype), np.empty((m, stats.H.shape[1]), dtype=stats.H.dtype)
+    (compact_update_statistics if stats.compact else update_statistics)(
+        stats.loss, Y, np.zeros(Y.shape, dtype=stats.F.dtype), np.arange(m, dtype=np.int64), m, G, H)
+    return np.concatenate([stats.G, G]), np.concatenate([stats.H, H]), stats.Y.shape[0] + m
 
 
 def fused_rule(state: FitState, weights: np.ndarray):

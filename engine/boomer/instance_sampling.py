@@ -1,76 +1,63 @@
 """Each rule's instance sample (``instance_sampling``), drawn the same way in training and in
-post-optimization: a seed per rule, then bagging in the kernel, a subset's weights, or weighted draws."""
+post-optimization, with mlrl-boomer 0.15.6's generator and methods (:mod:`engine.core.reference_random`):
+one generator for the fit's instance samples, started from ``random_state``, continued rule by rule."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.reference_random import (draws_with_replacement, output_wise_columns, stratified_weights,
+                                     weights_without_replacement)
 from ..holdout import split_holdout
-from ..sampling import weighted_draws
 
-SUBSET_METHODS = ("without-replacement", "stratified-output-wise", "stratified-example-wise")
-
-
-class RuleSeeds:
-    """Per-rule seeds drawn from ``rng`` in chunks: the same sequence as drawing ``max_rules`` of them
-    at once, without allocating for a budget of millions of rules up front."""
-
-    CHUNK = 4096
-
-    def __init__(self, rng: np.random.Generator):
-        self._rng = rng
-        self._chunk = np.empty(0, dtype=np.int64)
-        self._pos = 0
-
-    def next(self) -> int:
-        if self._pos == len(self._chunk):
-            self._chunk = self._rng.integers(1, 2**63 - 1, size=self.CHUNK)
-            self._pos = 0
-        self._pos += 1
-        return self._chunk[self._pos - 1]
+STRATIFIED_METHODS = ("stratified-output-wise", "stratified-example-wise")
+SUBSET_METHODS = ("without-replacement", *STRATIFIED_METHODS)
+_NO_WEIGHTS = np.empty(0, dtype=np.float64)
 
 
 class InstanceSampler:
-    """The weights each rule is learned with.  ``bagging`` is the number of draws with replacement the
-    kernel makes itself (0: none); a subset (without replacement, stratified) is weighted here, and with
-    sample weights the draws with replacement are made here too (:func:`engine.sampling.weighted_draws`)."""
+    """The weights each rule is learned with.  ``order`` is the training examples (rows of ``Y``) in the
+    reference's order of its training partition (ascending without a holdout set; after a holdout split the
+    order the split left them in, which its draws index).  ``bagging`` is always 0: every draw is made here.
+    With replacement each draw adds the example's ``sample_weight`` (1 without); without replacement and
+    output-wise stratified as the reference; example-wise stratified with NumPy's draws (not yet the
+    reference's: its strata follow the iteration order of a C++ hash map of label vectors)."""
 
-    def __init__(self, method: str, n_drawn: int, Y: np.ndarray, sample_weight, seeds: RuleSeeds,
-                 rng_state: np.ndarray):
+    def __init__(self, method: str, n_drawn: int, Y: np.ndarray, sample_weight, random_state: int,
+                 order: np.ndarray | None = None, sample_size: float = 1.0):
         n = Y.shape[0]
-        self.method, self.n_drawn, self.Y, self.sample_weight = method, n_drawn, Y, sample_weight
-        self.seeds, self.rng_state = seeds, rng_state
+        self.method, self.n_drawn, self.Y = method, n_drawn, Y
+        self.sample_weight = _NO_WEIGHTS if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        self.order = np.arange(n, dtype=np.int64) if order is None else np.asarray(order, dtype=np.int64)
+        self.state = np.array([int(random_state) & 0xFFFFFFFF], dtype=np.uint64)  # the sampler's generator
         # float64 like the weighted draws of sample weights: one compiled kernel serves both
         self.weights = np.ones(n, dtype=np.float64)
-        self.bagging = n_drawn if method == "with-replacement" else 0
-        self.drawn_weights = None  # weighted draws: drawn here, the kernel takes them as given
-        if self.bagging and sample_weight is not None:
-            self.drawn_weights, self.bagging = np.zeros(n, dtype=np.float64), 0
+        self.bagging = 0
         self.subset = method in SUBSET_METHODS
+        self._numpy = np.random.default_rng(random_state)
+        self.sample_size = sample_size
+        if method == "stratified-output-wise":  # the reference's columns, permuted in place rule by rule
+            self.columns = output_wise_columns(Y, self.order)
 
     def draw(self) -> np.ndarray:
-        """The next rule's seed (into the random state's first entry) and the weights it is learned with."""
-        self.rng_state[0] = self.seeds.next()
-        if self.subset:
-            subset_weights(self.weights, self.Y, self.method, self.n_drawn, self.rng_state[0])
-        if self.drawn_weights is None:
-            return self.weights
-        weighted_draws(self.drawn_weights, self.n_drawn, self.rng_state, self.sample_weight)
-        return self.drawn_weights
+        """The weights the next rule is learned with (the generator moves on)."""
+        if self.method == "with-replacement":
+            draws_with_replacement(self.weights, self.n_drawn, self.order, self.sample_weight, self.state, 0)
+        elif self.method == "without-replacement":
+            weights_without_replacement(self.weights, min(self.n_drawn, len(self.order)), self.order, self.state, 0)
+        elif self.method == "stratified-output-wise":
+            stratified_weights(self.weights, *self.columns, self.sample_size, self.n_drawn, self.state, 0)
+        elif self.method == "stratified-example-wise":
+            subset_weights(self.weights, self.Y, self.method, self.n_drawn, int(self._numpy.integers(2**63 - 1)))
+        return self.weights
 
 
 def subset_weights(weights: np.ndarray, Y: np.ndarray, method: str, size: int, seed) -> None:
-    """Per rule, weight 1 for ``size`` examples chosen without replacement (uniformly, or stratified
-    by labels with engine.holdout's output-wise or example-wise stratification), 0 for the others."""
+    """Weight 1 for ``size`` examples of engine.holdout's stratification ``method`` (NumPy's draws from
+    ``seed``), 0 for the others."""
     n = Y.shape[0]
     weights[:] = 0
     if size >= n:
         weights[:] = 1
         return
-    rng = np.random.default_rng(int(seed))
-    if method == "without-replacement":
-        weights[rng.choice(n, size, replace=False)] = 1
-        return
-    # the stratified split's "holdout" part is the sample (of n - size examples set aside)
-    kind = "stratified-output-wise" if method == "stratified-output-wise" else "stratified-example-wise"
-    _, sample = split_holdout(Y, kind, size / n, int(rng.integers(2**63 - 1)))
+    _, sample = split_holdout(Y, method, size / n, int(seed))
     weights[sample] = 1

@@ -156,7 +156,7 @@ class SequentialPostOptimization:
     @staticmethod
     def _sampled_outputs(state: FitState, perm, n_sample, weights):
         """A new output sample (``refine_heads`` with output sampling), as in training."""
-        record, _, n_cond = output_sampled_rule(state, state.outputs.next(state.rule.rng_state[0]), weights,
+        record, _, n_cond = output_sampled_rule(state, state.outputs.next(), weights,
                                                 state.recorder.untracked(), perm, n_sample)
         if record is None or n_cond == 0:
             return None

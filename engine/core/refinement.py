@@ -32,6 +32,7 @@ from .covered_entries import COMPACT_MAX_SHARE, MISSING, compact_covered
 from .gnu_sort import gnu_order
 from .heads import diagonal_position, head_quality, label_quality, largest_score_quality
 from .losses import packed_index
+from .reference_random import FEATURE_SLOT, feature_sample
 
 from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO,  # noqa: F401 - the codes
                     OP_NEQ, SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, model_operator, rebound, specialise)
@@ -58,7 +59,11 @@ def rng_below(state, n):
 def sample_features(perm, m, state):
     """Partial Fisher-Yates: the first ``m`` entries of ``perm`` become a uniform sample.  A second entry
     of ``state`` r > 0 (mlrl-boomer's ``num_retained``) keeps ``perm[:r]`` (the retained attributes, first
-    in every sample, as there) and draws the other ``m - r`` among the rest."""
+    in every sample, as there) and draws the other ``m - r`` among the rest.  A third entry is mlrl-boomer's
+    attributes' generator: then the reference's draws (:func:`.reference_random.feature_sample`)."""
+    if state.shape[0] > FEATURE_SLOT:
+        feature_sample(perm, m, state)
+        return
     d = perm.shape[0]
     r = np.int64(state[1]) if state.shape[0] > 1 else np.int64(0)
     for i in range(r, m):
