@@ -84,8 +84,8 @@ def test_what_bbc_cv_cannot_do_is_refused_before_any_work(tmp_path):
         (replace(exp, protocol=replace(exp.protocol, selection="nested")), 'prefix_step needs selection = "bbc-cv"'),
         (replace(exp, learners=[replace(lw, params={k: v for k, v in lw.params.items() if k != "max_rules"})]),
          "prefix_step needs max_rules in params"),
-        (replace(exp, learners=[replace(lw, key="seco", params={"max_rules": 20}, grid={})]),
-         "prefix_step needs a learner whose rules add up"),
+        (replace(exp, learners=[replace(lw, key="label-ranking", params={}, grid={})]),
+         "prefix_step needs max_rules in params"),
     ]
     for bad, message in cases:
         with pytest.raises(ValueError, match=message):

@@ -94,8 +94,8 @@ def test_malformed_steps_of_a_learner_without_rules(mutate, message, data):
 
 
 @pytest.mark.parametrize("mutate,message", [
-    (lambda d: d[1]["rules"][0]["conditions"].insert(2, {"attribute": 10 ** 6, "operator": "<=", "threshold": 0}),
-     "step 1, rules[0], condition 2, attribute: 1000000 out of range"),
+    (lambda d: d[1]["rules"][0]["conditions"].insert(0, {"attribute": 10 ** 6, "operator": "<=", "threshold": 0}),
+     "step 1, rules[0], condition 0, attribute: 1000000 out of range"),
     (lambda d: d[0]["rules"][0]["head"].update(labels=[0, 99], scores=[1.0, 2.0]), "head label: 99 out of range"),
     (lambda d: d[0].update(coverage=[1, 2]), "1 rule(s) and 2 coverage(s)"),
     (lambda d: d[1].update(kind="revision", revises=5, iteration=1, rule=d[1]["rules"][0],

@@ -14,7 +14,8 @@ def prefix_sizes(max_rules: int, step: int) -> list[int]:
 
 
 def supports_prefixes(estimator) -> bool:
-    """Whether the estimator's model adds up its rules' heads, so that its prefixes can be predicted."""
+    """Whether the estimator predicts incrementally (BOOMER, AdaBoost.MH; SeCo: its first rules and its
+    default rule), so that its prefixes can be predicted."""
     return isinstance(estimator, IncrementalPrediction)
 
 

@@ -24,7 +24,7 @@ from ..store import ResultStore
 def check_runnable(exp: Experiment) -> None:
     """What the file's parser cannot see alone: BBC-CV's needs (out-of-fold predictions of every example,
     a measure that decomposes over examples) and ``prefix_step``'s (BBC-CV, ``max_rules``, a learner
-    whose rules add up, so that its prefixes can be predicted)."""
+    with incremental prediction, so that its prefixes can be predicted)."""
     where = exp.path or exp.name
     bbc = exp.protocol.selection == "bbc-cv"
     if bbc and exp.protocol.kind != "cross-validation":
@@ -38,7 +38,7 @@ def check_runnable(exp: Experiment) -> None:
         problem = ("needs selection = \"bbc-cv\" (its prefixes are configurations BBC-CV selects among)" if not bbc
                    else "needs max_rules in params" if "max_rules" not in entry.params
                    else None if supports_prefixes(candidate(entry.key).make(entry.configurations()[0]))
-                   else "needs a learner whose rules add up (BOOMER, AdaBoost.MH)")
+                   else "needs a rule learner with incremental prediction (BOOMER, AdaBoost.MH, SeCo)")
         if problem:
             raise ValueError(f"{where}: learner {entry.name!r}: prefix_step {problem}")
 
