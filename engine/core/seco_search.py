@@ -519,6 +519,15 @@ _walk = specialise("_walk_seco", compact=True, _drop=_drop, _reset=_reset, _add=
 #    needs only the counts (module doc), so these hooks take no array from ctx (no reference counting per
 #    threshold) and keep no bitsets; ctx = (n_T, heuristic, beta2, min_coverage).
 @njit(cache=True, nogil=True, inline="always")
+def _covered(N1, N0, row, comp, l):
+    """Label ``l``'s covered counts in row ``row`` of the count matrices or, with ``comp``, the valid
+    examples' counts minus them."""
+    if comp:
+        return N1[VALID, l] - N1[row, l], N0[VALID, l] - N0[row, l]
+    return N1[row, l], N0[row, l]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
     """:func:`head_search_into` for a decomposable heuristic, in one pass without scratch space: the
     labels tied (within ``TOL``) with the best single-label value so far are summed as they come.
@@ -530,12 +539,7 @@ def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
     evals = np.int64(0)
     tp = fp = fn = tn = 0.0
     for l in range(N1.shape[1]):
-        if comp:
-            c1 = N1[VALID, l] - N1[side, l]
-            c0 = N0[VALID, l] - N0[side, l]
-        else:
-            c1 = N1[side, l]
-            c0 = N0[side, l]
+        c1, c0 = _covered(N1, N0, side, comp, l)
         if c1 + c0 == 0:
             continue
         evals += 2
@@ -621,26 +625,24 @@ def sweep_attribute(j, index, cov, cov_bits, n_T, pairs, G, settings, cancel):
     return value, n_pairs, op if ok else -1, threshold, evals
 
 
+@njit(cache=True, nogil=True)
+def _put(out, j, found):
+    """Attribute ``j``'s best condition ``found`` (value, pairs, operator, threshold, head evaluations) into
+    the output arrays ``out``."""
+    out[0][j] = found[0]
+    out[1][j] = found[1]
+    out[2][j] = found[2]
+    out[3][j] = found[3]
+    out[4][j] = found[4]
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def best_conditions(n_features, index, cov, cov_bits, n_T, pairs, G, settings, out, cancel):
     """:func:`sweep_attribute` for every attribute, in parallel, into ``out``: (value, pairs, operator,
     threshold, head evaluations) per attribute."""
-    # records apart across the parallel loop, by index or name (mlrl_best_conditions)
-    out_v, out_p, out_op, out_thr, out_evals = out[0], out[1], out[2], out[3], out[4]
-    ptr, rows, values, keys, cache, seg = index.ptr, index.rows, index.values, index.keys, index.cache, index.seg
-    miss_ptr, miss_rows, nominal = index.miss_ptr, index.miss_rows, index.nominal
-    C1, C0, T1, T0, U1, U0 = pairs.C1, pairs.C0, pairs.T1, pairs.T0, pairs.U1, pairs.U0
-    G1, G0 = G[0], G[1]
     for jj in prange(n_features):
         j = np.int64(jj)  # the parallel loop's index is unsigned: typed once, the sweep is compiled once
-        v, p, op, thr, e = sweep_attribute(j, Walked(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal),
-                                           cov, cov_bits, n_T, Pairs(C1, C0, T1, T0, U1, U0), (G1, G0), settings,
-                                           cancel)
-        out_v[j] = v
-        out_p[j] = p
-        out_op[j] = op
-        out_thr[j] = thr
-        out_evals[j] = e
+        _put(out, j, sweep_attribute(j, index, cov, cov_bits, n_T, pairs, G, settings, cancel))
 
 
 @njit(cache=True, nogil=True)
@@ -674,21 +676,9 @@ def sweep_attribute_decomposable(j, index, cov, n_T, pairs, settings, cancel):
 def best_conditions_decomposable(n_features, index, cov, n_T, pairs, settings, out, cancel):
     """:func:`sweep_attribute_decomposable` for every attribute, in parallel (``out``: as
     :func:`best_conditions`')."""
-    # records apart across the parallel loop, by index or name (mlrl_best_conditions)
-    out_v, out_p, out_op, out_thr, out_evals = out[0], out[1], out[2], out[3], out[4]
-    ptr, rows, values, keys, cache, seg = index.ptr, index.rows, index.values, index.keys, index.cache, index.seg
-    miss_ptr, miss_rows, nominal = index.miss_ptr, index.miss_rows, index.nominal
-    C1, C0, T1, T0, U1, U0 = pairs.C1, pairs.C0, pairs.T1, pairs.T0, pairs.U1, pairs.U0
     for jj in prange(n_features):
         j = np.int64(jj)  # see best_conditions
-        v, p, op, thr, e = sweep_attribute_decomposable(
-            j, Walked(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal), cov, n_T,
-            Pairs(C1, C0, T1, T0, U1, U0), settings, cancel)
-        out_v[j] = v
-        out_p[j] = p
-        out_op[j] = op
-        out_thr[j] = thr
-        out_evals[j] = e
+        _put(out, j, sweep_attribute_decomposable(j, index, cov, n_T, pairs, settings, cancel))
 
 
 # ================================================================================================
@@ -866,12 +856,7 @@ def mlrl_head(heu, majority, cand, n_cand, N1, N0, row, comp, qbuf, order, out_l
     the labels (ascending for HEAD_PARTIAL_SEARCH's prefix: sorted by the caller) go to ``out_labels``."""
     for e in range(n_cand):
         l = cand[e]
-        if comp:
-            c1 = N1[VALID, l] - N1[row, l]
-            c0 = N0[VALID, l] - N0[row, l]
-        else:
-            c1 = N1[row, l]
-            c0 = N0[row, l]
+        c1, c0 = _covered(N1, N0, row, comp, l)
         qbuf[e] = label_quality(heu.h, heu.p, majority[l], c1, c0, N1[TOTAL, l], N0[TOTAL, l])
     q, size = select_head(heu.mode, qbuf, n_cand, heu.lift, heu.max_lift, order)
     for e in range(size):
@@ -993,46 +978,22 @@ def mlrl_sweep_attribute(j, index, cw, n_T, pairs, min_coverage, heads, cancel):
 def mlrl_best_conditions(features, index, cw, n_T, pairs, min_coverage, heads, out, cancel):
     """:func:`mlrl_sweep_attribute` for the attributes ``features``, in parallel, into ``out`` (quality,
     operator, threshold, covered count per attribute)."""
-    # A parallel loop takes no record holding arrays: their fields cross the loop apart and are packed again
-    # inside.  They are taken by index or name: Numba 0.68 unpacking such a tuple before a parallel loop
-    # (``a, b = out``) gives the loop copies, and its writes are lost.
-    out_q = out[0]
-    out_op = out[1]
-    out_thr = out[2]
-    out_cnt = out[3]
-    ptr = index.ptr
-    rows = index.rows
-    values = index.values
-    keys = index.keys
-    cache = index.cache
-    seg = index.seg
-    miss_ptr = index.miss_ptr
-    miss_rows = index.miss_rows
-    nominal = index.nominal
-    C1 = pairs.C1
-    C0 = pairs.C0
-    T1 = pairs.T1
-    T0 = pairs.T0
-    U1 = pairs.U1
-    U0 = pairs.U0
+    # A parallel loop takes records of arrays (index, pairs, out), not one that mixes arrays and numbers:
+    # ``heads`` crosses it apart, by name (Numba 0.68 unpacking a tuple before the loop, ``a, b = t``, gives
+    # the loop copies of its arrays).
     heu = heads[0]
-    majority = heads[1]
-    cand = heads[2]
-    n_cand = heads[3]
     h = heu.h
     p = heu.p
     mode = heu.mode
-    lift = heu.lift
-    max_lift = heu.max_lift
+    arrays = (heu.lift, heu.max_lift, heads[1], heads[2])
+    n_cand = heads[3]
     for c in prange(features.shape[0]):
-        q, op, thr, cnt = mlrl_sweep_attribute(
-            features[c], Walked(ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal), cw, n_T,
-            Pairs(C1, C0, T1, T0, U1, U0), min_coverage, (Heuristic(h, p, mode, lift, max_lift), majority, cand, n_cand),
-            cancel)
-        out_q[c] = q
-        out_op[c] = op
-        out_thr[c] = thr
-        out_cnt[c] = cnt
+        heads_c = (Heuristic(h, p, mode, arrays[0], arrays[1]), arrays[2], arrays[3], n_cand)
+        q, op, thr, cnt = mlrl_sweep_attribute(features[c], index, cw, n_T, pairs, min_coverage, heads_c, cancel)
+        out[0][c] = q
+        out[1][c] = op
+        out[2][c] = thr
+        out[3][c] = cnt
 
 
 @njit(cache=True, nogil=True)
@@ -1067,23 +1028,30 @@ def _mean32(small, large):
 
 
 @njit(cache=True, nogil=True)
-def covered_order(j, columns, covered, dense, mark, out_rows, out_vals):
-    """The reference's feature vector of attribute ``j`` (``columns``: :class:`Columns`) over the examples
-    with ``covered[i]`` (the sample's weight-0 examples included): values ascending, missing values left
-    out, zeros explicit when the input is ``dense`` (else implicit, as for sparse input).  Returns (length,
-    position of the first value >= 0).  ``mark`` (N, zeros) is scratch space."""
-    ptr, rows, values, miss_ptr, miss_rows = columns
-    n = 0
-    a = ptr[j]
-    b = ptr[j + 1]
-    e = a
-    while e < b and values[e] < 0:
+def _copy_covered(rows, values, covered, e, b, negatives, out_rows, out_vals, n):
+    """The covered entries from ``e`` up to ``b`` (only while the values are negative if ``negatives``)
+    appended to ``out_rows``/``out_vals`` after their ``n`` first: (where it stopped, the new length)."""
+    while e < b and (values[e] < 0 or not negatives):
         i = rows[e]
         if covered[i]:
             out_rows[n] = i
             out_vals[n] = values[e]
             n += 1
         e += 1
+    return e, n
+
+
+@njit(cache=True, nogil=True)
+def covered_order(j, columns, covered, dense, mark, out_rows, out_vals):
+    """The reference's feature vector of attribute ``j`` (``columns``: :class:`Columns`) over the examples
+    with ``covered[i]`` (the sample's weight-0 examples included): values ascending, missing values left
+    out, zeros explicit when the input is ``dense`` (else implicit, as for sparse input).  Returns (length,
+    position of the first value >= 0).  ``mark`` (N, zeros) is scratch space."""
+    ptr, rows, values, miss_ptr, miss_rows = columns
+    n = np.int64(0)
+    a = ptr[j]
+    b = ptr[j + 1]
+    e, n = _copy_covered(rows, values, covered, a, b, True, out_rows, out_vals, n)
     first = n
     if dense:
         for t in range(a, b):
@@ -1099,13 +1067,7 @@ def covered_order(j, columns, covered, dense, mark, out_rows, out_vals):
             mark[rows[t]] = 0
         for r in range(miss_ptr[j], miss_ptr[j + 1]):
             mark[miss_rows[r]] = 0
-    while e < b:
-        i = rows[e]
-        if covered[i]:
-            out_rows[n] = i
-            out_vals[n] = values[e]
-            n += 1
-        e += 1
+    _, n = _copy_covered(rows, values, covered, e, b, False, out_rows, out_vals, n)
     return n, first
 
 
@@ -1255,44 +1217,20 @@ def mlrl_numeric_sweep(j, columns, covered, w, dense, pairs, min_coverage, heads
     return best
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@njit(cache=True, nogil=True)
 def mlrl_numeric_conditions(features, columns, covered, w, sparse, pairs, min_coverage, heads, out, cancel):
-    """:func:`mlrl_numeric_sweep` for the attributes ``features``, in parallel, into ``out``: (quality,
-    operator, threshold, covered count; start, end, inverse) per attribute (``sparse[j]``: attribute ``j``
-    is sparse as the reference sees it - sparse input with implicit zeros in the training data)."""
-    # records apart across the parallel loop, by index or name (mlrl_best_conditions)
-    out_q = out[0]
-    out_op = out[1]
-    out_thr = out[2]
-    out_cnt = out[3]
-    out_range = out[4]
-    ptr = columns.ptr
-    rows = columns.rows
-    values = columns.values
-    miss_ptr = columns.miss_ptr
-    miss_rows = columns.miss_rows
-    C1 = pairs[0]
-    C0 = pairs[1]
-    U1 = pairs[2]
-    U0 = pairs[3]
-    heu = heads[0]
-    majority = heads[1]
-    cand = heads[2]
-    n_cand = heads[3]
-    h = heu.h
-    p = heu.p
-    mode = heu.mode
-    lift = heu.lift
-    max_lift = heu.max_lift
+    """:func:`mlrl_numeric_sweep` for the attributes ``features`` (the tests' exhaustive search), into ``out``:
+    (quality, operator, threshold, covered count; start, end, inverse) per attribute (``sparse[j]``: attribute
+    ``j`` is sparse as the reference sees it - sparse input with implicit zeros in the training data)."""
+    out_q, out_op, out_thr, out_cnt, out_range = out
     N = covered.shape[0]
-    for c in prange(features.shape[0]):
+    scratch = (np.zeros(N, np.uint8), np.empty(N, np.int64), np.empty(N, np.float32))
+    for c in range(features.shape[0]):
         if cancel[0] != 0:
             out_op[c] = -1
             continue
-        scratch = (np.zeros(N, np.uint8), np.empty(N, np.int64), np.empty(N, np.float32))
-        q, op, thr, cnt, s, e, inv = mlrl_numeric_sweep(
-            features[c], Columns(ptr, rows, values, miss_ptr, miss_rows), covered, w, sparse[features[c]] == 0,
-            (C1, C0, U1, U0), min_coverage, (Heuristic(h, p, mode, lift, max_lift), majority, cand, n_cand), scratch)
+        q, op, thr, cnt, s, e, inv = mlrl_numeric_sweep(features[c], columns, covered, w, sparse[features[c]] == 0,
+                                                        pairs, min_coverage, heads, scratch)
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
