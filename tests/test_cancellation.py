@@ -95,8 +95,8 @@ def test_cancel_flag_reaches_every_sweep_kernel():
 @pytest.mark.parametrize("heuristic", ["f-measure", "subset-accuracy"])
 def test_cancel_flag_reaches_both_seco_sweeps(heuristic):
     from engine.core.features import build_feature_index
-    from engine.core.seco_search import (best_conditions, best_conditions_decomposable, covered_counts,
-                                         label_bitsets, mask_bitset)
+    from engine.core.seco_search import (Pairs, Walked, best_conditions, best_conditions_decomposable,
+                                         covered_counts, label_bitsets, mask_bitset)
     from engine.seco import HEURISTIC_CODES
 
     X, Y = _data(300, 5, 3)
@@ -106,17 +106,18 @@ def test_cancel_flag_reaches_both_seco_sweeps(heuristic):
     cov = np.ones(300, np.uint8)
     T1, T0 = np.empty(3, np.int64), np.empty(3, np.int64)
     n_T = covered_counts(cov, C1, C0, T1, T0)
-    head = (index.ptr, index.rows, index.values, np.empty(len(index.rows), np.int32), np.zeros((5, 3), np.int64),
-            index.missing_ptr, index.missing_rows, index.nominal, cov)
+    walked = Walked(index.ptr, index.rows, index.values, index.values, np.empty(len(index.rows), np.int32),
+                    np.zeros((5, 3), np.int64), index.missing_ptr, index.missing_rows, index.nominal)
+    pairs = Pairs(C1, C0, T1, T0, U1, U0)
     outs = (np.empty(5), np.empty(5, np.int64), np.empty(5, np.int64), np.empty(5), np.empty(5, np.int64))
     code = HEURISTIC_CODES[heuristic]
 
     def sweep(flag):
         if heuristic == "subset-accuracy":
-            best_conditions(5, *head, mask_bitset(cov, 5), C1, C0, T1, T0, n_T, U1, U0, label_bitsets(C1, 5),
-                            label_bitsets(C0, 5), code, 1.0, False, 1, *outs, np.full(1, flag, np.uint8))
+            best_conditions(5, walked, cov, mask_bitset(cov, 5), n_T, pairs, (label_bitsets(C1, 5),
+                            label_bitsets(C0, 5)), (code, 1.0, False, 1), outs, np.full(1, flag, np.uint8))
         else:
-            best_conditions_decomposable(5, *head, C1, C0, T1, T0, n_T, U1, U0, code, 1.0, 1, *outs,
+            best_conditions_decomposable(5, walked, cov, n_T, pairs, (code, 1.0, False, 1), outs,
                                          np.full(1, flag, np.uint8))
         return outs[2].copy()
 

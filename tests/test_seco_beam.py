@@ -8,12 +8,12 @@ import itertools
 import numpy as np
 import pytest
 
-from engine.core.seco_refine import mlrl_apply
-from engine.core.seco_search import HEAD_SINGLE_MODE
+from engine.core.seco_refine import LabelCounts, mlrl_apply
+from engine.core.seco_search import HEAD_SINGLE_MODE, Heuristic
 from engine.learner import learned_rules
 from engine.registry import get as get_learner
 from engine.rules import Condition
-from engine.seco import _NO_INT, _NO_ROWS, MLRL_HEURISTICS, SeCoClassifier, _conditions_attributes, _label_counts
+from engine.seco import NO_VECTORS, MLRL_HEURISTICS, SeCoClassifier, _conditions_attributes, _label_counts
 
 from test_seco import random_problem
 
@@ -33,8 +33,8 @@ def _quality(Y, covered):
     majority = (Y.sum(axis=0) > n / 2).astype(np.uint8)
     Wm, U, maj = _label_counts(Y, np.zeros((n, K), np.int32), np.ones(n, np.int64), np.arange(K), majority)
     ones = np.ones(K + 1, np.float32)
-    q, _ = mlrl_apply(-1, False, _NO_INT, _NO_ROWS, _NO_ROWS, _NO_INT, _NO_ROWS, covered.astype(np.uint8), 0, 0, 0, Wm,
-                      U, maj, MLRL_HEURISTICS["f-measure"], np.float32(0.25), HEAD_SINGLE_MODE, ones, ones,
+    heu = Heuristic(MLRL_HEURISTICS["f-measure"], np.float32(0.25), HEAD_SINGLE_MODE, ones, ones)
+    q, _ = mlrl_apply(-1, False, NO_VECTORS, covered.astype(np.uint8), (0, 0, 0), LabelCounts(Wm, U, maj), heu,
                       np.empty(K, np.float32), np.empty(K, np.int64))
     return float(q)
 

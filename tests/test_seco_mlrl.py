@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from engine.core.seco_search import (HEAD_PARTIAL_ALL, HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, label_quality,
+from engine.core.seco_search import (HEAD_PARTIAL_ALL, HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, Heuristic, label_quality,
                                      mlrl_head_of)
 from engine.seco import MLRL_HEURISTICS, SeCoClassifier, lift_tables
 
@@ -65,9 +65,9 @@ def _head(mode, T1, T0, U1, U0, majority, lift=None, cand=None):
     lift = np.ones(K + 1, F32) if lift is None else lift
     cand = np.arange(K, dtype=np.int64) if cand is None else np.asarray(cand, np.int64)
     labels = np.empty(K, np.int64)
-    value, size = mlrl_head_of(MLRL_HEURISTICS["precision"], F32(0), mode, np.asarray(majority, np.uint8), cand,
-                               len(cand), np.asarray(T1, float), np.asarray(T0, float), np.asarray(U1, float),
-                               np.asarray(U0, float), lift, np.ones(K + 1, F32) * lift.max(), labels)
+    heu = Heuristic(MLRL_HEURISTICS["precision"], F32(0), mode, lift, np.ones(K + 1, F32) * lift.max())
+    value, size = mlrl_head_of(heu, np.asarray(majority, np.uint8), cand, len(cand), np.asarray(T1, float),
+                               np.asarray(T0, float), np.asarray(U1, float), np.asarray(U0, float), labels)
     return float(value), sorted(labels[:size].tolist())
 
 

@@ -10,8 +10,9 @@ import pytest
 import scipy.sparse as sp
 
 from engine.core.features import build_feature_index
-from engine.core.seco_refine import ATTR, BEST_Q, BEST_THR, COUNT, END, INVERSE, OP, START
-from engine.core.seco_search import HEAD_PARTIAL_ALL, HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, mlrl_numeric_conditions
+from engine.core.seco_refine import ATTR, BEST_Q, BEST_THR, COUNT, END, INVERSE, OP, START, Body, LabelCounts, Vectors
+from engine.core.seco_search import (HEAD_PARTIAL_ALL, HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, Columns, Heuristic,
+                                     mlrl_numeric_conditions)
 from engine.holdout import split_holdout
 from engine.seco import (MLRL_HEURISTICS, _base_vectors, _best_chunk, _label_counts, _OutputWise, _run_chunks,
                          _step_scratch, lift_tables)
@@ -49,9 +50,9 @@ def _reference(index, sparse, features, covered, w, coverage, Y, majority, cand,
     m = len(features)
     out = (np.empty(m, np.float32), np.empty(m, np.int64), np.empty(m), np.empty(m, np.int64),
            np.empty((m, 3), np.int64))
-    mlrl_numeric_conditions(features, bptr, brows, bvals, index.missing_ptr, index.missing_rows,
-                            covered, wf, sparse, C1, C0, wf @ C1, wf @ C0, min_cov, h, p, mode, majority, cand,
-                            len(cand), lift, max_lift, *out, np.zeros(1, np.int64))
+    heads = (Heuristic(h, p, mode, lift, max_lift), majority, cand, len(cand))
+    mlrl_numeric_conditions(features, Columns(bptr, brows, bvals, index.missing_ptr, index.missing_rows), covered, wf,
+                            sparse, (C1, C0, wf @ C1, wf @ C0), min_cov, heads, out, np.zeros(1, np.int64))
     q, op, thr, cnt, where = out
     best = None
     for c in range(m):
@@ -71,10 +72,11 @@ def _ours(index, dense, order, covered, w, coverage, Y, majority, cand, min_cov,
     out_f, out_i, best, scratch = _step_scratch(chunks, len(cand))
     best[0] = floor
     full = bool(covered.all())
-    args = (order, bptr, brows, bvals, np.empty_like(brows), np.empty_like(bvals),
-            np.zeros(index.n_features, np.int64), np.full(index.n_features, -1, np.int64), 0, full, index.missing_ptr,
-            index.missing_rows, dense, covered, w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, float(floor),
-            np.zeros(index.n_features), best)
+    vectors = Vectors(bptr, brows, bvals, np.empty_like(brows), np.empty_like(bvals),
+                      np.zeros(index.n_features, np.int64), np.full(index.n_features, -1, np.int64), index.missing_ptr,
+                      index.missing_rows, dense)
+    args = (order, vectors, Body(0, full, covered, w), LabelCounts(Wm, U, maj), Heuristic(h, p, mode, lift, max_lift),
+            min_cov, float(floor), np.zeros(index.n_features), best)
     _run_chunks(args, chunks, out_f, out_i, scratch, np.zeros(1, np.uint8))  # a fit's cancel flag
     c = _best_chunk(out_f, out_i)
     if c < 0:

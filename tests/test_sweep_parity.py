@@ -126,18 +126,18 @@ def _seco_sweep(kernel, p, index, cov, C1, C0, T1, T0, n_T, U1, U0, G1, G0, code
                 cache, seg):
     """One of SeCo's sweeps over every attribute: the general one ("general") or the one for
     decomposable heuristics ("decomposable"); returns the five output arrays."""
-    from engine.core.seco_search import best_conditions, best_conditions_decomposable, mask_bitset
+    from engine.core.seco_search import Pairs, Walked, best_conditions, best_conditions_decomposable, mask_bitset
 
     out = (np.empty(p), np.empty(p, np.int64), np.empty(p, np.int64), np.empty(p), np.empty(p, np.int64))
-    index_args = (index.ptr, index.rows, index.values, cache, seg, index.missing_ptr, index.missing_rows,
-                  index.nominal)
+    walked = Walked(index.ptr, index.rows, index.values, index.values, cache, seg, index.missing_ptr,
+                    index.missing_rows, index.nominal)
+    pairs = Pairs(C1, C0, T1, T0, U1, U0)
+    settings = (code, beta2, exhaustive, min_coverage)
     cancel = np.zeros(1, dtype=np.uint8)
     if kernel == "general":
-        best_conditions(p, *index_args, cov, mask_bitset(cov, G1.shape[1]), C1, C0, T1, T0, n_T, U1, U0, G1, G0,
-                        code, beta2, exhaustive, min_coverage, *out, cancel)
+        best_conditions(p, walked, cov, mask_bitset(cov, G1.shape[1]), n_T, pairs, (G1, G0), settings, out, cancel)
     else:
-        best_conditions_decomposable(p, *index_args, cov, C1, C0, T1, T0, n_T, U1, U0, code, beta2, min_coverage,
-                                     *out, cancel)
+        best_conditions_decomposable(p, walked, cov, n_T, pairs, settings, out, cancel)
     return out
 
 

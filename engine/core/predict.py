@@ -29,31 +29,41 @@ def body_coverage(X, attrs, ops, thrs):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _add_row_heads(x, rules, active, F, decided, first):
+    """Every active rule of ``rules`` (cond_ptr, attrs, ops, thrs, head_ptr, head_labels, head_scores) that
+    covers example ``x`` adds its head to ``F`` (K) or, with ``first`` (decision lists), sets each label
+    ``decided`` (K) does not mark yet, in rule order, and marks it."""
+    cond_ptr, attrs, ops, thrs, head_ptr, head_labels, head_scores = rules
+    for r in range(cond_ptr.shape[0] - 1):
+        if active[r] and _covers(x, attrs, ops, thrs, cond_ptr[r], cond_ptr[r + 1]):
+            for c in range(head_ptr[r], head_ptr[r + 1]):
+                k = head_labels[c]
+                if not first:
+                    F[k] += head_scores[c]
+                elif not decided[k]:
+                    F[k] = head_scores[c]
+                    decided[k] = 1
+
+
 @njit(cache=True, nogil=True, parallel=True)
+def _add_heads(X, rules, active, F, decided, first):
+    """:func:`_add_row_heads` for every row of ``X`` (``F``, ``decided``: N x K; ``decided`` 1 x 1 unless
+    ``first``), in parallel."""
+    for ii in prange(X.shape[0]):
+        i = np.int64(ii)  # the parallel loop's index is unsigned
+        _add_row_heads(X[i], rules, active, F[i], decided[i if first else 0], first)
+
+
+_UNDECIDED = np.zeros((1, 1), dtype=np.uint8)  # sum_of_heads' ``decided``: never read
+
+
 def sum_of_heads(X, cond_ptr, attrs, ops, thrs, head_ptr, head_labels, head_scores, active, F):
     """Eq. (2): add every active covering rule's head to ``F`` (N x K)."""
-    N = X.shape[0]
-    R = cond_ptr.shape[0] - 1
-    for i in prange(N):
-        x = X[i]
-        for r in range(R):
-            if active[r] and _covers(x, attrs, ops, thrs, cond_ptr[r], cond_ptr[r + 1]):
-                for c in range(head_ptr[r], head_ptr[r + 1]):
-                    F[i, head_labels[c]] += head_scores[c]
+    _add_heads(X, (cond_ptr, attrs, ops, thrs, head_ptr, head_labels, head_scores), active, F, _UNDECIDED, False)
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def first_covering(X, cond_ptr, attrs, ops, thrs, head_ptr, head_labels, head_scores, active, out, decided):
     """Decision lists: in rule order, each label takes the vote of the first covering rule
     that predicts it; ``decided`` marks labels already set."""
-    N = X.shape[0]
-    R = cond_ptr.shape[0] - 1
-    for i in prange(N):
-        x = X[i]
-        for r in range(R):
-            if active[r] and _covers(x, attrs, ops, thrs, cond_ptr[r], cond_ptr[r + 1]):
-                for c in range(head_ptr[r], head_ptr[r + 1]):
-                    k = head_labels[c]
-                    if not decided[i, k]:
-                        out[i, k] = head_scores[c]
-                        decided[i, k] = 1
+    _add_heads(X, (cond_ptr, attrs, ops, thrs, head_ptr, head_labels, head_scores), active, out, decided, True)

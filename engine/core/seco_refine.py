@@ -28,12 +28,31 @@ which a refinement must beat) count.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
 from .borrowed import borrowed
 from .seco_search import (HEAD_PARTIAL_ALL, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE, MH_LAPLACE, MH_M_ESTIMATE,
-                          MH_PRECISION, MH_RECALL, MH_WRA, _mean32, _same32, label_quality)
+                          MH_PRECISION, MH_RECALL, MH_WRA, _mean32, _same32, label_quality, select_head)
+
+# The arrays that travel together, as records Numba compiles (a namedtuple of arrays is typed as a tuple):
+# every attribute's vector in the reference's order, with all examples covered (``bptr``/``brows``/``bvals``)
+# and filtered to a rule's covered examples (``wrows``/``wvals``, ``wlen`` entries, valid for the rule
+# ``wstamp[j]``), the examples missing a value, and which attributes are dense
+Vectors = namedtuple("Vectors", "bptr brows bvals wrows wvals wlen wstamp miss_ptr miss_rows dense")
+# the rule being refined: its number (``wstamp``), whether it covers every example, its coverage, the weights
+Body = namedtuple("Body", "rule_id full covered w")
+# the counts of a rule's candidate labels (module doc): Wm (examples x 2 Kc), their sums U, majority values
+LabelCounts = namedtuple("LabelCounts", "Wm U maj")
+# a thread's best candidate (rows BEST_* of ``f``, HAVE .. EVALS of ``i``) and its scratch (rows S_* of
+# ``counts``, label qualities ``qbuf``, head positions ``head``, the window test ``C``, ``shared``: SH_*)
+Out = namedtuple("Out", "f i")
+Scratch = namedtuple("Scratch", "counts qbuf head C shared")
+# what the search of one step reads: the counts, the heuristic (engine.core.seco_search.Heuristic), the
+# minimum coverage, the largest quality (:func:`_cap`), whether the first candidate is the best, the windows
+Search = namedtuple("Search", "labels heu min_cov cap first_only shape")
 
 # a thread's best candidate: rows of out_f (float64) and out_i (int64)
 BEST_Q, BEST_THR = 0, 1
@@ -127,18 +146,21 @@ def _coefficients(h, p, mode, lift, Kc, G, U, C):
 
 
 @njit(cache=True, nogil=True)
-def _wanted(j, S_end, S_start, V, Kc, h, p, mode, lift, cap, U, best_f, best_i, shared, C):
+def _wanted(j, S_end, S_start, V, search, out, scratch):
     """Whether candidates of attribute ``j`` between two thresholds of a pass whose side counts are
     ``S_start`` and ``S_end`` may still be chosen (``V``: the valid examples' counts).  Not if the best so
     far reaches the largest possible quality at an attribute not after this one (the attributes are
     searched once each, the windows of one in order); else by the test against the best of this thread
     or, if higher, of all threads.  The side's correct counts are largest and its wrong counts smallest
     at the ends, the rest's the other way round."""
-    if best_i[HAVE] != 0 and best_f[BEST_Q] >= cap and j >= best_i[ATTR]:
+    best_f, best_i, shared, C = out.f, out.i, scratch.shared, scratch.C
+    if best_i[HAVE] != 0 and best_f[BEST_Q] >= search.cap and j >= best_i[ATTR]:
         return False
+    Kc = S_end.shape[0] // 2
     g = max(best_f[BEST_Q], shared[SH_ALL])
     if g != shared[SH_TEST]:
-        _coefficients(h, np.float64(p), mode, lift, Kc, g, U, C)
+        heu = search.heu
+        _coefficients(heu.h, np.float64(heu.p), heu.mode, heu.lift, Kc, g, search.labels.U, C)
         shared[SH_TEST] = g
     hits = 0
     for c in range(Kc):
@@ -149,10 +171,12 @@ def _wanted(j, S_end, S_start, V, Kc, h, p, mode, lift, cap, U, best_f, best_i, 
 
 
 @njit(cache=True, nogil=True)
-def head_quality(h, p, mode, maj, Kc, S, comp, V, U, lift, max_lift, qbuf, order):
+def head_quality(heu, maj, S, comp, V, U, qbuf, order):
     """:func:`engine.core.seco_search.mlrl_head` on the counts ``S`` (correct pairs of the candidate labels,
     then wrong ones) or, with ``comp``, ``V`` minus them: (quality, head size); the head's candidate
-    positions are ``order[:size]``."""
+    positions are ``order[:size]`` (:func:`engine.core.seco_search.select_head`)."""
+    Kc = S.shape[0] // 2
+    h, p = heu.h, heu.p
     for c in range(Kc):
         if comp:
             ce = V[c] - S[c]
@@ -166,44 +190,7 @@ def head_quality(h, p, mode, maj, Kc, S, comp, V, U, lift, max_lift, qbuf, order
         else:
             qbuf[c] = label_quality(h, p, maj[c], np.float64(cn), np.float64(ce), np.float64(U[Kc + c]),
                                     np.float64(U[c]))
-    if mode == HEAD_SINGLE_MODE:
-        best = 0
-        for c in range(1, Kc):
-            if qbuf[c] > qbuf[best]:
-                best = c
-        order[0] = best
-        return qbuf[best], 1
-    if mode == HEAD_PARTIAL_ALL:
-        total = np.float32(0.0)
-        for c in range(Kc):
-            total += qbuf[c]
-            order[c] = c
-        return (total / np.float32(Kc)) * lift[Kc], Kc
-    for c in range(Kc):  # insertion sort by quality, descending, stable
-        order[c] = c
-    for a in range(1, Kc):
-        x = order[a]
-        b = a - 1
-        while b >= 0 and qbuf[order[b]] < qbuf[x]:
-            order[b + 1] = order[b]
-            b -= 1
-        order[b + 1] = x
-    total = qbuf[order[0]]
-    best_q = (total / np.float32(1.0)) * lift[1]
-    best_n = 1
-    bound = max_lift[1]
-    for c in range(1, Kc):
-        n = c + 1
-        total += qbuf[order[c]]
-        q = (total / np.float32(n)) * lift[n]
-        if q > best_q:
-            best_q = q
-            best_n = n
-            if best_n < Kc:
-                bound = max_lift[best_n]
-        if q * bound < best_q:
-            break
-    return best_q, best_n
+    return select_head(heu.mode, qbuf, Kc, heu.lift, heu.max_lift, order)
 
 
 @njit(cache=True, nogil=True)
@@ -241,17 +228,19 @@ def _push(best_f, best_i, q, thr, seq, op, count, start, end, inverse, j):
 
 
 @njit(cache=True, nogil=True)
-def _exact(S, V, U, maj, n_cov, n_nz, min_cov, h, p, mode, lift, max_lift, j, seq, op_side, thr, start, end, best_f,
-           best_i, qbuf, order, shared):
+def _exact(S, V, n_cov, n_nz, j, cand, search, out, scratch):
     """The two candidates of one threshold, as the reference evaluates them: the side (``S``, ``n_cov``
     examples; operator ``op_side``) and the rest of the valid examples (the other operator), offered in
-    this order; their positions in the attribute's vector are ``[start, end)`` (the rest: the others)."""
-    Kc = S.shape[0] // 2
+    this order; their positions in the attribute's vector are ``[start, end)`` (the rest: the others).
+    ``cand``: (seq, op_side, thr, start, end)."""
+    seq, op_side, thr, start, end = cand
+    best_f, best_i, shared = out.f, out.i, scratch.shared
+    labels = search.labels
     for rest in range(2):
         count = n_nz - n_cov if rest else n_cov
-        if count < min_cov:
+        if count < search.min_cov:
             continue
-        q, _ = head_quality(h, p, mode, maj, Kc, S, rest == 1, V, U, lift, max_lift, qbuf, order)
+        q, _ = head_quality(search.heu, labels.maj, S, rest == 1, V, labels.U, scratch.qbuf, scratch.head)
         best_i[EVALS] += 1
         shared[SH_SCORE] = max(shared[SH_SCORE], q)
         candidate = 2 * seq + rest
@@ -277,17 +266,21 @@ def _exact(S, V, U, maj, n_cov, n_nz, min_cov, h, p, mode, lift, max_lift, j, se
 
 
 @njit(cache=True, nogil=True)
-def _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U, maj, n_nz, min_cov, h, p, mode, lift,
-          max_lift, cap, first_only, best_f, best_i, shared, qbuf, order, C, shape):
+def _scan(step, at, stop, j, rows, vals, w, n_nz, search, out, scratch):
     """The reference's pass over the negatives (``step`` 1: ascending from ``t``) or over the values >= 0
     (``step`` -1: descending from ``t`` down to, not including, ``stop``), by windows of thresholds: a
     window whose test passes (:func:`_wanted`) is walked again, each threshold tested and, if it passes,
-    evaluated.  Returns (t, n_cov, prev, seq, stopped)."""
-    rows, vals, w, Wm, S, Ssv, V, U, maj = borrowed((rows, vals, w, Wm, S, Ssv, V, U, maj))
-    lift, max_lift, best_f, best_i, shared, qbuf, order, C = borrowed((lift, max_lift, best_f, best_i, shared, qbuf,
-                                                                      order, C))
+    evaluated.  ``at``: (t, n_cov, prev, seq) where the pass starts.  Returns (t, n_cov, prev, seq, stopped)."""
+    rows, vals, w, search, out, scratch = borrowed((rows, vals, w, search, out, scratch))
+    t, n_cov, prev, seq = at
+    n = rows.shape[0]
+    counts = scratch.counts
+    S = counts[S_SIDE]
+    Ssv = counts[S_SAVED]
+    V = counts[S_VALID]
+    Wm = search.labels.Wm
+    shape = search.shape
     K2 = S.shape[0]
-    Kc = K2 // 2
     asc = step > 0
     op_side = np.int64(0) if asc else np.int64(1)
     ev = 0
@@ -296,7 +289,7 @@ def _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U
     sv_t, sv_cov, sv_prev, sv_seq = t, n_cov, prev, seq
     while True:
         if (t >= n or not vals[t] < 0) if asc else not t > stop:
-            if ev > 0 and not exact and _wanted(j, S, Ssv, V, Kc, h, p, mode, lift, cap, U, best_f, best_i, shared, C):
+            if ev > 0 and not exact and _wanted(j, S, Ssv, V, search, out, scratch):
                 t, n_cov, prev, seq = sv_t, sv_cov, sv_prev, sv_seq
                 for k in range(K2):
                     S[k] = Ssv[k]
@@ -313,13 +306,12 @@ def _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U
                     for k in range(K2):
                         Ssv[k] = S[k]
                     size = min(shape[1], max(shape[0], min(n_cov, n_nz - n_cov) >> shape[2]))
-                if exact and _wanted(j, S, S, V, Kc, h, p, mode, lift, cap, U, best_f, best_i, shared, C):
+                if exact and _wanted(j, S, S, V, search, out, scratch):
                     thr = _mean32(prev, v) if asc else _mean32(v, prev)
                     start = np.int64(0) if asc else t + 1
                     end = t if asc else n
-                    _exact(S, V, U, maj, n_cov, n_nz, min_cov, h, p, mode, lift, max_lift, j, seq, op_side, thr, start,
-                           end, best_f, best_i, qbuf, order, shared)
-                    if first_only and shared[SH_SCORE] != -np.inf:  # evaluated here: the attribute's first
+                    _exact(S, V, n_cov, n_nz, j, (seq, op_side, thr, start, end), search, out, scratch)
+                    if search.first_only and scratch.shared[SH_SCORE] != -np.inf:  # evaluated: the attribute's first
                         return t, n_cov, prev, seq, True
                 seq += 1
                 ev += 1
@@ -327,7 +319,7 @@ def _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U
                     ev = 0
                     if exact:
                         exact = False
-                    elif _wanted(j, S, Ssv, V, Kc, h, p, mode, lift, cap, U, best_f, best_i, shared, C):
+                    elif _wanted(j, S, Ssv, V, search, out, scratch):
                         t, n_cov, prev, seq = sv_t, sv_cov, sv_prev, sv_seq
                         for k in range(K2):
                             S[k] = Ssv[k]
@@ -342,17 +334,32 @@ def _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U
 
 
 @njit(cache=True, nogil=True)
-def _attribute(j, rows, vals, n, dense, w, Wm, U, maj, n_nz, min_cov, h, p, mode, lift, max_lift, cap, first_only,
-               best_f, best_i, shared, counts, qbuf, order, C, shape):
-    """The reference's search of numeric attribute ``j`` over its vector ``rows``/``vals`` (``n`` entries,
-    :func:`engine.core.seco_search.covered_order`): the candidates that may be the best are offered to
-    ``best_f``/``best_i``.  Candidates are numbered in the reference's order (``seq``: thresholds; 2 seq
-    the side, 2 seq + 1 the rest).  ``counts``: scratch rows (``S_*``), the valid examples' counts in
-    ``S_VALID``."""
+def _first_weighted(rows, vals, w, Wm, S, t, stop, step, asc):
+    """From ``t`` on by ``step`` (ascending: while the values are negative; descending: down to ``stop``),
+    the first entry of positive weight, added to ``S``: (its position, 1, its value), or (where the walk
+    stopped, 0, 0)."""
+    while (t < rows.shape[0] and vals[t] < 0) if asc else t >= stop:
+        i = rows[t]
+        if w[i] > 0:
+            for k in range(S.shape[0]):
+                S[k] += Wm[i, k]
+            return t, np.int64(1), vals[t]
+        t += step
+    return t, np.int64(0), np.float32(0.0)
+
+
+@njit(cache=True, nogil=True)
+def _attribute(j, rows, vals, dense, w, n_nz, search, out, scratch):
+    """The reference's search of numeric attribute ``j`` over its vector ``rows``/``vals``
+    (:func:`engine.core.seco_search.covered_order`): the candidates that may be the best are offered to
+    ``out``.  Candidates are numbered in the reference's order (``seq``: thresholds; 2 seq the side,
+    2 seq + 1 the rest).  ``scratch.counts``: rows ``S_*``, the valid examples' counts in ``S_VALID``."""
+    counts = scratch.counts
     S = counts[S_SIDE]
     Sneg = counts[S_NEG]
-    Ssv = counts[S_SAVED]
     V = counts[S_VALID]
+    Wm = search.labels.Wm
+    n = rows.shape[0]
     K2 = S.shape[0]
     for k in range(K2):
         S[k] = 0
@@ -364,21 +371,7 @@ def _attribute(j, rows, vals, n, dense, w, Wm, U, maj, n_nz, min_cov, h, p, mode
     first_ge = np.int64(0)
     n_neg = np.int64(0)
     # ascending over the negatives
-    prev = np.float32(0.0)
-    n_cov = np.int64(0)
-    t = np.int64(0)
-    while t < n:
-        v = vals[t]
-        if not v < 0:
-            break
-        i = rows[t]
-        if w[i] > 0:
-            for k in range(K2):
-                S[k] += Wm[i, k]
-            n_cov = np.int64(1)
-            prev = v
-            break
-        t += 1
+    t, n_cov, prev = _first_weighted(rows, vals, w, Wm, S, np.int64(0), np.int64(0), np.int64(1), True)
     for step in (np.int64(1), np.int64(-1)):
         if step > 0:
             if n_cov == 0:
@@ -393,24 +386,15 @@ def _attribute(j, rows, vals, n, dense, w, Wm, U, maj, n_nz, min_cov, h, p, mode
             first_ge = t
             n_neg = n_cov
             # descending over the values >= 0, not down to the smallest (the reference's loop stops early)
-            n_cov = np.int64(0)
-            t = n - 1
-            while t >= first_ge:
-                i = rows[t]
-                if w[i] > 0:
-                    for k in range(K2):
-                        S[k] += Wm[i, k]
-                    n_cov = np.int64(1)
-                    prev = vals[t]
-                    break
-                t -= 1
+            t, n_cov, found = _first_weighted(rows, vals, w, Wm, S, n - 1, first_ge, np.int64(-1), False)
+            if n_cov > 0:
+                prev = found
             if not (n_cov > 0 and t > 0):
                 continue
             t -= 1
             stop = first_ge
-        t, n_cov, prev, seq, stopped = _scan(step, t, stop, n_cov, prev, seq, j, rows, vals, n, w, Wm, S, Ssv, V, U,
-                                             maj, n_nz, min_cov, h, p, mode, lift, max_lift, cap, first_only, best_f,
-                                             best_i, shared, qbuf, order, C, shape)
+        t, n_cov, prev, seq, stopped = _scan(step, (t, n_cov, prev, seq), stop, j, rows, vals, w, n_nz, search, out,
+                                             scratch)
         if stopped:
             return
     # the sparse block (a sparse attribute's non-zero values against its implicit zeros), then the
@@ -426,11 +410,10 @@ def _attribute(j, rows, vals, n, dense, w, Wm, U, maj, n_nz, min_cov, h, p, mode
             above = prev if dense else np.float32(0.0)
             side, count, op_side = Sneg, n_neg, np.int64(0)
             thr, start, end = _mean32(last_neg, above), np.int64(0), first_ge
-        if _wanted(j, side, side, V, K2 // 2, h, p, mode, lift, cap, U, best_f, best_i, shared, C):
-            _exact(side, V, U, maj, count, n_nz, min_cov, h, p, mode, lift, max_lift, j, seq, op_side, thr, start, end,
-                   best_f, best_i, qbuf, order, shared)
+        if _wanted(j, side, side, V, search, out, scratch):
+            _exact(side, V, count, n_nz, j, (seq, op_side, thr, start, end), search, out, scratch)
         seq += 1
-        if first_only and shared[SH_SCORE] != -np.inf:
+        if search.first_only and scratch.shared[SH_SCORE] != -np.inf:
             return
 
 
@@ -456,38 +439,78 @@ def _cap(h, mode, lift, Kc):
 
 
 @njit(cache=True, nogil=True)
-def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, wstamp, rule_id, full, miss_ptr,
-                miss_rows, dense, covered, w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, floor, score, best,
-                out_f, out_i, counts, qbuf, head, C, shared, cancel, shape):
+def _vector(j, vec, body):
+    """Attribute ``j``'s vector of the covered examples (rows, values): the base vector if the body covers
+    every example, else filtered from the base vector or its last filtering (``wstamp[j]``: the rule it
+    was filtered for) to the covered examples."""
+    a = vec.bptr[j]
+    if body.full:
+        b = vec.bptr[j + 1]
+        return vec.brows[a:b], vec.bvals[a:b]
+    wrows, wvals, covered = vec.wrows, vec.wvals, body.covered
+    if vec.wstamp[j] != body.rule_id:
+        src_rows = vec.brows[a:vec.bptr[j + 1]]
+        src_vals = vec.bvals[a:vec.bptr[j + 1]]
+        vec.wstamp[j] = body.rule_id
+    else:
+        src_rows = wrows[a:a + vec.wlen[j]]
+        src_vals = wvals[a:a + vec.wlen[j]]
+    n = np.int64(0)
+    for t in range(src_rows.shape[0]):
+        i = src_rows[t]
+        if covered[i]:
+            wrows[a + n] = i
+            wvals[a + n] = src_vals[t]
+            n += 1
+    vec.wlen[j] = n
+    return wrows[a:a + n], wvals[a:a + n]
+
+
+@njit(cache=True, nogil=True)
+def _valid(j, vec, body, labels, V, T, n_w):
+    """The counts ``V`` of the valid examples (the covered weighted ones with a value of attribute ``j``)
+    from those of the covered weighted ones (``T``, ``n_w`` examples); returns their number."""
+    Wm, covered, w = labels.Wm, body.covered, body.w
+    for k in range(V.shape[0]):
+        V[k] = T[k]
+    n_nz = n_w
+    for r in range(vec.miss_ptr[j], vec.miss_ptr[j + 1]):
+        i = vec.miss_rows[r]
+        if covered[i] and w[i] > 0:
+            for k in range(V.shape[0]):
+                V[k] -= Wm[i, k]
+            n_nz -= 1
+    return n_nz
+
+
+@njit(cache=True, nogil=True)
+def mlrl_refine(order, chunk, n_chunks, vec, body, labels, heu, min_cov, floor, score, best, out, scratch, cancel,
+                shape):
     """Thread ``chunk``'s share of one refinement step over the numeric attributes ``order`` (every
     ``n_chunks``-th from ``chunk`` on, in that order): its best condition whose quality is above ``floor``,
-    into ``out_f`` (quality, threshold) and ``out_i`` (found, attribute, candidate number, operator, covered
+    into ``out.f`` (quality, threshold) and ``out.i`` (found, attribute, candidate number, operator, covered
     count, start, end, inverse, evaluations); ``start``/``end``/``inverse`` are the covered positions of the
     attribute's vector (:func:`mlrl_apply`).  The threads' best is the one of the highest quality, then of
     the smallest attribute, then of the smallest candidate number.  ``best[0]``: the best quality of all
     threads so far (read and raised without a lock: it only ever holds a quality some thread found).
 
-    ``bptr``/``brows``/``bvals``: every attribute's vector with all examples covered
-    (:func:`engine.core.seco_search.covered_order`); ``wrows``/``wvals`` the same layout, the vectors of the
-    covered examples (``wlen`` entries, valid for the rule ``wstamp[j]``), filtered here from the base
-    vectors or their last filtering unless ``full`` (all examples covered: the base vectors are read).
-    ``Wm``/``U``/``maj``: the counts of the candidate labels (module doc).  ``score[j]``: the largest
-    quality evaluated on attribute ``j`` (written here; the caller orders the attributes by it, so the best
-    so far is soon high and few windows pass their test).  ``counts`` (rows ``S_*``), ``qbuf``, ``head``,
-    ``C``, ``shared`` (``SH_*``): this thread's scratch.
+    ``vec`` (:class:`Vectors`): the attributes' vectors, of the covered examples filtered here (:func:`_vector`).
+    ``body`` (:class:`Body`): the rule refined.  ``labels`` (:class:`LabelCounts`), ``heu``
+    (engine.core.seco_search.Heuristic): the counts of the candidate labels (module doc) and the heads'
+    evaluation.  ``score[j]``: the largest quality evaluated on attribute ``j`` (written here; the caller
+    orders the attributes by it, so the best so far is soon high and few windows pass their test).
+    ``scratch`` (:class:`Scratch`): this thread's.  ``shape``: the windows (:data:`WINDOWS`).
 
-    Top-k mode (``out_i`` longer than ``N_BEST_I``, the beam search of :mod:`engine.seco`): each attribute
-    keeps its own list of up to ``out_i[TOP_K]`` candidates above ``floor`` (:func:`_push`, layout at the
+    Top-k mode (``out.i`` longer than ``N_BEST_I``, the beam search of :mod:`engine.seco`): each attribute
+    keeps its own list of up to ``out.i[TOP_K]`` candidates above ``floor`` (:func:`_push`, layout at the
     ``TOP_*`` constants), searched as if alone (no bound from other attributes or threads)."""
     # borrowed views: the calls below pass them on without counting references (engine.core.borrowed)
-    order, bptr, brows, bvals, wrows, wvals, wlen, wstamp = borrowed((order, bptr, brows, bvals, wrows, wvals, wlen,
-                                                                      wstamp))
-    miss_ptr, miss_rows, dense, covered, w, Wm, U, maj = borrowed((miss_ptr, miss_rows, dense, covered, w, Wm, U, maj))
-    lift, max_lift, score, best, out_f, out_i, counts = borrowed((lift, max_lift, score, best, out_f, out_i, counts))
-    qbuf, head, C, shared, cancel, shape = borrowed((qbuf, head, C, shared, cancel, shape))
+    order, vec, body, labels, heu, score, best, out, scratch, cancel, shape = borrowed(
+        (order, vec, body, labels, heu, score, best, out, scratch, cancel, shape))
+    covered, w, Wm = body.covered, body.w, labels.Wm
+    out_f, out_i, shared = out.f, out.i, scratch.shared
     K2 = Wm.shape[1]
-    Kc = K2 // 2
-    T = counts[S_COVERED]
+    T = scratch.counts[S_COVERED]
     for k in range(K2):
         T[k] = 0
     n_w = np.int64(0)
@@ -496,9 +519,9 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
             n_w += 1
             for k in range(K2):
                 T[k] += Wm[i, k]
-    V = counts[S_VALID]
-    cap = _cap(h, mode, lift, Kc)
-    first_only = h == MH_ACCURACY  # every candidate has the same quality: the first one is the best
+    V = scratch.counts[S_VALID]
+    # 0.15.6's accuracy: every candidate has the same quality, the first one is the best
+    search = Search(labels, heu, min_cov, _cap(heu.h, heu.mode, heu.lift, K2 // 2), heu.h == MH_ACCURACY, shape)
     topk = out_i.shape[0] > N_BEST_I  # a list per attribute (module constants TOP_*), none across attributes
     width = out_i[TOP_K] if topk else np.int64(1)
     out_f[BEST_Q] = floor
@@ -516,73 +539,43 @@ def mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, 
             out_i[TOP_AT_I] = N_TOP_I + o * (1 + 6 * width)
             out_i[TOP_AT_F] = 2 + 2 * width * o
             out_i[out_i[TOP_AT_I]] = 0
-        elif first_only and out_i[EVALS] > 0 and (out_i[HAVE] == 0 or j > out_i[ATTR]):
+        elif search.first_only and out_i[EVALS] > 0 and (out_i[HAVE] == 0 or j > out_i[ATTR]):
             continue  # the first candidate evaluated is the attribute's best; none above the floor: none is
-        a = bptr[j]
-        if full:
-            n = bptr[j + 1] - a
-            rows = brows[a:a + n]
-            vals = bvals[a:a + n]
-        else:
-            if wstamp[j] != rule_id:
-                src_rows = brows[a:bptr[j + 1]]
-                src_vals = bvals[a:bptr[j + 1]]
-                wstamp[j] = rule_id
-            else:
-                src_rows = wrows[a:a + wlen[j]]
-                src_vals = wvals[a:a + wlen[j]]
-            n = np.int64(0)
-            for t in range(src_rows.shape[0]):
-                i = src_rows[t]
-                if covered[i]:
-                    wrows[a + n] = i
-                    wvals[a + n] = src_vals[t]
-                    n += 1
-            wlen[j] = n
-            rows = wrows[a:a + n]
-            vals = wvals[a:a + n]
-        if n == 0:  # no value (a sparse attribute's zeros only): the reference's vector of equal values, not searched
-            score[j] = -np.inf
+        rows, vals = _vector(j, vec, body)
+        if rows.shape[0] == 0:  # no value (a sparse attribute's zeros only): the reference's vector of equal
+            score[j] = -np.inf  # values, not searched
             continue
-        # the valid examples: the covered weighted ones with a value of attribute j
-        for k in range(K2):
-            V[k] = T[k]
-        n_nz = n_w
-        for r in range(miss_ptr[j], miss_ptr[j + 1]):
-            i = miss_rows[r]
-            if covered[i] and w[i] > 0:
-                for k in range(K2):
-                    V[k] -= Wm[i, k]
-                n_nz -= 1
+        n_nz = _valid(j, vec, body, labels, V, T, n_w)
         shared[SH_ALL] = floor if topk else best[0]
         shared[SH_SCORE] = -np.inf
-        _attribute(j, rows, vals, n, dense[j] != 0, w, Wm, U, maj, n_nz, min_cov, h, p, mode, lift, max_lift, cap,
-                   first_only, out_f, out_i, shared, counts, qbuf, head, C, shape)
+        _attribute(j, rows, vals, vec.dense[j] != 0, w, n_nz, search, out, scratch)
         score[j] = shared[SH_SCORE]
         if not topk and out_f[BEST_Q] > best[0]:
             best[0] = out_f[BEST_Q]
 
 
 @njit(cache=True, nogil=True)
-def mlrl_apply(j, full, bptr, brows, wrows, miss_ptr, miss_rows, covered, start, end, inverse, Wm, U, maj, h, p, mode,
-               lift, max_lift, qbuf, positions):
-    """Restrict ``covered`` to the positions ``[start, end)`` of attribute ``j``'s current vector (the base
-    vector if ``full``), or with ``inverse`` drop those positions and the examples missing the value
-    (``j`` < 0: leave it); then the head of the covered examples (the counts ``Wm``/``U``/``maj`` of the
-    candidate labels): (quality, size), the head's candidate positions in ``positions[:size]``."""
+def mlrl_apply(j, full, vec, covered, where, labels, heu, qbuf, positions):
+    """Restrict ``covered`` to the positions ``[start, end)`` of attribute ``j``'s current vector (``vec``:
+    the base vector if ``full``), or with ``inverse`` drop those positions and the examples missing the value
+    (``where``: (start, end, inverse); ``j`` < 0: leave it); then the head of the covered examples (the
+    counts ``labels`` of the candidate labels): (quality, size), the head's candidate positions in
+    ``positions[:size]``."""
     if j >= 0:
-        a = bptr[j]
-        rows = brows if full else wrows
+        start, end, inverse = where
+        a = vec.bptr[j]
+        rows = vec.brows if full else vec.wrows
         if inverse:
             for t in range(start, end):
                 covered[rows[a + t]] = 0
-            for r in range(miss_ptr[j], miss_ptr[j + 1]):
-                covered[miss_rows[r]] = 0
+            for r in range(vec.miss_ptr[j], vec.miss_ptr[j + 1]):
+                covered[vec.miss_rows[r]] = 0
         else:
             for i in range(covered.shape[0]):
                 covered[i] = 0
             for t in range(start, end):
                 covered[rows[a + t]] = 1
+    Wm = labels.Wm
     K2 = Wm.shape[1]
     S = np.zeros(K2, np.int32)
     for i in range(covered.shape[0]):
@@ -590,4 +583,4 @@ def mlrl_apply(j, full, bptr, brows, wrows, miss_ptr, miss_rows, covered, start,
             for k in range(K2):
                 S[k] += Wm[i, k]
     comp = K2 < 0  # False, typed as the search's (a literal would compile head_quality again)
-    return head_quality(h, p, mode, maj, K2 // 2, S, comp, S, U, lift, max_lift, qbuf, positions)
+    return head_quality(heu, labels.maj, S, comp, S, labels.U, qbuf, positions)

@@ -42,6 +42,8 @@ Operators: 0 ``<=``, 1 ``>``, 2 ``==``, 3 ``!=``.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
@@ -187,18 +189,12 @@ def head_search(heuristic, beta2, exhaustive, c1, c0, U1, U0, n_S, G1, G0, P, V,
 
 
 @njit(cache=True, nogil=True)
-def head_search_into(heuristic, beta2, exhaustive, N1, N0, row, n_S, G1, G0, B, side, comp, I, F):
-    """Best head for a body covering ``n_S`` examples with countable covered counts ``N1[row]`` /
-    ``N0[row]`` (totals ``N1[TOTAL]`` / ``N0[TOTAL]``).
-
-    ``B[side]`` (or, with ``comp``, ``B[VALID]`` minus ``B[side]``) is the covered set as a bitset;
-    only subset accuracy uses it.  Writes the head's labels (ascending) and values (1 present, 0
-    absent) to ``I[HEAD_LABELS]`` and ``I[HEAD_VALUES]`` and returns (heuristic value, head size,
-    covered countable pairs of the head labels, head evaluations); value -1 and size 0 when no label
-    is eligible.  ``I`` (5 x K int64) and ``F`` (K: single-label values) are scratch space: the sweeps call this at
-    every threshold."""
+def _label_values(heuristic, beta2, N1, N0, row, n_S, I, F):
+    """Every eligible label (at least one countable covered pair) as a single-label head with both values:
+    the eligible labels in ``I[_ELIG]``, each label's better value in ``I[_VALS]`` (absent on a tie), its
+    count of correct pairs in ``I[_COUNTS]`` (subset accuracy) and its value in ``F``.  Returns (eligible
+    labels, evaluations, best single-label value, best count)."""
     K = N1.shape[1]
-    W = G1.shape[1]
     for l in range(K):
         I[_VALS, l] = 0
         I[_COUNTS, l] = 0
@@ -238,127 +234,162 @@ def head_search_into(heuristic, beta2, exhaustive, N1, N0, row, n_S, G1, G0, B, 
                 F[l] = b
             if F[l] > best_single:
                 best_single = F[l]
-    if n_elig == 0:
-        return -1.0, 0, 0, evals
+    return n_elig, evals, best_single, best_count
 
+
+@njit(cache=True, nogil=True)
+def _exhaustive_head(heuristic, beta2, N1, N0, row, n_S, G1, G0, B, side, comp, I, n_elig):
+    """Every non-empty subset of the eligible labels, in lexicographic preorder: (value, head size,
+    evaluations); the head's labels in ``I[HEAD_LABELS]``."""
+    W = G1.shape[1]
+    pos_stack = np.zeros(n_elig + 1, dtype=np.int64)
+    sums = np.zeros((n_elig + 1, 4))
+    masks = np.empty((n_elig + 1, W), dtype=np.uint64)
+    if heuristic == H_SUBSET:
+        _set_words(B, side, comp, masks[0])
     n_head = 0
-    value = -1.0
-    if exhaustive:
-        # Every non-empty subset of the eligible labels, in lexicographic preorder.
-        pos_stack = np.zeros(n_elig + 1, dtype=np.int64)
-        sums = np.zeros((n_elig + 1, 4))
-        masks = np.empty((n_elig + 1, W), dtype=np.uint64)
+    evals = 0
+    best_value = -1.0
+    best_cnt = -1
+    depth = 0
+    while depth >= 0:
+        pos = pos_stack[depth]
+        if pos >= n_elig:
+            depth -= 1
+            if depth >= 0:
+                pos_stack[depth] += 1
+            continue
+        l = I[_ELIG, pos]
+        size = depth + 1
+        if size >= 2:
+            evals += 1
+        better = False
         if heuristic == H_SUBSET:
-            _set_words(B, side, comp, masks[0])
-        best_value = -1.0
-        best_cnt = -1
-        depth = 0
-        while depth >= 0:
-            pos = pos_stack[depth]
-            if pos >= n_elig:
-                depth -= 1
-                if depth >= 0:
-                    pos_stack[depth] += 1
-                continue
-            l = I[_ELIG, pos]
-            size = depth + 1
-            if size >= 2:
-                evals += 1
-            better = False
-            if heuristic == H_SUBSET:
-                G = G1 if I[_VALS, l] == 1 else G0
-                cnt = _and_count(masks[depth], G, l, masks[depth + 1])
-                if cnt > best_cnt or (cnt == best_cnt and size > n_head):
-                    better = True
-                    best_cnt = cnt
-                    best_value = cnt / n_S
-            else:
-                tp, fp, fn, tn = _confusion(I[_VALS, l], N1[row, l], N0[row, l], N1[TOTAL, l], N0[TOTAL, l])
-                sums[depth + 1, 0] = sums[depth, 0] + tp
-                sums[depth + 1, 1] = sums[depth, 1] + fp
-                sums[depth + 1, 2] = sums[depth, 2] + fn
-                sums[depth + 1, 3] = sums[depth, 3] + tn
-                v = micro_value(heuristic, beta2, sums[depth + 1, 0], sums[depth + 1, 1], sums[depth + 1, 2],
-                                sums[depth + 1, 3])
-                if v > best_value + TOL or (v >= best_value - TOL and size > n_head):
-                    better = True
-                    best_value = v if v > best_value else best_value
-            if better:
-                n_head = size
-                for q in range(size):
-                    I[HEAD_LABELS, q] = I[_ELIG, pos_stack[q]]
-            depth += 1
-            pos_stack[depth] = pos + 1
-        value = best_value
-    elif heuristic == H_SUBSET:
-        # Pruned search (module doc); only labels tied with the best single-label head can occur.
-        n_tied = 0
+            G = G1 if I[_VALS, l] == 1 else G0
+            cnt = _and_count(masks[depth], G, l, masks[depth + 1])
+            if cnt > best_cnt or (cnt == best_cnt and size > n_head):
+                better = True
+                best_cnt = cnt
+                best_value = cnt / n_S
+        else:
+            tp, fp, fn, tn = _confusion(I[_VALS, l], N1[row, l], N0[row, l], N1[TOTAL, l], N0[TOTAL, l])
+            sums[depth + 1, 0] = sums[depth, 0] + tp
+            sums[depth + 1, 1] = sums[depth, 1] + fp
+            sums[depth + 1, 2] = sums[depth, 2] + fn
+            sums[depth + 1, 3] = sums[depth, 3] + tn
+            v = micro_value(heuristic, beta2, sums[depth + 1, 0], sums[depth + 1, 1], sums[depth + 1, 2],
+                            sums[depth + 1, 3])
+            if v > best_value + TOL or (v >= best_value - TOL and size > n_head):
+                better = True
+                best_value = v if v > best_value else best_value
+        if better:
+            n_head = size
+            for q in range(size):
+                I[HEAD_LABELS, q] = I[_ELIG, pos_stack[q]]
+        depth += 1
+        pos_stack[depth] = pos + 1
+    return best_value, n_head, evals
+
+
+@njit(cache=True, nogil=True)
+def _subset_head(n_elig, best_count, n_S, G1, G0, B, side, comp, I):
+    """Subset accuracy's pruned search (module doc); only labels tied with the best single-label head can
+    occur: (value, head size, evaluations); the head's labels in ``I[HEAD_LABELS]``."""
+    K = I.shape[1]
+    W = G1.shape[1]
+    n_head = 0
+    evals = 0
+    n_tied = 0
+    for e in range(n_elig):
+        if I[_COUNTS, I[_ELIG, e]] == best_count:
+            n_tied += 1
+    if n_tied == 1:
         for e in range(n_elig):
             if I[_COUNTS, I[_ELIG, e]] == best_count:
-                n_tied += 1
-        if n_tied == 1:
-            for e in range(n_elig):
-                if I[_COUNTS, I[_ELIG, e]] == best_count:
-                    I[HEAD_LABELS, 0] = I[_ELIG, e]
-            n_head = 1
-        else:
-            S = np.empty(W, dtype=np.uint64)
-            _set_words(B, side, comp, S)
-            cur = np.empty(W, dtype=np.uint64)
-            tmp = np.empty(W, dtype=np.uint64)
-            absorbed = np.zeros(K, dtype=np.uint8)
-            head = np.empty(K, dtype=np.int64)
-            for e in range(n_elig):
-                s = I[_ELIG, e]
-                if I[_COUNTS, s] != best_count or absorbed[s]:
-                    continue
-                G = G1 if I[_VALS, s] == 1 else G0
-                _and_count(S, G, s, cur)
-                size = 1
-                head[0] = s
-                for f in range(e + 1, n_elig):
-                    a = I[_ELIG, f]
-                    if I[_COUNTS, a] != best_count:
-                        continue  # bound: any head with this label is worse than the best single
-                    evals += 1
-                    G = G1 if I[_VALS, a] == 1 else G0
-                    cnt = _and_count(cur, G, a, tmp)
-                    if cnt == best_count:  # unchanged value: absorb
-                        for w in range(W):
-                            cur[w] = tmp[w]
-                        head[size] = a
-                        size += 1
-                        absorbed[a] = 1
-                    # else: adding ``a`` lowers the value - pruned
-                if size > n_head:
-                    n_head = size
-                    for q in range(size):
-                        I[HEAD_LABELS, q] = head[q]
-        value = best_count / n_S
-    else:
-        # Decomposable: all labels with the best single-label value.
-        tp = fp = fn = tn = 0.0
-        for e in range(n_elig):
-            l = I[_ELIG, e]
-            if F[l] >= best_single - TOL:
-                I[HEAD_LABELS, n_head] = l
-                n_head += 1
-                a, b, d, f = _confusion(I[_VALS, l], N1[row, l], N0[row, l], N1[TOTAL, l], N0[TOTAL, l])
-                tp += a
-                fp += b
-                fn += d
-                tn += f
-        if n_head > 1:
+                I[HEAD_LABELS, 0] = I[_ELIG, e]
+        return best_count / n_S, 1, evals
+    S = np.empty(W, dtype=np.uint64)
+    _set_words(B, side, comp, S)
+    cur = np.empty(W, dtype=np.uint64)
+    tmp = np.empty(W, dtype=np.uint64)
+    absorbed = np.zeros(K, dtype=np.uint8)
+    head = np.empty(K, dtype=np.int64)
+    for e in range(n_elig):
+        s = I[_ELIG, e]
+        if I[_COUNTS, s] != best_count or absorbed[s]:
+            continue
+        G = G1 if I[_VALS, s] == 1 else G0
+        _and_count(S, G, s, cur)
+        size = 1
+        head[0] = s
+        for f in range(e + 1, n_elig):
+            a = I[_ELIG, f]
+            if I[_COUNTS, a] != best_count:
+                continue  # bound: any head with this label is worse than the best single
             evals += 1
-            value = micro_value(heuristic, beta2, tp, fp, fn, tn)
-        else:
-            value = best_single
+            G = G1 if I[_VALS, a] == 1 else G0
+            cnt = _and_count(cur, G, a, tmp)
+            if cnt == best_count:  # unchanged value: absorb
+                for w in range(W):
+                    cur[w] = tmp[w]
+                head[size] = a
+                size += 1
+                absorbed[a] = 1
+            # else: adding ``a`` lowers the value - pruned
+        if size > n_head:
+            n_head = size
+            for q in range(size):
+                I[HEAD_LABELS, q] = head[q]
+    return best_count / n_S, n_head, evals
+
+
+@njit(cache=True, nogil=True)
+def _decomposable_best(heuristic, beta2, N1, N0, row, I, F, n_elig, best_single):
+    """A decomposable heuristic's head: all labels with the best single-label value (value, head size,
+    evaluations); the head's labels in ``I[HEAD_LABELS]``."""
+    n_head = 0
+    tp = fp = fn = tn = 0.0
+    for e in range(n_elig):
+        l = I[_ELIG, e]
+        if F[l] >= best_single - TOL:
+            I[HEAD_LABELS, n_head] = l
+            n_head += 1
+            a, b, d, f = _confusion(I[_VALS, l], N1[row, l], N0[row, l], N1[TOTAL, l], N0[TOTAL, l])
+            tp += a
+            fp += b
+            fn += d
+            tn += f
+    if n_head > 1:
+        return micro_value(heuristic, beta2, tp, fp, fn, tn), n_head, 1
+    return best_single, n_head, 0
+
+
+@njit(cache=True, nogil=True)
+def head_search_into(heuristic, beta2, exhaustive, N1, N0, row, n_S, G1, G0, B, side, comp, I, F):
+    """Best head for a body covering ``n_S`` examples with countable covered counts ``N1[row]`` /
+    ``N0[row]`` (totals ``N1[TOTAL]`` / ``N0[TOTAL]``).
+
+    ``B[side]`` (or, with ``comp``, ``B[VALID]`` minus ``B[side]``) is the covered set as a bitset;
+    only subset accuracy uses it.  Writes the head's labels (ascending) and values (1 present, 0
+    absent) to ``I[HEAD_LABELS]`` and ``I[HEAD_VALUES]`` and returns (heuristic value, head size,
+    covered countable pairs of the head labels, head evaluations); value -1 and size 0 when no label
+    is eligible.  ``I`` (5 x K int64) and ``F`` (K: single-label values) are scratch space: the sweeps call this at
+    every threshold."""
+    n_elig, evals, best_single, best_count = _label_values(heuristic, beta2, N1, N0, row, n_S, I, F)
+    if n_elig == 0:
+        return -1.0, 0, 0, evals
+    if exhaustive:
+        value, n_head, more = _exhaustive_head(heuristic, beta2, N1, N0, row, n_S, G1, G0, B, side, comp, I, n_elig)
+    elif heuristic == H_SUBSET:
+        value, n_head, more = _subset_head(n_elig, best_count, n_S, G1, G0, B, side, comp, I)
+    else:
+        value, n_head, more = _decomposable_best(heuristic, beta2, N1, N0, row, I, F, n_elig, best_single)
     pairs = 0
     for q in range(n_head):
         l = I[HEAD_LABELS, q]
         I[HEAD_VALUES, q] = I[_VALS, l]
         pairs += N1[row, l] + N0[row, l]
-    return value, n_head, pairs, evals
+    return value, n_head, pairs, evals + more
 
 
 @njit(cache=True, nogil=True)
@@ -375,11 +406,11 @@ def _better(v, p, best_v, best_p):
 
 
 @njit(cache=True, nogil=True)
-def _score_split(N1, N0, side, n_a, a_op, c_op, n_V, n_T, heuristic, beta2, exhaustive, min_coverage, G1, G0, B,
-                 I, F):
+def _score_split(ctx, N1, N0, side, n_a, a_op, c_op, n_V):
     """Best of the two conditions splitting the valid covered examples (``N1[VALID]``, ``N0[VALID]``)
-    into ``side`` and the rest.  Returns (value, pairs, operator, evaluations); operator -1 if
-    neither side qualifies."""
+    into ``side`` (``n_a`` examples, operator ``a_op``) and the rest (``c_op``); ``ctx``: the walk's (below).
+    Returns (value, pairs, operator, evaluations); operator -1 if neither side qualifies."""
+    B, G1, G0, I, F, n_T, heuristic, beta2, exhaustive, min_coverage, _ = ctx
     best_v = -1.0
     best_p = np.int64(-1)
     best_op = np.int64(-1)
@@ -473,9 +504,8 @@ def _consider(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshold, be
     best_v, best_thr, best_p, best_op, evals = best
     if count == 0:
         return best
-    B, G1, G0, I, F, n_T, heuristic, beta2, exhaustive, min_coverage, use_bits = ctx
-    val, p, op, e = _score_split(N1, N0, np.int64(side), np.int64(count), np.int64(op_side), np.int64(op_rest),
-                                 np.int64(n_valid), n_T, heuristic, beta2, exhaustive, min_coverage, G1, G0, B, I, F)
+    val, p, op, e = _score_split(ctx, N1, N0, np.int64(side), np.int64(count), np.int64(op_side), np.int64(op_rest),
+                                 np.int64(n_valid))
     if op >= 0 and (best_op < 0 or _better(val, p, best_v, best_p)):
         return val, threshold, p, op, evals + e
     return best_v, best_thr, best_p, best_op, evals + e
@@ -489,6 +519,15 @@ _walk = specialise("_walk_seco", compact=True, _drop=_drop, _reset=_reset, _add=
 #    needs only the counts (module doc), so these hooks take no array from ctx (no reference counting per
 #    threshold) and keep no bitsets; ctx = (n_T, heuristic, beta2, min_coverage).
 @njit(cache=True, nogil=True, inline="always")
+def _covered(N1, N0, row, comp, l):
+    """Label ``l``'s covered counts in row ``row`` of the count matrices or, with ``comp``, the valid
+    examples' counts minus them."""
+    if comp:
+        return N1[VALID, l] - N1[row, l], N0[VALID, l] - N0[row, l]
+    return N1[row, l], N0[row, l]
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
     """:func:`head_search_into` for a decomposable heuristic, in one pass without scratch space: the
     labels tied (within ``TOL``) with the best single-label value so far are summed as they come.
@@ -500,12 +539,7 @@ def _decomposable_head(heuristic, beta2, N1, N0, side, comp):
     evals = np.int64(0)
     tp = fp = fn = tn = 0.0
     for l in range(N1.shape[1]):
-        if comp:
-            c1 = N1[VALID, l] - N1[side, l]
-            c0 = N0[VALID, l] - N0[side, l]
-        else:
-            c1 = N1[side, l]
-            c0 = N0[side, l]
+        c1, c0 = _covered(N1, N0, side, comp, l)
         if c1 + c0 == 0:
             continue
         evals += 2
@@ -568,42 +602,47 @@ _walk_decomposable = specialise("_walk_seco_decomposable", compact=True, _drop=_
 
 
 @njit(cache=True, nogil=True)
-def sweep_attribute(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0, T1, T0,
-                    n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, cancel):
-    """Best condition on attribute ``j`` for the covered examples ``cov``: returns
-    (value, pairs, operator, threshold, head evaluations); operator -1 if none qualifies or
-    ``cancel[0]`` was set.  The covered entries are compacted into ``cache`` (``seg``: see
-    :mod:`engine.core.sweep`), so a rule's later conditions visit only them; clear ``seg[:, 0]``
-    when a rule starts."""
-    K = C1.shape[1]
+def sweep_attribute(j, index, cov, cov_bits, n_T, pairs, G, settings, cancel):
+    """Best condition on attribute ``j`` of ``index`` (:class:`Walked`) for the covered examples ``cov``
+    (``cov_bits`` as a bitset; ``pairs``: :class:`Pairs`; ``G``: (G1, G0); ``settings``: (heuristic, beta2,
+    exhaustive, min_coverage)): returns (value, pairs, operator, threshold, head evaluations); operator -1 if
+    none qualifies or ``cancel[0]`` was set.  The covered entries are compacted into ``cache`` (``seg``: see
+    :mod:`engine.core.sweep`), so a rule's later conditions visit only them; clear ``seg[:, 0]`` when a rule
+    starts."""
+    heuristic, beta2, exhaustive, min_coverage = settings
+    K = pairs.C1.shape[1]
     W = cov_bits.shape[0]
-    N1, N0 = count_matrices(np.int64(VALID), T1, T0, U1, U0)
+    N1, N0 = count_matrices(np.int64(VALID), pairs.T1, pairs.T0, pairs.U1, pairs.U0)
     B = np.zeros((3, W), dtype=np.uint64)
     for w in range(W):
         B[VALID, w] = cov_bits[w]
-    ctx = (B, G1, G0, np.empty((5, K), dtype=np.int64), np.empty(K), n_T, heuristic, beta2, exhaustive,
+    ctx = (B, G[0], G[1], np.empty((5, K), dtype=np.int64), np.empty(K), n_T, heuristic, beta2, exhaustive,
            min_coverage, heuristic == H_SUBSET)
-    ok, (value, threshold, pairs, op, evals) = _walk(
-        j, ptr, rows, values, values, cache, seg, miss_ptr, miss_rows, nominal, cov, n_T, C1, C0, N1, N0, ctx,
-        (-1.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)), cancel)
-    return value, pairs, op if ok else -1, threshold, evals
+    ok, (value, threshold, n_pairs, op, evals) = _walk(
+        j, index.ptr, index.rows, index.values, index.keys, index.cache, index.seg, index.miss_ptr, index.miss_rows,
+        index.nominal, cov, n_T, pairs.C1, pairs.C0, N1, N0, ctx, (-1.0, 0.0, np.int64(-1), np.int64(-1),
+                                                                   np.int64(0)), cancel)
+    return value, n_pairs, op if ok else -1, threshold, evals
+
+
+@njit(cache=True, nogil=True)
+def _put(out, j, found):
+    """Attribute ``j``'s best condition ``found`` (value, pairs, operator, threshold, head evaluations) into
+    the output arrays ``out``."""
+    out[0][j] = found[0]
+    out[1][j] = found[1]
+    out[2][j] = found[2]
+    out[3][j] = found[3]
+    out[4][j] = found[4]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def best_conditions(n_features, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, cov_bits, C1, C0,
-                    T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2, exhaustive, min_coverage, out_v, out_p, out_op,
-                    out_thr, out_evals, cancel):
-    """:func:`sweep_attribute` for every attribute, in parallel."""
+def best_conditions(n_features, index, cov, cov_bits, n_T, pairs, G, settings, out, cancel):
+    """:func:`sweep_attribute` for every attribute, in parallel, into ``out``: (value, pairs, operator,
+    threshold, head evaluations) per attribute."""
     for jj in prange(n_features):
         j = np.int64(jj)  # the parallel loop's index is unsigned: typed once, the sweep is compiled once
-        v, p, op, thr, e = sweep_attribute(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov,
-                                           cov_bits, C1, C0, T1, T0, n_T, U1, U0, G1, G0, heuristic, beta2,
-                                           exhaustive, min_coverage, cancel)
-        out_v[j] = v
-        out_p[j] = p
-        out_op[j] = op
-        out_thr[j] = thr
-        out_evals[j] = e
+        _put(out, j, sweep_attribute(j, index, cov, cov_bits, n_T, pairs, G, settings, cancel))
 
 
 @njit(cache=True, nogil=True)
@@ -622,31 +661,24 @@ def covered_counts(cov, C1, C0, T1, T0):
 
 
 @njit(cache=True, nogil=True)
-def sweep_attribute_decomposable(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, C1, C0, T1,
-                                 T0, n_T, U1, U0, heuristic, beta2, min_coverage, cancel):
+def sweep_attribute_decomposable(j, index, cov, n_T, pairs, settings, cancel):
     """:func:`sweep_attribute` for a decomposable heuristic (no bitsets)."""
-    N1, N0 = count_matrices(np.int64(VALID), T1, T0, U1, U0)
-    ok, (value, threshold, pairs, op, evals) = _walk_decomposable(
-        j, ptr, rows, values, values, cache, seg, miss_ptr, miss_rows, nominal, cov, n_T, C1, C0, N1, N0,
-        (n_T, heuristic, beta2, min_coverage), (-1.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)), cancel)
-    return value, pairs, op if ok else -1, threshold, evals
+    heuristic, beta2, _, min_coverage = settings
+    N1, N0 = count_matrices(np.int64(VALID), pairs.T1, pairs.T0, pairs.U1, pairs.U0)
+    ok, (value, threshold, n_pairs, op, evals) = _walk_decomposable(
+        j, index.ptr, index.rows, index.values, index.keys, index.cache, index.seg, index.miss_ptr, index.miss_rows,
+        index.nominal, cov, n_T, pairs.C1, pairs.C0, N1, N0, (n_T, heuristic, beta2, min_coverage),
+        (-1.0, 0.0, np.int64(-1), np.int64(-1), np.int64(0)), cancel)
+    return value, n_pairs, op if ok else -1, threshold, evals
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def best_conditions_decomposable(n_features, ptr, rows, values, cache, seg, miss_ptr, miss_rows, nominal, cov, C1,
-                                 C0, T1, T0, n_T, U1, U0, heuristic, beta2, min_coverage, out_v, out_p, out_op,
-                                 out_thr, out_evals, cancel):
-    """:func:`sweep_attribute_decomposable` for every attribute, in parallel."""
+def best_conditions_decomposable(n_features, index, cov, n_T, pairs, settings, out, cancel):
+    """:func:`sweep_attribute_decomposable` for every attribute, in parallel (``out``: as
+    :func:`best_conditions`')."""
     for jj in prange(n_features):
         j = np.int64(jj)  # see best_conditions
-        v, p, op, thr, e = sweep_attribute_decomposable(j, ptr, rows, values, cache, seg, miss_ptr, miss_rows,
-                                                        nominal, cov, C1, C0, T1, T0, n_T, U1, U0, heuristic, beta2,
-                                                        min_coverage, cancel)
-        out_v[j] = v
-        out_p[j] = p
-        out_op[j] = op
-        out_thr[j] = thr
-        out_evals[j] = e
+        _put(out, j, sweep_attribute_decomposable(j, index, cov, n_T, pairs, settings, cancel))
 
 
 # ================================================================================================
@@ -665,6 +697,16 @@ def best_conditions_decomposable(n_features, ptr, rows, values, cache, seg, miss
 # ================================================================================================
 MH_ACCURACY, MH_PRECISION, MH_RECALL, MH_LAPLACE, MH_WRA, MH_F_MEASURE, MH_M_ESTIMATE = 0, 1, 2, 3, 4, 5, 6
 HEAD_SINGLE_MODE, HEAD_PARTIAL_SEARCH, HEAD_PARTIAL_ALL = 0, 1, 2
+# how heads are evaluated and chosen: the heuristic (MH_*) and its parameter (float32: the F-measure's beta,
+# the m-estimate's m), the head mode (HEAD_*), the lift per head size and its bound (float32, K + 1)
+Heuristic = namedtuple("Heuristic", "h p mode lift max_lift")
+# the feature index a sweep walks (engine.core.sweep: ``keys`` the values it sorts by, ``cache``/``seg`` the
+# covered entries it compacts) and the columns of mlrl-seco's own numeric search (covered_order)
+Walked = namedtuple("Walked", "ptr rows values keys cache seg miss_ptr miss_rows nominal")
+Columns = namedtuple("Columns", "ptr rows values miss_ptr miss_rows")
+# countable or uncovered pairs per example with the label present / absent (N x K), their sums over the
+# covered examples and over the training set
+Pairs = namedtuple("Pairs", "C1 C0 T1 T0 U1 U0")
 _F0 = np.float32(0.0)
 _F1 = np.float32(1.0)
 _F2 = np.float32(2.0)
@@ -756,43 +798,32 @@ def label_quality(h, p, majority, c1, c0, u1, u0):
 
 
 @njit(cache=True, nogil=True)
-def mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, row, comp, lift, max_lift, qbuf, order, out_labels):
-    """The head of a body whose covered counts are ``N1[row]``/``N0[row]`` (or, with ``comp``, the
-    ``VALID`` row minus them), the sample's totals in row ``TOTAL``; candidate labels ``cand[:n_cand]``.
+def select_head(mode, qbuf, n, lift, max_lift, order):
+    """mlrl-seco's head from the qualities ``qbuf[:n]`` of the candidate labels: (quality, size), the head's
+    candidate positions in ``order[:size]``.
 
-    ``mode`` HEAD_SINGLE_MODE: the candidate of the best quality (the first on ties);
-    HEAD_PARTIAL_SEARCH: candidates sorted by quality (descending, stable), the prefix of n labels whose
-    mean quality times ``lift[n]`` is best, the scan stopping once a prefix's lifted quality times
-    ``max_lift[best n]`` falls below the best (the reference's bound); HEAD_PARTIAL_ALL: every candidate
-    (a head fixed by an earlier condition, or sampled labels), mean quality times ``lift[n_cand]``.
-    Returns (quality, head size); the labels (ascending for HEAD_PARTIAL_SEARCH's prefix: sorted by
-    the caller) go to ``out_labels``."""
-    for e in range(n_cand):
-        l = cand[e]
-        if comp:
-            c1 = N1[VALID, l] - N1[row, l]
-            c0 = N0[VALID, l] - N0[row, l]
-        else:
-            c1 = N1[row, l]
-            c0 = N0[row, l]
-        qbuf[e] = label_quality(h, p, majority[l], c1, c0, N1[TOTAL, l], N0[TOTAL, l])
+    ``mode`` HEAD_SINGLE_MODE: the candidate of the best quality (the first on ties); HEAD_PARTIAL_SEARCH:
+    candidates sorted by quality (descending, stable), the prefix of n labels whose mean quality times
+    ``lift[n]`` is best, the scan stopping once a prefix's lifted quality times ``max_lift[best n]`` falls
+    below the best (the reference's bound); HEAD_PARTIAL_ALL: every candidate (a head fixed by an earlier
+    condition, or sampled labels), mean quality times ``lift[n]``."""
     if mode == HEAD_SINGLE_MODE:
         best = 0
-        for e in range(1, n_cand):
+        for e in range(1, n):
             if qbuf[e] > qbuf[best]:
                 best = e
-        out_labels[0] = cand[best]
+        order[0] = best
         return qbuf[best], 1
     if mode == HEAD_PARTIAL_ALL:
         total = _F0
-        for e in range(n_cand):
+        for e in range(n):
             total += qbuf[e]
-            out_labels[e] = cand[e]
-        return (total / np.float32(n_cand)) * lift[n_cand], n_cand
+            order[e] = e
+        return (total / np.float32(n)) * lift[n], n
     # partial search: insertion sort of the candidates by quality, descending, stable
-    for e in range(n_cand):
+    for e in range(n):
         order[e] = e
-    for a in range(1, n_cand):
+    for a in range(1, n):
         x = order[a]
         b = a - 1
         while b >= 0 and qbuf[order[b]] < qbuf[x]:
@@ -803,20 +834,34 @@ def mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, row, comp, lift, max_l
     best_q = (total / _F1) * lift[1]
     best_n = 1
     bound = max_lift[1]
-    for e in range(1, n_cand):
-        n = e + 1
+    for e in range(1, n):
+        size = e + 1
         total += qbuf[order[e]]
-        q = (total / np.float32(n)) * lift[n]
+        q = (total / np.float32(size)) * lift[size]
         if q > best_q:
             best_q = q
-            best_n = n
-            if best_n < n_cand:
+            best_n = size
+            if best_n < n:
                 bound = max_lift[best_n]
         if q * bound < best_q:
             break
-    for e in range(best_n):
-        out_labels[e] = cand[order[e]]
     return best_q, best_n
+
+
+@njit(cache=True, nogil=True)
+def mlrl_head(heu, majority, cand, n_cand, N1, N0, row, comp, qbuf, order, out_labels):
+    """The head of a body whose covered counts are ``N1[row]``/``N0[row]`` (or, with ``comp``, the
+    ``VALID`` row minus them), the sample's totals in row ``TOTAL``; candidate labels ``cand[:n_cand]``,
+    heads chosen as :func:`select_head` does (``heu``: :class:`Heuristic`).  Returns (quality, head size);
+    the labels (ascending for HEAD_PARTIAL_SEARCH's prefix: sorted by the caller) go to ``out_labels``."""
+    for e in range(n_cand):
+        l = cand[e]
+        c1, c0 = _covered(N1, N0, row, comp, l)
+        qbuf[e] = label_quality(heu.h, heu.p, majority[l], c1, c0, N1[TOTAL, l], N0[TOTAL, l])
+    q, size = select_head(heu.mode, qbuf, n_cand, heu.lift, heu.max_lift, order)
+    for e in range(size):
+        out_labels[e] = cand[order[e]]
+    return q, size
 
 
 # -- the walk's hooks for mlrl-seco: S1 = C1, S2 = C0 (uncovered pairs, label present/absent; N x K
@@ -845,7 +890,7 @@ def _consider_mlrl(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshol
     best_q, best_thr, best_op, best_cnt = best
     if count == 0:
         return best
-    n_T, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, qbuf, order, labels, skip_lo, skip_hi = ctx
+    n_T, min_coverage, heads, qbuf, order, labels, skip_lo, skip_hi = ctx
     if op_side == 1 and skip_lo < threshold < skip_hi:  # OP_GT: the reference's descending pass stops early
         return best
     n_c = n_valid - count
@@ -853,12 +898,11 @@ def _consider_mlrl(ctx, N1, N0, side, count, n_valid, op_side, op_rest, threshol
     ok_r = n_c > 0 and n_c >= min_coverage and n_c < n_T
     qx = np.float32(-np.inf)
     qr = np.float32(-np.inf)
+    heu, majority, cand, n_cand = heads
     if ok_x:
-        qx, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, np.int64(side), np.bool_(False), lift, max_lift,
-                          qbuf, order, labels)
+        qx, _ = mlrl_head(heu, majority, cand, n_cand, N1, N0, np.int64(side), np.bool_(False), qbuf, order, labels)
     if ok_r:
-        qr, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, np.int64(side), np.bool_(True), lift, max_lift,
-                          qbuf, order, labels)
+        qr, _ = mlrl_head(heu, majority, cand, n_cand, N1, N0, np.int64(side), np.bool_(True), qbuf, order, labels)
     rest_first = op_side == 3  # OP_NEQ
     if rest_first and ok_r and (best_op < 0 or qr > best_q):
         best_q, best_thr, best_op, best_cnt = qr, threshold, op_rest, n_c
@@ -874,68 +918,86 @@ _walk_mlrl = specialise("_walk_seco_mlrl", compact=True, _drop=_drop_w, _reset=_
 
 
 @njit(cache=True, nogil=True)
-def mlrl_sweep_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T, C1, C0, T1,
-                         T0, U1, U0, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, cancel):
-    """Best condition on attribute ``j`` for the covered examples (weights ``cw``, 0 outside the body
-    or the sample): (quality, operator, threshold, covered count); operator -1 if none qualifies or
-    ``cancel[0]`` was set.  As the reference, a numeric attribute whose covered values are all positive
-    never offers the threshold between its two smallest covered values (mlrl's descending pass stops
-    one entry early)."""
-    skip_lo, skip_hi = np.inf, -np.inf
-    if not nominal[j]:
-        v0, v1 = np.inf, np.inf
-        n_pos = 0
-        for idx in range(ptr[j], ptr[j + 1]):
-            i = rows[idx]
-            if cw[i] > 0:
-                v = values[idx]
-                if v <= 0.0:
-                    n_pos = -1
-                    break
-                n_pos += 1
-                if v < v0:
-                    v1 = v0
-                    v0 = v
-                elif v0 < v < v1:
-                    v1 = v
-        n_miss = 0
-        for r in range(miss_ptr[j], miss_ptr[j + 1]):
-            if cw[miss_rows[r]] > 0:
-                n_miss += 1
-        if n_pos > 0 and n_pos + n_miss == n_T and v1 < np.inf:
-            skip_lo, skip_hi = v0, v1
+def _skipped(j, index, cw, n_T):
+    """The threshold the reference never offers on numeric attribute ``j`` when every covered value (weights
+    ``cw``) is positive: (lo, hi), the two smallest covered values, else (inf, -inf)."""
+    ptr, rows, values = index.ptr, index.rows, index.values
+    if index.nominal[j]:
+        return np.inf, -np.inf
+    v0, v1 = np.inf, np.inf
+    n_pos = 0
+    for idx in range(ptr[j], ptr[j + 1]):
+        i = rows[idx]
+        if cw[i] > 0:
+            v = values[idx]
+            if v <= 0.0:
+                n_pos = -1
+                break
+            n_pos += 1
+            if v < v0:
+                v1 = v0
+                v0 = v
+            elif v0 < v < v1:
+                v1 = v
+    n_miss = 0
+    for r in range(index.miss_ptr[j], index.miss_ptr[j + 1]):
+        if cw[index.miss_rows[r]] > 0:
+            n_miss += 1
+    if n_pos > 0 and n_pos + n_miss == n_T and v1 < np.inf:
+        return v0, v1
+    return np.inf, -np.inf
+
+
+@njit(cache=True, nogil=True)
+def mlrl_sweep_attribute(j, index, cw, n_T, pairs, min_coverage, heads, cancel):
+    """Best condition on attribute ``j`` of ``index`` (:class:`Walked`) for the covered examples (weights
+    ``cw``, 0 outside the body or the sample; ``pairs``: :class:`Pairs`; ``heads``: (:class:`Heuristic`,
+    majority, candidate labels, their number)): (quality, operator, threshold, covered count); operator -1
+    if none qualifies or ``cancel[0]`` was set.  As the reference, a numeric attribute whose covered values
+    are all positive never offers the threshold between its two smallest covered values (mlrl's descending
+    pass stops one entry early)."""
+    skip_lo, skip_hi = _skipped(j, index, cw, n_T)
+    C1, C0 = pairs.C1, pairs.C0
     K = C1.shape[1]
     N1 = np.zeros((N_ROWS, K))
     N0 = np.zeros((N_ROWS, K))
     for k in range(K):
-        N1[VALID, k] = T1[k]
-        N0[VALID, k] = T0[k]
-        N1[TOTAL, k] = U1[k]
-        N0[TOTAL, k] = U0[k]
-    ctx = (n_T, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, np.empty(K, np.float32),
-           np.empty(K, np.int64), np.empty(K, np.int64), skip_lo, skip_hi)
-    ok, (q, thr, op, cnt) = _walk_mlrl(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T,
-                                       C1, C0, N1, N0, ctx, (np.float32(-np.inf), 0.0, np.int64(-1), np.int64(0)), cancel)
+        N1[VALID, k] = pairs.T1[k]
+        N0[VALID, k] = pairs.T0[k]
+        N1[TOTAL, k] = pairs.U1[k]
+        N0[TOTAL, k] = pairs.U0[k]
+    ctx = (n_T, min_coverage, heads, np.empty(K, np.float32), np.empty(K, np.int64), np.empty(K, np.int64), skip_lo,
+           skip_hi)
+    ok, (q, thr, op, cnt) = _walk_mlrl(j, index.ptr, index.rows, index.values, index.keys, index.cache, index.seg,
+                                       index.miss_ptr, index.miss_rows, index.nominal, cw, n_T, C1, C0, N1, N0, ctx,
+                                       (np.float32(-np.inf), 0.0, np.int64(-1), np.int64(0)), cancel)
     return q, (op if ok else -1), thr, cnt
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def mlrl_best_conditions(features, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, cw, n_T, C1,
-                         C0, T1, T0, U1, U0, min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, out_q,
-                         out_op, out_thr, out_cnt, cancel):
-    """:func:`mlrl_sweep_attribute` for the attributes ``features``, in parallel."""
+def mlrl_best_conditions(features, index, cw, n_T, pairs, min_coverage, heads, out, cancel):
+    """:func:`mlrl_sweep_attribute` for the attributes ``features``, in parallel, into ``out`` (quality,
+    operator, threshold, covered count per attribute)."""
+    # A parallel loop takes records of arrays (index, pairs, out), not one that mixes arrays and numbers:
+    # ``heads`` crosses it apart, by name (Numba 0.68 unpacking a tuple before the loop, ``a, b = t``, gives
+    # the loop copies of its arrays).
+    heu = heads[0]
+    h = heu.h
+    p = heu.p
+    mode = heu.mode
+    arrays = (heu.lift, heu.max_lift, heads[1], heads[2])
+    n_cand = heads[3]
     for c in prange(features.shape[0]):
-        q, op, thr, cnt = mlrl_sweep_attribute(features[c], ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows,
-                                               nominal, cw, n_T, C1, C0, T1, T0, U1, U0, min_coverage, h, p, mode,
-                                               majority, cand, n_cand, lift, max_lift, cancel)
-        out_q[c] = q
-        out_op[c] = op
-        out_thr[c] = thr
-        out_cnt[c] = cnt
+        heads_c = (Heuristic(h, p, mode, arrays[0], arrays[1]), arrays[2], arrays[3], n_cand)
+        q, op, thr, cnt = mlrl_sweep_attribute(features[c], index, cw, n_T, pairs, min_coverage, heads_c, cancel)
+        out[0][c] = q
+        out[1][c] = op
+        out[2][c] = thr
+        out[3][c] = cnt
 
 
 @njit(cache=True, nogil=True)
-def mlrl_head_of(h, p, mode, majority, cand, n_cand, T1, T0, U1, U0, lift, max_lift, out_labels):
+def mlrl_head_of(heu, majority, cand, n_cand, T1, T0, U1, U0, out_labels):
     """:func:`mlrl_head` for count vectors (covered ``T1``/``T0``, totals ``U1``/``U0``)."""
     K = T1.shape[0]
     N1 = np.zeros((N_ROWS, K))
@@ -945,8 +1007,8 @@ def mlrl_head_of(h, p, mode, majority, cand, n_cand, T1, T0, U1, U0, lift, max_l
         N0[SIDE0, k] = T0[k]
         N1[TOTAL, k] = U1[k]
         N0[TOTAL, k] = U0[k]
-    return mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, np.int64(SIDE0), np.bool_(False), lift, max_lift,
-                     np.empty(K, np.float32), np.empty(K, np.int64), out_labels)
+    return mlrl_head(heu, majority, cand, n_cand, N1, N0, np.int64(SIDE0), np.bool_(False), np.empty(K, np.float32),
+                     np.empty(K, np.int64), out_labels)
 
 
 # -- mlrl-seco's search of a numeric attribute (the reference's, with its order and quirks) -------
@@ -966,22 +1028,30 @@ def _mean32(small, large):
 
 
 @njit(cache=True, nogil=True)
-def covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, out_rows, out_vals):
-    """The reference's feature vector of attribute ``j`` over the examples with ``covered[i]`` (the
-    sample's weight-0 examples included): values ascending, missing values left out, zeros explicit
-    when the input is ``dense`` (else implicit, as for sparse input).  Returns (length, position of the
-    first value >= 0).  ``mark`` (N, zeros) is scratch space."""
-    n = 0
-    a = ptr[j]
-    b = ptr[j + 1]
-    e = a
-    while e < b and values[e] < 0:
+def _copy_covered(rows, values, covered, e, b, negatives, out_rows, out_vals, n):
+    """The covered entries from ``e`` up to ``b`` (only while the values are negative if ``negatives``)
+    appended to ``out_rows``/``out_vals`` after their ``n`` first: (where it stopped, the new length)."""
+    while e < b and (values[e] < 0 or not negatives):
         i = rows[e]
         if covered[i]:
             out_rows[n] = i
             out_vals[n] = values[e]
             n += 1
         e += 1
+    return e, n
+
+
+@njit(cache=True, nogil=True)
+def covered_order(j, columns, covered, dense, mark, out_rows, out_vals):
+    """The reference's feature vector of attribute ``j`` (``columns``: :class:`Columns`) over the examples
+    with ``covered[i]`` (the sample's weight-0 examples included): values ascending, missing values left
+    out, zeros explicit when the input is ``dense`` (else implicit, as for sparse input).  Returns (length,
+    position of the first value >= 0).  ``mark`` (N, zeros) is scratch space."""
+    ptr, rows, values, miss_ptr, miss_rows = columns
+    n = np.int64(0)
+    a = ptr[j]
+    b = ptr[j + 1]
+    e, n = _copy_covered(rows, values, covered, a, b, True, out_rows, out_vals, n)
     first = n
     if dense:
         for t in range(a, b):
@@ -997,13 +1067,7 @@ def covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mar
             mark[rows[t]] = 0
         for r in range(miss_ptr[j], miss_ptr[j + 1]):
             mark[miss_rows[r]] = 0
-    while e < b:
-        i = rows[e]
-        if covered[i]:
-            out_rows[n] = i
-            out_vals[n] = values[e]
-            n += 1
-        e += 1
+    _, n = _copy_covered(rows, values, covered, e, b, False, out_rows, out_vals, n)
     return n, first
 
 
@@ -1015,11 +1079,95 @@ def _add_row(N1, N0, row, C1, C0, i, w):
 
 
 @njit(cache=True, nogil=True)
-def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, dense, C1, C0, U1, U0, min_coverage,
-                       h, p, mode, majority, cand, n_cand, lift, max_lift, mark, o_rows, o_vals):
+def _offer(N1, N0, row, count, op_in, thr, start, end, ctx, best):
+    """mlrl_numeric_sweep's two candidates of a threshold: the examples counted in ``N1[row]``/``N0[row]``
+    (``count``, operator ``op_in``) and then the rest of the valid ones (the other operator), each kept if
+    it covers at least ``min_coverage`` and is strictly better than ``best``; their positions are
+    ``[start, end)`` (the rest: the others).  ``ctx``: (n_nz, min_coverage, heads, qbuf, order, labels)."""
+    n_nz, min_coverage, heads, qbuf, order, labels = ctx
+    heu, majority, cand, n_cand = heads
+    if count >= min_coverage:
+        q, _ = mlrl_head(heu, majority, cand, n_cand, N1, N0, row, np.bool_(False), qbuf, order, labels)
+        if best[1] < 0 or q > best[0]:
+            best = (q, op_in, thr, count, start, end, False)
+    if n_nz - count >= min_coverage:
+        q, _ = mlrl_head(heu, majority, cand, n_cand, N1, N0, row, np.bool_(True), qbuf, order, labels)
+        if best[1] < 0 or q > best[0]:
+            best = (q, 1 - op_in, thr, n_nz - count, start, end, True)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _first_row(vector, N1, N0, t, stop, step):
+    """From ``t`` on by ``step`` (ascending: while the values are negative; descending: down to ``stop``),
+    the first entry of positive weight, added to row SIDE0: (its position, 1, its value), or (where the walk
+    stopped, 0, 0)."""
+    o_rows, o_vals, w, C1, C0 = vector
+    n = o_rows.shape[0]
+    while (t < n and o_vals[t] < 0) if step > 0 else t >= stop:
+        i = o_rows[t]
+        if w[i] > 0:
+            _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
+            return t, np.int64(1), o_vals[t]
+        t += step
+    return t, np.int64(0), np.float32(0.0)
+
+
+@njit(cache=True, nogil=True)
+def _numeric_pass(step, at, stop, vector, N1, N0, ctx, best):
+    """mlrl_numeric_sweep's pass over the negatives (``step`` 1: ascending from ``t``, operator ``<=`` for the
+    side) or over the values >= 0 (``step`` -1: descending from ``t`` down to, not including, ``stop``;
+    ``>``), row SIDE0 counting the side: both candidates at every change of value.  ``at``: (t, n_cov,
+    prev).  Returns (t, n_cov, prev, best)."""
+    o_rows, o_vals, w, C1, C0 = vector
+    t, n_cov, prev = at
+    n = o_rows.shape[0]
+    asc = step > 0
+    while (t < n and o_vals[t] < 0) if asc else t > stop:
+        v = o_vals[t]
+        i = o_rows[t]
+        if w[i] > 0:
+            if not _same32(prev, v):
+                if asc:
+                    best = _offer(N1, N0, np.int64(SIDE0), n_cov, np.int64(0), _mean32(prev, v), np.int64(0), t, ctx,
+                                  best)
+                else:
+                    best = _offer(N1, N0, np.int64(SIDE0), n_cov, np.int64(1), _mean32(v, prev), t + 1, n, ctx, best)
+            _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
+            n_cov += 1
+        prev = v
+        t += step
+    return t, n_cov, prev, best
+
+
+@njit(cache=True, nogil=True)
+def _valid_rows(j, columns, covered, w, pairs, N1, N0):
+    """The totals (row TOTAL) and the counts of the covered examples with a weight and a value (row VALID;
+    implicit zeros of sparse attributes included); returns their number."""
+    C1, C0, U1, U0 = pairs
+    for k in range(C1.shape[1]):
+        N1[TOTAL, k] = U1[k]
+        N0[TOTAL, k] = U0[k]
+    n_nz = 0
+    for i in range(covered.shape[0]):
+        if covered[i] and w[i] > 0:
+            _add_row(N1, N0, VALID, C1, C0, i, w[i])
+            n_nz += 1
+    for r in range(columns.miss_ptr[j], columns.miss_ptr[j + 1]):
+        i = columns.miss_rows[r]
+        if covered[i] and w[i] > 0:
+            _add_row(N1, N0, VALID, C1, C0, i, -w[i])
+            n_nz -= 1
+    return n_nz
+
+
+@njit(cache=True, nogil=True)
+def mlrl_numeric_sweep(j, columns, covered, w, dense, pairs, min_coverage, heads, scratch):
     """Best condition on numeric attribute ``j`` as mlrl's search finds it: (quality, operator, threshold,
     covered count, start, end, inverse); operator -1 if none.  The covered examples are the positions
-    ``[start, end)`` of :func:`covered_order`'s vector (``inverse``: the other positions).
+    ``[start, end)`` of :func:`covered_order`'s vector (``inverse``: the other positions).  ``pairs``: (C1, C0,
+    U1, U0) (:class:`Pairs`); ``heads``: (:class:`Heuristic`, majority, candidate labels, their number);
+    ``scratch``: (mark, rows, values) of N entries each.
 
     The reference's order: ascending over the negative values (``<=`` then ``>`` at every change of
     value), then descending over the values >= 0 down to, but not including, the smallest of them (the
@@ -1028,74 +1176,24 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
     threshold between the largest negative and the last value the descending pass saw.  Thresholds are
     float32 midpoints; a value's predecessor is the previous entry even if its weight is 0; a candidate
     replaces the best only if strictly better.  A vector without entries is not searched."""
-    K = C1.shape[1]
-    n, first = covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, o_rows, o_vals)
+    mark, o_rows, o_vals = scratch
+    n, _ = covered_order(j, columns, covered, dense, mark, o_rows, o_vals)
     if n == 0:  # no value (a sparse attribute's zeros only): the reference's vector of equal values, not searched
-        return np.float32(-np.inf), -1, np.float32(0.0), 0, 0, 0, False
+        return np.float32(-np.inf), np.int64(-1), np.float32(0.0), np.int64(0), np.int64(0), np.int64(0), False
+    C1 = pairs[0]
+    C0 = pairs[1]
+    K = C1.shape[1]
     N1 = np.zeros((N_ROWS, K))
     N0 = np.zeros((N_ROWS, K))
-    for k in range(K):
-        N1[TOTAL, k] = U1[k]
-        N0[TOTAL, k] = U0[k]
-    n_nz = 0  # the covered examples with a weight and a value (implicit zeros of sparse attributes included)
-    for i in range(covered.shape[0]):
-        if covered[i] and w[i] > 0:
-            _add_row(N1, N0, VALID, C1, C0, i, w[i])
-            n_nz += 1
-    for r in range(miss_ptr[j], miss_ptr[j + 1]):
-        i = miss_rows[r]
-        if covered[i] and w[i] > 0:
-            _add_row(N1, N0, VALID, C1, C0, i, -w[i])
-            n_nz -= 1
-    qbuf = np.empty(K, np.float32)
-    order = np.empty(K, np.int64)
-    labels = np.empty(K, np.int64)
-    # mlrl_head's row and side, typed as the other callers' (literals would compile it once more each)
-    side0, side1, inside, outside = np.int64(SIDE0), np.int64(SIDE1), np.bool_(False), np.bool_(True)
-    best_q = np.float32(-np.inf)
-    best_op, best_cnt, best_start, best_end, best_inv = -1, 0, 0, 0, False
-    best_thr = np.float32(0.0)
+    n_nz = np.int64(_valid_rows(j, columns, covered, w, pairs, N1, N0))
+    ctx = (n_nz, min_coverage, heads, np.empty(K, np.float32), np.empty(K, np.int64), np.empty(K, np.int64))
+    vector = (o_rows[:n], o_vals[:n], w, C1, C0)
+    best = (np.float32(-np.inf), np.int64(-1), np.float32(0.0), np.int64(0), np.int64(0), np.int64(0), False)
     # ascending over the negatives
-    prev = np.float32(0.0)
-    n_cov = 0
-    t = 0
-    while t < n:
-        v = o_vals[t]
-        if not v < 0:
-            break
-        i = o_rows[t]
-        if w[i] > 0:
-            _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
-            n_cov += 1
-            prev = v
-            break
-        t += 1
+    t, n_cov, prev = _first_row(vector, N1, N0, np.int64(0), np.int64(0), np.int64(1))
     if n_cov > 0:
-        t += 1
-        while t < n:
-            v = o_vals[t]
-            if not v < 0:
-                break
-            i = o_rows[t]
-            if w[i] > 0:
-                if not _same32(prev, v):
-                    thr = _mean32(prev, v)
-                    if n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, inside, lift, max_lift,
-                                         qbuf, order, labels)
-                        if best_op < 0 or q > best_q:
-                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                                q, 0, thr, n_cov, 0, t, False
-                    if n_nz - n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, outside, lift, max_lift,
-                                         qbuf, order, labels)
-                        if best_op < 0 or q > best_q:
-                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                                q, 1, thr, n_nz - n_cov, 0, t, True
-                _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
-                n_cov += 1
-            prev = v
-            t += 1
+        t, n_cov, prev, best = _numeric_pass(np.int64(1), (t + 1, n_cov, prev), np.int64(0), vector, N1, N0, ctx,
+                                             best)
         for k in range(K):  # the negatives' sums are kept (accumulated) and the side reset
             N1[SIDE1, k] = N1[SIDE0, k]
             N0[SIDE1, k] = N0[SIDE0, k]
@@ -1105,89 +1203,34 @@ def mlrl_numeric_sweep(j, ptr, rows, values, miss_ptr, miss_rows, covered, w, de
     first_ge = t
     n_neg = n_cov
     # descending over the values >= 0
-    n_cov = 0
-    t = n - 1
-    while t >= first_ge:
-        i = o_rows[t]
-        if w[i] > 0:
-            _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
-            n_cov += 1
-            prev = o_vals[t]
-            break
-        t -= 1
+    t, n_cov, found = _first_row(vector, N1, N0, np.int64(n - 1), first_ge, np.int64(-1))
+    if n_cov > 0:
+        prev = found
     if n_cov > 0 and t > 0:
-        t -= 1
-        while t > first_ge:
-            v = o_vals[t]
-            i = o_rows[t]
-            if w[i] > 0:
-                if not _same32(prev, v):
-                    thr = _mean32(v, prev)
-                    if n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, inside, lift, max_lift,
-                                         qbuf, order, labels)
-                        if best_op < 0 or q > best_q:
-                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                                q, 1, thr, n_cov, t + 1, n, False
-                    if n_nz - n_cov >= min_coverage:
-                        q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, outside, lift, max_lift,
-                                         qbuf, order, labels)
-                        if best_op < 0 or q > best_q:
-                            best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                                q, 0, thr, n_nz - n_cov, t + 1, n, True
-                _add_row(N1, N0, SIDE0, C1, C0, i, w[i])
-                n_cov += 1
-            prev = v
-            t -= 1
+        t, n_cov, prev, best = _numeric_pass(np.int64(-1), (t - 1, n_cov, prev), first_ge, vector, N1, N0, ctx, best)
     if not dense:  # a sparse attribute: the non-zero values against the implicit zeros
-        thr = _mean32(np.float32(0.0), prev)
-        if n_cov >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, inside, lift, max_lift, qbuf, order,
-                             labels)
-            if best_op < 0 or q > best_q:
-                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                    q, 1, thr, n_cov, first_ge, n, False
-        if n_nz - n_cov >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side0, outside, lift, max_lift, qbuf, order,
-                             labels)
-            if best_op < 0 or q > best_q:
-                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                    q, 0, thr, n_nz - n_cov, first_ge, n, True
+        best = _offer(N1, N0, np.int64(SIDE0), n_cov, np.int64(1), _mean32(np.float32(0.0), prev), first_ge,
+                      np.int64(n), ctx, best)
     if n_neg > 0 and n_neg < n_nz:  # the negatives against the rest
         thr = _mean32(last_neg, np.float32(0.0) if not dense else prev)
-        if n_neg >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side1, inside, lift, max_lift, qbuf, order,
-                             labels)
-            if best_op < 0 or q > best_q:
-                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                    q, 0, thr, n_neg, 0, first_ge, False
-        if n_nz - n_neg >= min_coverage:
-            q, _ = mlrl_head(h, p, mode, majority, cand, n_cand, N1, N0, side1, outside, lift, max_lift, qbuf, order,
-                             labels)
-            if best_op < 0 or q > best_q:
-                best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv = \
-                    q, 1, thr, n_nz - n_neg, 0, first_ge, True
-    return best_q, best_op, best_thr, best_cnt, best_start, best_end, best_inv
+        best = _offer(N1, N0, np.int64(SIDE1), n_neg, np.int64(0), thr, np.int64(0), first_ge, ctx, best)
+    return best
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, covered, w, sparse, C1, C0, U1, U0,
-                            min_coverage, h, p, mode, majority, cand, n_cand, lift, max_lift, out_q, out_op, out_thr,
-                            out_cnt, out_range, cancel):
-    """:func:`mlrl_numeric_sweep` for the attributes ``features``, in parallel (``out_range``: start, end,
-    inverse per attribute; ``sparse[j]``: attribute ``j`` is sparse as the reference sees it - sparse
-    input with implicit zeros in the training data)."""
+@njit(cache=True, nogil=True)
+def mlrl_numeric_conditions(features, columns, covered, w, sparse, pairs, min_coverage, heads, out, cancel):
+    """:func:`mlrl_numeric_sweep` for the attributes ``features`` (the tests' exhaustive search), into ``out``:
+    (quality, operator, threshold, covered count; start, end, inverse) per attribute (``sparse[j]``: attribute
+    ``j`` is sparse as the reference sees it - sparse input with implicit zeros in the training data)."""
+    out_q, out_op, out_thr, out_cnt, out_range = out
     N = covered.shape[0]
-    for c in prange(features.shape[0]):
+    scratch = (np.zeros(N, np.uint8), np.empty(N, np.int64), np.empty(N, np.float32))
+    for c in range(features.shape[0]):
         if cancel[0] != 0:
             out_op[c] = -1
             continue
-        mark = np.zeros(N, np.uint8)
-        o_rows = np.empty(N, np.int64)
-        o_vals = np.empty(N, np.float32)
-        q, op, thr, cnt, s, e, inv = mlrl_numeric_sweep(features[c], ptr, rows, values, miss_ptr, miss_rows, covered,
-                                                        w, sparse[features[c]] == 0, C1, C0, U1, U0, min_coverage, h, p, mode, majority,
-                                                        cand, n_cand, lift, max_lift, mark, o_rows, o_vals)
+        q, op, thr, cnt, s, e, inv = mlrl_numeric_sweep(features[c], columns, covered, w, sparse[features[c]] == 0,
+                                                        pairs, min_coverage, heads, scratch)
         out_q[c] = q
         out_op[c] = op
         out_thr[c] = thr
@@ -1198,7 +1241,7 @@ def mlrl_numeric_conditions(features, ptr, rows, values, miss_ptr, miss_rows, co
 
 
 @njit(cache=True, nogil=True)
-def mlrl_apply_range(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, start, end, inverse):
+def mlrl_apply_range(j, columns, covered, dense, start, end, inverse):
     """Restrict ``covered`` to the positions ``[start, end)`` of attribute ``j``'s vector
     (:func:`covered_order`), or with ``inverse`` drop those positions and the missing values (so the
     implicit zeros of a sparse attribute stay covered) - the reference's coverage of a condition in
@@ -1207,12 +1250,12 @@ def mlrl_apply_range(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, 
     mark = np.zeros(N, np.uint8)
     o_rows = np.empty(N, np.int64)
     o_vals = np.empty(N, np.float32)
-    n, _ = covered_order(j, ptr, rows, values, miss_ptr, miss_rows, covered, dense, mark, o_rows, o_vals)
+    covered_order(j, columns, covered, dense, mark, o_rows, o_vals)
     if inverse:
         for t in range(start, end):
             covered[o_rows[t]] = 0
-        for r in range(miss_ptr[j], miss_ptr[j + 1]):
-            covered[miss_rows[r]] = 0
+        for r in range(columns.miss_ptr[j], columns.miss_ptr[j + 1]):
+            covered[columns.miss_rows[r]] = 0
         return
     for i in range(N):
         covered[i] = 0

@@ -17,14 +17,14 @@ from ..core.binning import METHOD_CODES, bin_keys
 from ..core.features import build_feature_index
 from ..core.refinement import apply_condition
 from ..core.seco_refine import (ATTR, BEST_Q, BEST_THR, COUNT, END, INVERSE, N_TOP_I, OP, PARALLEL_MIN_WORK, START,
-                                TOP_K, mlrl_apply)
-from ..core.seco_search import MH_ACCURACY, _EPS32, mlrl_best_conditions
+                                TOP_K, Body, LabelCounts, Vectors, mlrl_apply)
+from ..core.seco_search import MH_ACCURACY, _EPS32, Heuristic, Pairs, Walked, mlrl_best_conditions
 from ..holdout import split_holdout
 from ..learner import RuleRecord, RuleRevision, TrainingData
 from ..model import rule_coverage
 from ..options import parse_option
 from ..rules import OPERATORS, Condition, Rule
-from .mlrl_blocks import (_MAX_CONDITIONS_CAP, _NO_INT, _NO_ROWS, MLRL_HEURISTICS, _BeamEntry, _base_vectors,
+from .mlrl_blocks import (_MAX_CONDITIONS_CAP, NO_VECTORS, MLRL_HEURISTICS, _BeamEntry, _base_vectors,
                           _best_chunk, _bounded, _conditions_attributes, _coverage, _DecisionListTracker,
                           _feature_sample, _instance_weights, _irep_masks, _label_counts, _mode, _OutputWise,
                           _revise, _run_chunks, _step_scratch, _threads, lift_tables)
@@ -138,6 +138,8 @@ class MlrlFit:
         self.wrows, self.wvals = np.empty_like(self.brows), np.empty_like(self.bvals)
         self.wlen = np.zeros(self.D, dtype=np.int64)
         self.wstamp = np.full(self.D, -1, dtype=np.int64)
+        self.vectors = Vectors(self.bptr, self.brows, self.bvals, self.wrows, self.wvals, self.wlen, self.wstamp,
+                               self.index.missing_ptr, self.index.missing_rows, self.dense)
         self.threads = _threads(self.params.parallel_rule_refinement)
         self.step_scratch = {}
         self.qbuf = np.empty(self.K, dtype=np.float32)
@@ -203,9 +205,18 @@ class MlrlFit:
             return size
         evaluated = covered.copy()
         evaluated[r0] = 1 if where[2] else 0
-        Wm, U, maj_c = counts
-        return mlrl_apply(-1, False, _NO_INT, _NO_ROWS, _NO_ROWS, _NO_INT, _NO_ROWS, evaluated, 0, 0, 0, Wm, U,
-                          maj_c, self.h, self.hp, mode, self.lift, self.max_lift, self.qbuf, self.positions)[1]
+        return mlrl_apply(-1, False, NO_VECTORS, evaluated, (0, 0, 0), LabelCounts(*counts), self.heuristic(mode),
+                          self.qbuf, self.positions)[1]
+
+    def heuristic(self, mode: int) -> Heuristic:
+        """How heads are evaluated and chosen, in head mode ``mode``."""
+        return Heuristic(self.h, self.hp, mode, self.lift, self.max_lift)
+
+    def walked_index(self) -> Walked:
+        """The feature index as the shared sweep walks it (nominal or binned attributes)."""
+        index = self.index
+        return Walked(index.ptr, index.rows, index.values, self.keys, self.cache, self.seg, index.missing_ptr,
+                      index.missing_rows, index.nominal)
 
     def grow_greedy(self, weights, cand, fixed, rule_id, features_of, ordered=False):
         """mlrl-seco's top-down greedy search of one rule: (conditions, masks, head, quality).  ``ordered``:
@@ -284,10 +295,8 @@ class MlrlFit:
             self.step_scratch[key] = _step_scratch(chunks, Wm.shape[1] // 2)
         out_f, out_i, best_all, scratch = self.step_scratch[key]
         best_all[0] = g.current
-        index = self.index
-        args = (order, self.bptr, self.brows, self.bvals, self.wrows, self.wvals, self.wlen, self.wstamp, g.rule_id,
-                g.full, index.missing_ptr, index.missing_rows, self.dense, g.covered, g.weights, Wm, U, maj_c,
-                self.min_coverage, self.h, self.hp, mode, self.lift, self.max_lift, float(g.current), score, best_all)
+        args = (order, self.vectors, Body(g.rule_id, g.full, g.covered, g.weights), LabelCounts(Wm, U, maj_c),
+                self.heuristic(mode), self.min_coverage, float(g.current), score, best_all)
         _run_chunks(args, chunks, out_f, out_i, scratch, self.data.cancel)
         won = _best_chunk(out_f, out_i)
         if won < 0:
@@ -299,12 +308,11 @@ class MlrlFit:
     def _walked_candidates(self, g: "_Growing", walked, mode: int) -> dict:
         """The best condition on each of the ``walked`` (nominal or binned) attributes by the shared sweep."""
         _, C1, C0, U1, U0, cw, T1, T0 = g.sweep
-        index, m = self.index, len(walked)
+        m = len(walked)
         w_q, w_op, w_thr, w_cnt = np.empty(m, np.float32), np.empty(m, np.int64), np.empty(m), np.empty(m, np.int64)
-        mlrl_best_conditions(walked, index.ptr, index.rows, index.values, self.keys, self.cache, self.seg,
-                             index.missing_ptr, index.missing_rows, index.nominal, cw, g.n_T, C1, C0, T1, T0, U1, U0,
-                             self.min_coverage, self.h, self.hp, mode, self.majority, g.cand, len(g.cand), self.lift,
-                             self.max_lift, w_q, w_op, w_thr, w_cnt, self.data.cancel)
+        heads = (self.heuristic(mode), self.majority, g.cand, len(g.cand))
+        mlrl_best_conditions(walked, self.walked_index(), cw, g.n_T, Pairs(C1, C0, T1, T0, U1, U0), self.min_coverage,
+                             heads, (w_q, w_op, w_thr, w_cnt), self.data.cancel)
         return {int(j): (w_q[c], int(w_op[c]), float(w_thr[c]), int(w_cnt[c]), None)
                 for c, j in enumerate(walked) if w_op[c] >= 0}
 
@@ -320,10 +328,8 @@ class MlrlFit:
         elif self.found_equal(best, g.full, where):
             equal.append(best)
         # the reference's search covers its positions in the attribute's vector; then the head
-        Wm, U, maj_c = g.counts
-        _, size = mlrl_apply(-1 if where is None else best, g.full, self.bptr, self.brows, self.wrows,
-                             index.missing_ptr, index.missing_rows, g.covered, *(where or (0, 0, 0)), Wm, U, maj_c,
-                             self.h, self.hp, mode, self.lift, self.max_lift, self.qbuf, self.positions)
+        _, size = mlrl_apply(-1 if where is None else best, g.full, self.vectors, g.covered, where or (0, 0, 0),
+                             LabelCounts(*g.counts), self.heuristic(mode), self.qbuf, self.positions)
         g.size = self.evaluated_head(best, g.full, where, g.weights, g.covered, g.counts, mode, size)
         if self.walks:
             sweep = g.sweep
@@ -366,11 +372,9 @@ class MlrlFit:
             out_i = np.zeros((chunks, N_TOP_I + m * (1 + 6 * width)), dtype=np.int64)
             out_i[:, TOP_K] = width
             scratch = _step_scratch(chunks, Wm.shape[1] // 2)[3]
-            index = self.index
-            args = (np.ascontiguousarray(numeric, dtype=np.int64), self.bptr, self.brows, self.bvals, self.wrows,
-                    self.wvals, self.wlen, self.wstamp, self.next_id(), full, index.missing_ptr, index.missing_rows,
-                    self.dense, covered, weights, Wm, U, maj_c, self.min_coverage, self.h, self.hp, mode, self.lift,
-                    self.max_lift, float(floor), self.score_rest, np.array([float(floor)]))
+            args = (np.ascontiguousarray(numeric, dtype=np.int64), self.vectors,
+                    Body(self.next_id(), full, covered, weights), LabelCounts(Wm, U, maj_c), self.heuristic(mode),
+                    self.min_coverage, float(floor), self.score_rest, np.array([float(floor)]))
             _run_chunks(args, chunks, out_f, out_i, scratch, self.data.cancel)
             o = np.arange(m)
             chunk = o % chunks  # the thread that searched the attribute at position o
@@ -391,11 +395,9 @@ class MlrlFit:
             self.seg[:, 0] = 0  # the bodies searched here are not nested: the sweep compacts afresh
             w_q, w_op, w_thr, w_cnt = (np.empty(len(walked), np.float32), np.empty(len(walked), np.int64),
                                        np.empty(len(walked)), np.empty(len(walked), np.int64))
-            index = self.index
-            mlrl_best_conditions(walked, index.ptr, index.rows, index.values, self.keys, self.cache, self.seg,
-                                 index.missing_ptr, index.missing_rows, index.nominal, cw, count, C1, C0, cw @ C1,
-                                 cw @ C0, U1, U0, self.min_coverage, self.h, self.hp, mode, self.majority, labels,
-                                 len(labels), self.lift, self.max_lift, w_q, w_op, w_thr, w_cnt, self.data.cancel)
+            heads = (self.heuristic(mode), self.majority, labels, len(labels))
+            mlrl_best_conditions(walked, self.walked_index(), cw, count, Pairs(C1, C0, cw @ C1, cw @ C0, U1, U0),
+                                 self.min_coverage, heads, (w_q, w_op, w_thr, w_cnt), self.data.cancel)
             ok = (w_op >= 0) & (w_q > floor)
             zeros = np.zeros(int(ok.sum()), dtype=np.int64)
             parts.append((w_q[ok], walked[ok], zeros, w_op[ok], w_thr[ok], w_cnt[ok], zeros, zeros, zeros,
@@ -650,9 +652,8 @@ class _BeamSearch:
                             covered)
         Wm, U, maj_c = self.counts_of(entry.cand)
         mode = _mode(fit.partial, entry.fixed)
-        _, size = mlrl_apply(-1 if where is None else j, entry.full, fit.bptr, fit.brows, fit.wrows, index.missing_ptr,
-                             index.missing_rows, covered, *(where or (0, 0, 0)), Wm, U, maj_c, fit.h, fit.hp, mode,
-                             fit.lift, fit.max_lift, fit.qbuf, fit.positions)
+        _, size = mlrl_apply(-1 if where is None else j, entry.full, fit.vectors, covered, where or (0, 0, 0),
+                             LabelCounts(Wm, U, maj_c), fit.heuristic(mode), fit.qbuf, fit.positions)
         size = fit.evaluated_head(j, entry.full, where, self.weights, covered, (Wm, U, maj_c), mode, size)
         head = np.sort(entry.cand[fit.positions[:size]])
         labels, is_fixed = (head, True) if keep else (entry.cand, entry.fixed)

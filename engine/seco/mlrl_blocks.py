@@ -10,9 +10,11 @@ import numpy as np
 
 from ..core.gnu_sort import gnu_order
 from ..core.refinement import apply_condition
-from ..core.seco_refine import ATTR, BEST_Q, HAVE, N_BEST_I, SEQ, WINDOWS, mlrl_apply, mlrl_refine
+from ..core.seco_refine import (ATTR, BEST_Q, HAVE, N_BEST_I, SEQ, WINDOWS, LabelCounts, Out, Scratch, Vectors,
+                                mlrl_apply, mlrl_refine)
 from ..core.seco_search import (HEAD_PARTIAL_ALL, HEAD_PARTIAL_SEARCH, HEAD_SINGLE_MODE, MH_ACCURACY, MH_F_MEASURE,
-                                MH_LAPLACE, MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, mlrl_apply_range)
+                                MH_LAPLACE, MH_M_ESTIMATE, MH_PRECISION, MH_RECALL, MH_WRA, Columns, Heuristic,
+                                mlrl_apply_range)
 from ..holdout import split_holdout
 from ..options import parse_option
 from ..rules import OPERATORS
@@ -79,8 +81,8 @@ def _irep(conditions, ranges, head, weights, C1, C0, majority, h, p, partial, li
             apply_condition(c.attribute, OPERATORS.index(c.operator), c.threshold, index.ptr, index.rows,
                             index.values, index.missing_ptr, index.missing_rows, covered)
         else:
-            mlrl_apply_range(c.attribute, index.ptr, index.rows, index.values, index.missing_ptr,
-                             index.missing_rows, covered, bool(dense[c.attribute]), *where)
+            mlrl_apply_range(c.attribute, Columns(index.ptr, index.rows, index.values, index.missing_ptr,
+                                                  index.missing_rows), covered, bool(dense[c.attribute]), *where)
         masks.append(covered.copy())
     K = C1.shape[1]
     return _irep_masks(masks, np.asarray(head), weights, C1, 1 - (C1 | C0), majority, h, p, partial, lift, max_lift,
@@ -94,11 +96,11 @@ def _irep_masks(masks, head, weights, Y, coverage, majority, h, p, partial, lift
     the pruning heuristic on the examples out of the sample (weight 0), the head fixed; a strictly
     better prefix wins, and the first prefix also when it is no worse than the full body."""
     Wm, U, maj = _label_counts(Y, coverage, (weights == 0).astype(np.int64), head, majority)
-    mode = HEAD_PARTIAL_ALL if partial else HEAD_SINGLE_MODE
+    labels = LabelCounts(Wm, U, maj)
+    heu = Heuristic(h, p, HEAD_PARTIAL_ALL if partial else HEAD_SINGLE_MODE, lift, max_lift)
 
     def quality(covered):
-        q, _ = mlrl_apply(-1, False, _NO_INT, _NO_ROWS, _NO_ROWS, _NO_INT, _NO_ROWS, covered, 0, 0, 0, Wm, U, maj,
-                          h, p, mode, lift, max_lift, qbuf, positions)
+        q, _ = mlrl_apply(-1, False, NO_VECTORS, covered, (0, 0, 0), labels, heu, qbuf, positions)
         return q
 
     best_q = quality(masks[-1])
@@ -211,6 +213,8 @@ def _coverage(conditions, index, n) -> np.ndarray:
 
 _NO_INT = np.zeros(1, dtype=np.int64)  # mlrl_apply's vectors when it applies no condition
 _NO_ROWS = np.zeros(1, dtype=np.int32)
+NO_VECTORS = Vectors(_NO_INT, _NO_ROWS, np.zeros(1, np.float32), _NO_ROWS, np.zeros(1, np.float32), _NO_INT, _NO_INT,
+                     _NO_INT, _NO_ROWS, np.zeros(1, np.uint8))
 
 
 def _label_counts(Y, coverage, weights, cand, majority):
@@ -282,25 +286,19 @@ _POOL: list = [None, 0]  # the threads that join this one in a refinement step, 
 
 
 def _run_chunks(args, chunks, out_f, out_i, scratch, cancel) -> None:
-    """mlrl_refine in ``chunks`` threads (this one and a pool's; the kernel releases the GIL)."""
-    calls = [args + (c, chunks, out_f[c], out_i[c], *scratch[c], cancel, WINDOWS) for c in range(chunks)]
+    """mlrl_refine in ``chunks`` threads (this one and a pool's; the kernel releases the GIL); ``args``: its
+    arguments but the thread's (order, vectors, body, label counts, heuristic, min_cov, floor, score, best)."""
+    calls = [(args[0], c, chunks) + args[1:] + (Out(out_f[c], out_i[c]), Scratch(*scratch[c]), cancel, WINDOWS)
+             for c in range(chunks)]
     if chunks == 1:
-        _refine(*calls[0])
+        mlrl_refine(*calls[0])
         return
     if _POOL[1] < chunks - 1:
         _POOL[:] = [ThreadPoolExecutor(max_workers=chunks - 1, thread_name_prefix="seco-refinement"), chunks - 1]
-    futures = [_POOL[0].submit(_refine, *call) for call in calls[1:]]
-    _refine(*calls[0])
+    futures = [_POOL[0].submit(mlrl_refine, *call) for call in calls[1:]]
+    mlrl_refine(*calls[0])
     for future in futures:
         future.result()
-
-
-def _refine(order, bptr, brows, bvals, wrows, wvals, wlen, wstamp, rule_id, full, miss_ptr, miss_rows, dense, covered,
-            w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, floor, score, best, chunk, n_chunks, out_f, out_i,
-            counts, qbuf, head, C, shared, cancel, shape):
-    mlrl_refine(order, chunk, n_chunks, bptr, brows, bvals, wrows, wvals, wlen, wstamp, rule_id, full, miss_ptr,
-                miss_rows, dense, covered, w, Wm, U, maj, min_cov, h, p, mode, lift, max_lift, floor, score, best, out_f,
-                out_i, counts, qbuf, head, C, shared, cancel, shape)
 
 
 def _best_chunk(out_f, out_i) -> int:

@@ -12,8 +12,8 @@ import numpy as np
 from ..binary_attributes import as_equalities
 from ..core.features import build_feature_index
 from ..core.refinement import apply_condition
-from ..core.seco_search import (H_SUBSET, TOL, best_conditions, best_conditions_decomposable, covered_counts,
-                                head_search, label_bitsets, mask_bitset)
+from ..core.seco_search import (H_SUBSET, TOL, Pairs, Walked, best_conditions, best_conditions_decomposable,
+                                covered_counts, head_search, label_bitsets, mask_bitset)
 from ..learner import RuleRecord, TrainingData
 from ..model import rule_coverage
 from ..rules import OPERATORS, Condition, Rule
@@ -56,8 +56,8 @@ class PakddFit:
         # the sweeps compact each attribute's covered entries as they pass (engine.core.sweep)
         self.cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
         self.seg = np.zeros((D, 3), dtype=np.int64)
-        self.index_args = (index.ptr, index.rows, index.values, self.cache, self.seg, index.missing_ptr,
-                           index.missing_rows, index.nominal)
+        self.walked = Walked(index.ptr, index.rows, index.values, index.values, self.cache, self.seg,
+                             index.missing_ptr, index.missing_rows, index.nominal)
 
     def learn(self) -> Iterator[RuleRecord]:
         """The rules, then the default rule (none after cancelling)."""
@@ -100,12 +100,13 @@ class PakddFit:
         self.seg[:, 0] = 0  # a new rule: no compacted entries yet
         # every heuristic is at most 1: a rule that reaches 1 cannot be improved, its sweep is skipped
         while len(conditions) < self.max_conditions and n_T > self.min_coverage and value < 1.0 - TOL:
+            pairs = Pairs(C1, C0, self.T1, self.T0, U1, U0)
+            settings = (heuristic, beta2, self.exhaustive, self.min_coverage)
             if heuristic == H_SUBSET:
-                best_conditions(self.D, *self.index_args, cov, bits, C1, C0, self.T1, self.T0, n_T, U1, U0, G1, G0,
-                                heuristic, beta2, self.exhaustive, self.min_coverage, *self.outputs, data.cancel)
+                best_conditions(self.D, self.walked, cov, bits, n_T, pairs, (G1, G0), settings, self.outputs,
+                                data.cancel)
             else:  # the head depends on the counts alone: a sweep without bitsets
-                best_conditions_decomposable(self.D, *self.index_args, cov, C1, C0, self.T1, self.T0, n_T, U1, U0,
-                                             heuristic, beta2, self.min_coverage, *self.outputs, data.cancel)
+                best_conditions_decomposable(self.D, self.walked, cov, n_T, pairs, settings, self.outputs, data.cancel)
             if data.cancelled:
                 return None
             evals += int(out_evals.sum())
