@@ -44,10 +44,13 @@ def test_the_stamps_are_the_core_family_and_each_optional_part(small):
     wide = _key({"statistic_type": "64-bit", **HOLDOUT}, small)
     assert wide[1] != both[2]  # but the statistics' type its kernels read
     assert _key({**HOLDOUT, "shrinkage": 0.5, "holdout": "stratified-example-wise"}, small) == _key(HOLDOUT, small)
+    # global pruning on the training loss has a stamp; on the holdout set it needs only the holdout's kernels
+    assert _key(PRUNING, small)[1].startswith("boomer-global-pruning|")
+    assert _key({"global_pruning": "pre-pruning"}, small) == _key(HOLDOUT, small)  # 'auto' holdout: stratified
 
 
 def test_a_setting_is_ready_only_when_every_part_is_stamped(stamps, small):
-    key = _key({**HOLDOUT, **BINNING, "global_pruning": "post-pruning"}, small)
+    key = _key({**HOLDOUT, **BINNING, "global_pruning": "post-pruning{use_holdout_set=false}"}, small)
     assert len(key) == 4 and not prepare.is_prepared(key)
     for stamp in key:
         assert not prepare.is_prepared(key)
@@ -105,13 +108,14 @@ def _fit_fresh(settings: list, env: dict) -> dict:
 def test_parts_prepared_separately_combine_without_a_compile(tmp_path, stamps, small):
     """The defaults + a holdout, + feature binning and + global pruning are prepared in one fresh
     process (on the kernel cache, compiling what it lacks); a fresh process on a copy of that cache
-    then fits the holdout with feature binning, and pruning with feature binning: ready by their stamps,
+    then fits the holdout with feature binning, pruning with feature binning, and pruning on the holdout
+    set: ready by their stamps,
     they compile nothing and call no kernel signature the parts did not."""
     from engine.numba_cache import KERNELS, kernel_folder
 
     env = {**os.environ, "BOOMER_PREPARE_STAMPS": str(stamps)}
     parts = _fit_fresh([{}, HOLDOUT, BINNING, PRUNING], env)
-    combined = [{**HOLDOUT, **BINNING}, {**PRUNING, **BINNING}]
+    combined = [{**HOLDOUT, **BINNING}, {**PRUNING, **BINNING}, {**HOLDOUT, "global_pruning": "post-pruning"}]
     assert all(prepare.is_prepared(_key(params, small)) for params in combined)
     copy = tmp_path / "cache"
     shutil.copytree(kernel_folder(), copy / KERNELS / kernel_folder().name)

@@ -10,8 +10,9 @@ cache where the part was prepared with another core family (docs/benchmarks/cold
 * feature binning: the binning of the feature index (``bin_keys``), by sparse input;
 * a holdout set: the coverage of the held-out rows and their loss, by sparse input and the
   statistics' type;
-* global pruning: the loss it watches (the holdout's or the training set's), by sparse input and
-  the statistics' type.
+* global pruning on the training loss (no holdout set, or ``use_holdout_set=false``): that loss on
+  the training scores, by sparse input and the statistics' type.  Pruning on the holdout set compiles
+  nothing beyond the holdout's kernels (measured), so it has no stamp of its own.
 
 A setting is ready when each of its stamps exists, so parts prepared with different core families
 combine without a compile, and ``prepare --all`` prepares each part once instead of every product.
@@ -33,6 +34,7 @@ def kernel_stamps(settings, profile: Mapping) -> tuple[str, ...]:
         parts.append(f"boomer-feature-binning|{sparse}")
     if settings.holdout != "none":
         parts.append(f"boomer-holdout|{sparse}|{settings.statistic_type}")
-    if settings.global_pruning.name != "none":
-        parts.append(f"boomer-global-pruning|{sparse}|{settings.statistic_type}")
+    pruning = settings.global_pruning
+    if pruning.name != "none" and (settings.holdout == "none" or not pruning["use_holdout_set"]):
+        parts.append(f"boomer-global-pruning|{sparse}|{settings.statistic_type}")  # on the training loss
     return tuple(parts)
