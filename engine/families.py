@@ -39,6 +39,12 @@ class Family:
     def ready(self) -> bool:
         return is_prepared(self.key)
 
+    @property
+    def part(self) -> str:
+        """'' for a core family, else the optional part (BOOMER's 'holdout', 'feature-binning', ...)."""
+        head = self.key.split("|", 1)[0]
+        return head.split("-", 1)[1] if head.startswith("boomer-") else ""
+
 
 def stamp_units(found: list[tuple[object, Setting, bool]]) -> list[Family]:
     """Each stamp of the keys ``found`` ((key, setting, start) in the order found) once, with the first
@@ -205,5 +211,6 @@ def list_families(families: list[Family], write=print) -> None:
     for family in families:
         ok = family.ready
         ready += ok
-        write(f"{'ready        ' if ok else 'would compile'}  {family.setting.title}")
+        part = f"  [{family.part} part]" if family.part else ""
+        write(f"{'ready        ' if ok else 'would compile'}  {family.setting.title}{part}")
     write(f"{len(families)} kernel components: {ready} ready, {len(families) - ready} would compile")

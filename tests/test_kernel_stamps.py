@@ -72,6 +72,7 @@ def test_all_prepares_each_part_once_with_the_cheapest_core_family(tmp_path, sta
         {"learner": "boomer", "params": BINNING, "label": "binning"}]))
     units = read_families(str(path), small["X"], small["Y"])
     assert sorted(u.setting.label for u in units) == ["binning", "defaults", "holdout", "sq"]
+    assert sorted(u.part for u in units) == ["", "", "feature-binning", "holdout"]
     assert len({u.key for u in units}) == 4
     prepare.mark_prepared(_key({}, small), 1.0)  # the defaults' core was prepared before
     asked, events = [], []
