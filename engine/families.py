@@ -1,12 +1,14 @@
-"""Every kernel family a learner panel can reach: ``python -m engine prepare --all`` and ``--list``.
+"""Every kernel stamp a learner panel can reach: ``python -m engine prepare --all`` and ``--list``.
 
-A fit compiles the kernels of its *family*, named by the key of :func:`engine.prepare.kernel_setting`
-(BOOMER's: the sweeps, heads, loss, statistics' type and optional parts a setting needs on data of a
-given size).  Many settings share a family, so the families, not the settings, are enumerated: from
-each learner's defaults and presets, every single change the panel offers (each choice of a shown
-choice or option parameter; a shown float set to zero or, at zero, to a positive value) is applied,
-and a setting whose key is new is kept and changed again, until no change yields a new key.  Each
-family is represented by the first setting found for it (the defaults and presets come first).
+A fit compiles the kernels named by the key of :func:`engine.prepare.kernel_setting`: one stamp, or
+(BOOMER) a core family and each optional part the setting uses (:mod:`engine.boomer.stamps`).  The
+settings are explored as before: from each learner's defaults and presets, every single change the
+panel offers (each choice of a shown choice or option parameter; a shown float set to zero or, at
+zero, to a positive value) is applied, and a setting whose key is new is kept and changed again,
+until no change yields a new key.  What is prepared is each *stamp* once, not each key (a product of
+parts): a stamp is represented by the first setting found among those with the fewest stamps that
+need it (a core family by a setting without optional parts, an optional part by the cheapest core
+family that uses it; the defaults and presets come first).
 
 Learners without a family key of their own (whose key is the whole parameter set) would never
 close; for them the defaults, the presets and each single change of them are the families.
@@ -19,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from .prepare import Setting, default_settings, is_prepared, kernel_setting
+from .prepare import Setting, default_settings, is_prepared, kernel_setting, stamps_of
 
 POSITIVE_PROBE = 0.1  # the value a float at zero is set to (any positive value is the same family)
 MAX_FAMILIES = 20_000  # a learner whose closure grows beyond this is a mistake in its key
@@ -27,15 +29,38 @@ MAX_FAMILIES = 20_000  # a learner whose closure grows beyond this is a mistake 
 
 @dataclass(frozen=True)
 class Family:
-    """One kernel family: its key and a setting that compiles it."""
+    """One kernel stamp (a family, or an optional part of one) and a setting that compiles it."""
 
     key: str
     setting: Setting
-    start: bool = False  # a learner's defaults or one of its presets
+    start: bool = False  # a stamp of a learner's defaults or one of its presets
 
     @property
     def ready(self) -> bool:
         return is_prepared(self.key)
+
+    @property
+    def part(self) -> str:
+        """'' for a core family, else the optional part (BOOMER's 'holdout', 'feature-binning', ...)."""
+        head = self.key.split("|", 1)[0]
+        return head.split("-", 1)[1] if head.startswith("boomer-") else ""
+
+
+def stamp_units(found: list[tuple[object, Setting, bool]]) -> list[Family]:
+    """Each stamp of the keys ``found`` ((key, setting, start) in the order found) once, with the first
+    setting of those needing it with the fewest stamps (see the module's docstring)."""
+    best: dict[str, tuple[tuple, Setting]] = {}
+    start_stamps, first = set(), {}
+    for key, setting, start in found:
+        stamps = stamps_of(key)
+        first.setdefault(setting.learner, set(stamps))  # the learner's defaults: the cheapest core
+        if start:
+            start_stamps.update(stamps)
+        cost = (len(stamps), len(set(stamps) - first[setting.learner]), len(setting.params))
+        for stamp in stamps:
+            if stamp not in best or cost < best[stamp][0]:
+                best[stamp] = (cost, setting)
+    return [Family(stamp, setting, stamp in start_stamps) for stamp, (_, setting) in best.items()]
 
 
 def panel_moves(spec) -> list[tuple[str, object]]:
@@ -88,7 +113,12 @@ def _smallest(spec, params: dict, key, X, Y) -> dict:
 
 
 def learner_families(spec, X, Y) -> list[Family]:
-    """The families of one learner on data like ``X``, ``Y`` (see the module's docstring)."""
+    """The stamps of one learner on data like ``X``, ``Y`` (see the module's docstring)."""
+    return stamp_units(list(learner_settings(spec, X, Y).values()))
+
+
+def learner_settings(spec, X, Y) -> dict:
+    """Each kernel key of one learner on data like ``X``, ``Y``: (key, its setting, whether a start)."""
     starts = default_settings([spec.key])
     names = {_frozen(s.params): s.label for s in starts}
     closes = callable(getattr(spec.factory, "kernel_setting", None))
@@ -107,18 +137,18 @@ def learner_families(spec, X, Y) -> list[Family]:
             continue
         if not start:
             params = _smallest(spec, params, key, X, Y)
-        families[key] = Family(key, Setting(spec.key, params, _label(spec, params, names)), start)
+        families[key] = (key, Setting(spec.key, params, _label(spec, params, names)), start)
         if len(families) > MAX_FAMILIES:
             raise RuntimeError(f"{spec.key}: more than {MAX_FAMILIES} kernel families; its kernel key is too fine")
         if expand:
             queue.extend(({**params, name: value}, closes, False) for name, value in moves
                          if params.get(name, defaults.get(name)) != value)
-    return list(families.values())
+    return families
 
 
 def reachable_families(learners: Iterable[str] | None = None, X=None, Y=None) -> list[Family]:
-    """Every learner's families (or only ``learners``'), on ``X``, ``Y`` or the built-in data: every
-    learner's defaults and presets first (BOOMER's first), then the rest, BOOMER's first."""
+    """Every learner's stamps (or only ``learners``'), on ``X``, ``Y`` or the built-in data: those of
+    every learner's defaults and presets first (BOOMER's first), then the rest, BOOMER's first."""
     from . import registry
     from .prepare import builtin_data
 
@@ -145,38 +175,42 @@ def read_families(path, X, Y) -> list[Family]:
         raise ValueError(f"--families: cannot read {path} ({exc})") from None
     if not isinstance(items, list) or not all(isinstance(i, dict) and "learner" in i for i in items):
         raise ValueError("--families: a JSON list of objects with 'learner' (and 'params', 'label') is needed")
-    out = []
+    found, keys = [], set()
     for item in items:
         spec = registry.get(str(item["learner"]))
         params = dict(item.get("params") or {})
         key = _key(spec, params, X, Y)
         if key is False:
             raise ValueError(f"--families: {item.get('label') or spec.key}: invalid parameters {params}")
-        if key is not None and key not in {f.key for f in out}:  # a family once
-            out.append(Family(key, Setting(spec.key, params, str(item.get("label") or spec.key))))
-    return out
+        if key is not None and key not in keys:
+            keys.add(key)
+            found.append((key, Setting(spec.key, params, str(item.get("label") or spec.key)), False))
+    return stamp_units(found)  # each stamp once
 
 
 # -- ``prepare --all`` and ``prepare --list`` ------------------------------------------------------------
 def prepare_families(families: list[Family], data: Mapping, emit, jobs: int = 1, data_path: str | None = None,
                      steps: int | None = None) -> int:
-    """Prepare the families not stamped yet (one ``families`` event first: how many there are and how
-    many are ready), then as :func:`engine.prepare.prepare`.  Returns the number that failed."""
+    """Prepare the stamps not made yet (one ``families`` event first: how many stamps there are and how
+    many are ready), each representing setting once, then as :func:`engine.prepare.prepare`.  Returns
+    the number of settings that failed."""
     from .prepare import PREPARE_STEPS, prepare, prepare_parallel
 
     steps = PREPARE_STEPS if steps is None else steps
-    todo = [f.setting for f in families if not f.ready]
-    emit({"event": "families", "total": len(families), "ready": len(families) - len(todo)})
+    pending = [f for f in families if not f.ready]
+    todo = list({_frozen([f.setting.learner, f.setting.params]): f.setting for f in pending}.values())
+    emit({"event": "families", "total": len(families), "ready": len(families) - len(pending)})
     if jobs > 1 and len(todo) > 1:
         return prepare_parallel(todo, jobs, data, data_path, emit, steps)
     return prepare(todo, data, emit, steps)
 
 
 def list_families(families: list[Family], write=print) -> None:
-    """``--list``: each family, ready or not, and the totals."""
+    """``--list``: each stamp, ready or not, with the setting that prepares it, and the totals."""
     ready = 0
     for family in families:
         ok = family.ready
         ready += ok
-        write(f"{'ready        ' if ok else 'would compile'}  {family.setting.title}")
-    write(f"{len(families)} kernel families: {ready} ready, {len(families) - ready} would compile")
+        part = f"  [{family.part} part]" if family.part else ""
+        write(f"{'ready        ' if ok else 'would compile'}  {family.setting.title}{part}")
+    write(f"{len(families)} kernel components: {ready} ready, {len(families) - ready} would compile")

@@ -8,13 +8,15 @@ from the cache in well under a second.
 
 Preparing a setting fits its learner with the run's own parameters on the run's own data (or the
 built-in synthetic data) for a few steps and predicts once, so exactly the kernels the run calls are
-compiled, no more.  A prepared setting leaves a stamp (:func:`stamp_folder`) named by the learner's
-:meth:`kernel_setting` key and tied to the digest of the kernel sources, so a later check
+compiled, no more.  A prepared setting leaves a stamp (:func:`stamp_folder`) for each part of the learner's
+:meth:`kernel_setting` key (BOOMER: its core family and each optional part, :mod:`engine.boomer.stamps`),
+tied to the digest of the kernel sources, so a later check
 (:func:`is_prepared`) needs neither Numba's internals nor a compile.
 
 Progress goes out as one JSON object a line (``--json``): ``setting`` (i of n), ``compiling``
-(a kernel, how many compiled so far, seconds elapsed), ``prepared`` (a setting, its seconds) and
-``done``; errors as ``error``; ``--all`` first reports ``families`` (how many, how many ready).
+(a kernel, how many compiled so far, seconds elapsed), ``prepared`` (a setting, its seconds, how
+many stamps it made ready) and
+``done``; errors as ``error``; ``--all`` first reports ``families`` (how many stamps, how many ready).
 ``--parent-pid`` makes the child end itself when its parent is gone.  The command line is
 :mod:`engine.prepare_command`; ``--all`` and ``--list`` enumerate :mod:`engine.families`.
 """
@@ -95,28 +97,45 @@ def _stamp_path(key: str) -> Path:
     return stamp_folder() / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".json")
 
 
-def is_prepared(key: str | None) -> bool:
-    """Whether a setting with this :meth:`kernel_setting` key was prepared from today's kernel sources."""
+def stamps_of(key) -> tuple[str, ...]:
+    """The stamps a kernel key stands for: a key of one string is one stamp; a learner whose kernels
+    come in parts (BOOMER: a core family and optional parts, :mod:`engine.boomer.stamps`) gives a tuple
+    of them; None (nothing compiled) none."""
     if key is None:
-        return True  # the learner compiles nothing
+        return ()
+    return (key,) if isinstance(key, str) else tuple(key)
+
+
+def _stamped(stamp: str) -> bool:
     try:
-        doc = json.loads(_stamp_path(key).read_text())
+        doc = json.loads(_stamp_path(stamp).read_text())
     except (OSError, ValueError):
         return False
-    return isinstance(doc, dict) and doc.get("key") == key and doc.get("sources") == _sources_digest()
+    return isinstance(doc, dict) and doc.get("key") == stamp and doc.get("sources") == _sources_digest()
 
 
-def mark_prepared(key: str | None, seconds: float) -> None:
-    if key is None:
-        return
-    path = _stamp_path(key)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"key": key, "sources": _sources_digest(), "seconds": round(seconds, 2)}))
-        os.replace(tmp, path)
-    except OSError:  # a read-only cache: the run compiles what it needs itself
-        pass
+def is_prepared(key) -> bool:
+    """Whether a setting with this :meth:`kernel_setting` key was prepared from today's kernel sources:
+    each of its stamps (:func:`stamps_of`) exists (None: the learner compiles nothing)."""
+    return all(_stamped(stamp) for stamp in stamps_of(key))
+
+
+def mark_prepared(key, seconds: float) -> int:
+    """Stamp each part of ``key``; returns how many were not stamped before."""
+    new = 0
+    for stamp in stamps_of(key):
+        if _stamped(stamp):
+            continue
+        new += 1
+        path = _stamp_path(stamp)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"key": stamp, "sources": _sources_digest(), "seconds": round(seconds, 2)}))
+            os.replace(tmp, path)
+        except OSError:  # a read-only cache: the run compiles what it needs itself
+            pass
+    return new
 
 
 def data_profile(X, Y) -> dict:
@@ -135,10 +154,11 @@ def _unrelated_parameters(estimator) -> set:
     return {"random_state"} | (budgets - {None})
 
 
-def kernel_setting(estimator, X, Y) -> str | None:
+def kernel_setting(estimator, X, Y) -> str | tuple[str, ...] | None:
     """The key of the kernels a fit of ``estimator`` on data like ``X``, ``Y`` compiles: the
-    learner's own :meth:`kernel_setting` where it has one, else its class, its parameters (but the
-    seed and the budget) and whether the data are sparse."""
+    learner's own :meth:`kernel_setting` where it has one (a string, a tuple of stamps of the parts
+    its kernels come in, or None), else its class, its parameters (but the seed and the budget) and
+    whether the data are sparse."""
     profile = data_profile(X, Y)
     method = getattr(estimator, "kernel_setting", None)
     if method is not None:
@@ -330,11 +350,13 @@ def prepare_setting(setting: Setting, data: Mapping, steps: int = PREPARE_STEPS)
 def _prepare_one(setting: Setting, data: Mapping, steps: int) -> dict:
     """:func:`prepare_setting` as a ``prepared`` or ``error`` event: one bad setting must not keep the
     others from being prepared."""
+    pending = [s for s in stamps_of(setting_key(setting, data["X"], data["Y"])) if not _stamped(s)]
     try:
         _, seconds = prepare_setting(setting, data, steps)
     except Exception as exc:
         return {"event": "error", "label": setting.title, "message": f"{type(exc).__name__}: {exc}"}
-    return {"event": "prepared", "label": setting.title, "seconds": round(seconds, 2)}
+    stamped = sum(_stamped(s) for s in pending)  # the parts this setting made ready
+    return {"event": "prepared", "label": setting.title, "seconds": round(seconds, 2), "stamped": stamped}
 
 
 def prepare(settings: list[Setting], data: Mapping | None = None, emit: Callable[[dict], None] = print,

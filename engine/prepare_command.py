@@ -34,7 +34,7 @@ def _emitter(as_json: bool) -> Callable[[dict], None]:
     def say(event: dict) -> None:
         kind = event["event"]
         if kind == "families":
-            print(f"{event['total']} kernel families: {event['ready']} ready, {event['total'] - event['ready']} "
+            print(f"{event['total']} kernel components: {event['ready']} ready, {event['total'] - event['ready']} "
                   "to prepare", flush=True)
         elif kind == "setting":
             print(f"[{event['index'] + 1}/{event['of']}] {event['label']}", flush=True)

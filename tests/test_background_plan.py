@@ -41,12 +41,12 @@ def test_the_setting_on_screen_first_then_every_family_with_the_count():
     plan.child_finished(True)
     assert calls.take() == [("start", ["--all"])]
     run_all_child(plan, 22, 13, ["a"])
-    assert plan.text() == "kernels ready for 14 of 22 kernel families · preparing a"
+    assert plan.text() == "kernels ready for 14 of 22 kernel components · preparing a"
     plan.event({"event": "setting", "label": "b"})
     plan.event({"event": "error", "label": "b"})
     plan.child_finished(False)
     assert calls.take() == [] and not plan.active and plan.done
-    assert plan.text() == "kernels ready for 14 of 22 kernel families (1 failed)"
+    assert plan.text() == "kernels ready for 14 of 22 kernel components (1 failed)"
     assert "built-in" not in plan.complete  # a failed family: asked again for new data
 
 
@@ -58,14 +58,14 @@ def test_a_run_suspends_the_child_and_its_end_resumes_it():
     run_all_child(plan, 5, 1, ["a"])
     plan.run_started()
     assert calls.take() == [("suspend",)]
-    assert plan.text() == "kernels ready for 2 of 5 kernel families · paused while a run trains"
+    assert plan.text() == "kernels ready for 2 of 5 kernel components · paused while a run trains"
     plan.run_started()  # a second start without an end: nothing more
     assert calls.take() == []
     plan.run_ended()
     assert calls.take() == [("resume",)]
     run_all_child(plan, 5, 2, ["b", "c", "d"])
     plan.child_finished(True)
-    assert plan.text() == "kernels ready for 5 of 5 kernel families" and "built-in" in plan.complete
+    assert plan.text() == "kernels ready for 5 of 5 kernel components" and "built-in" in plan.complete
     plan.begin("built-in", [])  # the same kind of data again: every family is ready, no child
     assert calls.take() == [] and not plan.active
 
@@ -112,3 +112,16 @@ def test_the_mark_beside_start(stamps):
     assert readiness_text("boomer", True) == "ready"
     assert readiness_text("boomer", False) == "first run compiles (~45 s)"
     assert readiness_text("seco", None) == ""
+
+
+def test_a_setting_that_makes_several_stamps_ready_counts_each_of_them():
+    """A prepared setting can stamp a core family and an optional part at once ('stamped': 2); the count
+    never passes the total."""
+    plan = BackgroundPlan()
+    plan.begin("built-in", [])
+    plan.event({"event": "families", "total": 5, "ready": 1})
+    plan.event({"event": "prepared", "label": "boomer: holdout=random, loss=squared-error-decomposable",
+                "stamped": 2})
+    assert plan.ready == 3 and plan.text().startswith("kernels ready for 3 of 5 kernel components")
+    plan.event({"event": "prepared", "label": "x", "stamped": 4})
+    assert plan.ready == 5

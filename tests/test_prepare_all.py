@@ -23,27 +23,35 @@ def builtin():
 
 def test_boomer_families_cover_every_combination_of_the_family_parameters(builtin):
     """Brute force: every combination of loss, head type, label binning and statistics type the
-    panel offers has its family among the enumerated ones, each family once, represented by a
-    setting that has its key; the defaults and the presets come first."""
+    panel offers has its core family among the enumerated stamps, each stamp once, represented by a
+    setting that needs it; the defaults and the presets come first; each optional part (feature
+    binning, holdout, global pruning) is a stamp of its own, represented with the defaults' core
+    family for 32-bit statistics."""
     X, Y = builtin["X"], builtin["Y"]
     spec = registry.get("boomer")
     families = learner_families(spec, X, Y)
     keys = [f.key for f in families]
     assert len(keys) == len(set(keys))
-    for family in families[:: max(1, len(families) // 60)]:  # a sample: each key is its setting's
-        assert prepare.setting_key(family.setting, X, Y) == family.key
+    for family in families[:: max(1, len(families) // 60)]:  # a sample: each stamp is its setting's
+        assert family.key in prepare.stamps_of(prepare.setting_key(family.setting, X, Y))
     assert families[0].setting.label == "boomer: defaults"
     first = set(keys[:1 + len(spec.presets)])
-    assert all(prepare.setting_key(prepare.Setting("boomer", p), X, Y) in first for p in spec.presets.values())
+    assert all(prepare.setting_key(prepare.Setting("boomer", p), X, Y)[0] in first for p in spec.presets.values())
     params = {p.name: p.choices for p in spec.parameters}
     brute = set()
     for loss, head, binning, stats in itertools.product(params["loss"], params["head_type"], params["label_binning"],
                                                         params["statistic_type"]):
         setting = prepare.Setting("boomer", {"loss": loss, "head_type": head, "label_binning": binning,
                                              "statistic_type": stats})
-        brute.add(prepare.setting_key(setting, X, Y))
-    brute.discard(None)
+        brute.update(prepare.stamps_of(prepare.setting_key(setting, X, Y)))
     assert len(brute) > 20 and brute <= set(keys)
+    parts = {f.key.split("|")[0]: f for f in families if not f.key.startswith("boomer|") and "32-bit" in f.key
+             or f.key.startswith("boomer-feature-binning")}
+    assert sorted(parts) == ["boomer-feature-binning", "boomer-global-pruning", "boomer-holdout"]
+    defaults = prepare.setting_key(prepare.Setting("boomer", {}), X, Y)
+    for family in parts.values():
+        assert prepare.setting_key(family.setting, X, Y) == (*defaults, family.key)
+    assert len(families) < 200  # the products of the parts were 1,152
 
 
 def test_learners_without_a_family_key_get_their_defaults_presets_and_single_changes(builtin):
@@ -88,7 +96,7 @@ def test_list_and_all_prepare_only_the_families_not_stamped(tmp_path, stamps, ca
     assert main(["prepare", "--list", "--families", families]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines == ["would compile  boomer defaults", "ready          ranking defaults",
-                     "2 kernel families: 1 ready, 1 would compile"]
+                     "2 kernel components: 1 ready, 1 would compile"]
 
     assert main(["prepare", "--all", "--families", families, "--json"]) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -100,7 +108,7 @@ def test_list_and_all_prepare_only_the_families_not_stamped(tmp_path, stamps, ca
 
     assert main(["prepare", "--all", "--families", families]) == 0  # nothing left to prepare
     out = capsys.readouterr().out
-    assert "2 kernel families: 2 ready, 0 to prepare" in out and "prepared 0 of 0 settings" in out
+    assert "2 kernel components: 2 ready, 0 to prepare" in out and "prepared 0 of 0 settings" in out
 
 
 def test_all_refuses_a_single_learner_and_a_bad_families_file(tmp_path, stamps, capsys):
@@ -126,4 +134,4 @@ def test_list_enumerates_the_reachable_families_of_the_learners_asked_for(stamps
     assert main(["prepare", "--list", "--learners", "adaboost-mh"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "would compile  adaboost-mh: defaults"
-    assert len(lines) == 8 and lines[-1] == "7 kernel families: 0 ready, 7 would compile"
+    assert len(lines) == 8 and lines[-1] == "7 kernel components: 0 ready, 7 would compile"

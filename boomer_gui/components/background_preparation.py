@@ -3,7 +3,7 @@ and how far it is.
 
 For the data on screen the plan is a queue of ``python -m engine prepare`` children: first the
 setting on the learner panel when its kernels are not compiled yet, then ``--all`` (every kernel
-family the panels can reach, skipping those already prepared; see :mod:`engine.families`).  A run
+component the panels can reach, skipping those already prepared; see :mod:`engine.families`).  A run
 pauses the child (suspended, or killed and started again later where a process cannot be
 suspended: the families prepared so far are stamped and skipped then); the run's end resumes it.
 The adapter (:mod:`boomer_gui.window.background_prep`) runs the children and calls :meth:`event`
@@ -53,7 +53,7 @@ class BackgroundPlan:
     child: list | None = None  # args of the running (or suspended) child
     suspended: bool = False
     training: bool = False
-    total: int | None = None  # kernel families (from the --all child's 'families' event)
+    total: int | None = None  # kernel components (stamps: the --all child's 'families' event)
     ready: int = 0
     failed: int = 0
     current: str = ""  # the setting being prepared
@@ -140,8 +140,9 @@ class BackgroundPlan:
                 self.complete.add(self.data_kind)
         elif kind == "setting":
             self.current = str(event.get("label", ""))
-        elif kind == "prepared" and all_child:
-            self.ready += 1
+        elif kind == "prepared" and all_child:  # a setting can make more than one stamp ready
+            self.ready += int(event.get("stamped", 1))
+            self.ready = self.ready if self.total is None else min(self.ready, self.total)
         elif kind == "error" and all_child:
             self.failed += 1
         else:
@@ -161,12 +162,12 @@ class BackgroundPlan:
         return self.child is not None or bool(self.jobs)
 
     def text(self) -> str:
-        """'kernels ready for 14 of 22 kernel families · preparing …' for the status bar."""
+        """'kernels ready for 14 of 22 kernel components · preparing …' for the status bar."""
         if not self.enabled:
             return ""
         if self.total is None:
             return "preparing kernels in the background…" if self.active else ""
-        counted = f"kernels ready for {self.ready:,} of {self.total:,} kernel families"
+        counted = f"kernels ready for {self.ready:,} of {self.total:,} kernel components"
         if self.failed:
             counted += f" ({self.failed} failed)"
         if not self.active:

@@ -18,6 +18,7 @@ from ..predictors import Predictors, fit_calibration
 from .loop import learn
 from .settings import (BoomerSettings, explicit_options, head_kind, holdout_kind, label_binning_applies,
                        label_binning_kind, refinement_threads, training_prediction)
+from .stamps import kernel_stamps
 
 HEAD_TYPES = value_names("head_type")
 INSTANCE_SAMPLING = value_names("instance_sampling")
@@ -242,16 +243,10 @@ class BoomerClassifier(IncrementalPrediction, RuleLearner):
         (:meth:`.settings.BoomerSettings.compact_statistics`)."""
         return BoomerSettings.of(self).compact_statistics(n_examples, n_labels)
 
-    def kernel_setting(self, profile: Mapping) -> str:
-        """The key of the kernels a fit on data of ``profile`` (:func:`engine.prepare.data_profile`)
-        compiles: the refinement family, the loss, the statistics' type and the optional parts."""
-        settings = self.settings()
-        family = settings.kernel_family(profile["n_examples"], profile["n_features"], profile["n_labels"])
-        optional = [settings.feature_binning_kind(profile["n_examples"], profile["sparse"]) != "none",
-                    settings.holdout != "none", settings.global_pruning.name != "none",
-                    settings.induction.uses_module]  # engine.core.induction's kernels
-        return "boomer|" + "|".join(str(v) for v in (*family, settings.loss, settings.statistic_type,
-                                                     settings.prediction, profile["sparse"], *optional))
+    def kernel_setting(self, profile: Mapping) -> tuple[str, ...]:
+        """The stamps of the kernels a fit on data of ``profile`` (:func:`engine.prepare.data_profile`)
+        compiles: its core family, then each optional part it uses (:mod:`.stamps`)."""
+        return kernel_stamps(self.settings(), profile)
 
     def __init__(self, loss="logistic-decomposable", head_type="auto", single_label_choice="largest-score",
                  max_rules=1000, shrinkage=0.3,

@@ -42,7 +42,7 @@ def test_background_preparation_finishes_and_a_setting_picked_afterwards_starts_
     qtbot.waitUntil(lambda: prep.plan.total is not None, timeout=120_000)
     assert prep.plan.ready == 1  # the defaults, prepared by the first child: --all skips them
     qtbot.waitUntil(lambda: not prep.plan.active, timeout=120_000)
-    assert window.background_label.text() == "kernels ready for 2 of 2 kernel families"
+    assert window.background_label.text() == "kernels ready for 2 of 2 kernel components"
     assert window.background is None
 
     window.learner_panel.set_params({"head_type": "single", "shrinkage": 0.5, "max_rules": 5})  # picked now

@@ -200,7 +200,7 @@ def test_a_prepared_setting_starts_its_worker_without_a_child(qtbot, window, mon
     monkeypatch.setattr(training, "is_prepared", lambda key: keys.append(key) or True)
     assert window.start_training()
     t = window.training
-    assert keys and keys[0].startswith("boomer|")  # the setting's kernel key was asked for
+    assert keys and keys[0][0].startswith("boomer|")  # the setting's kernel key was asked for
     assert t.state == "running" and t.worker is not None and t.preparation is None and not started
     with qtbot.waitSignal(t.done, timeout=300_000) as done:
         pass
@@ -286,10 +286,10 @@ def test_a_prepared_setting_on_screen_leaves_every_family_to_the_background(qtbo
     unprepared([sys.executable, "-c", "import json; print(json.dumps({'event': 'families', 'total': 3, 'ready': 3}))"
                                       "; print(json.dumps({'event': 'done', 'settings': 0, 'failed': 0}))"])
     window = make_window()
-    assert keys and keys[0].startswith("boomer|") and window.run_controls.readiness.text() == "ready"
+    assert keys and keys[0][0].startswith("boomer|") and window.run_controls.readiness.text() == "ready"
     assert window.background is not None and window.background.args == ["--all"]
     qtbot.waitUntil(lambda: window.background is None, timeout=20000)
-    assert window.background_label.text() == "kernels ready for 3 of 3 kernel families"
+    assert window.background_label.text() == "kernels ready for 3 of 3 kernel components"
     from boomer_gui.components.state import DataSpec
 
     assert window.load_data(DataSpec(kind="synthetic", synthetic="conditional-dependence", n_examples=200,
