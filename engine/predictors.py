@@ -33,6 +33,7 @@ from scipy.special import expit
 from . import model_document as doc
 from .calibration import IsotonicCalibration
 from .core.losses import LOSSES, is_decomposable
+from .core.vector_losses import logistic_vector_losses
 from .options import parse_option
 
 # the losses mlrl-boomer gives probabilities for (a marginal probability function: the logistic one)
@@ -173,28 +174,21 @@ def loss_distances(loss: str, F: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     of examples only the default rule covers) fall the same way: the example-wise logistic loss as
     max + log(exp(-max) + sum_k exp(x_k - max)) summed label by label, x_k = -y_k f_k, max = max(0,
     x); a label-wise loss as the running mean over the labels of its per-label loss (the logistic one
-    as x + log(exp(-x) + 1) for x > 0, else log(1 + exp(x))).  The squared-error and squared-hinge
-    losses are this learner's (:mod:`engine.core.losses`)."""
+    as x + log(exp(-x) + 1) for x > 0, else log(1 + exp(x))), with the C library's exp and log
+    (:mod:`engine.core.vector_losses`).  The squared-error and squared-hinge losses are this learner's
+    (:mod:`engine.core.losses`)."""
     S = np.where(np.asarray(vectors, dtype=bool), 1.0, -1.0)[None]  # 1 x M x K signs
     N, M = F.shape[0], len(vectors)
     K = F.shape[1]
     out = np.empty((N, M))
+    if loss in ("logistic-non-decomposable", "logistic-decomposable") and M:  # the C library's exp and log
+        logistic_vector_losses(np.ascontiguousarray(F, dtype=np.float64), np.ascontiguousarray(S[0]),
+                               loss == "logistic-non-decomposable", out)
+        return out
     step = max(1, _CHUNK_ENTRIES // max(M * K, 1))
     for s in range(0, N, step):
         f = np.asarray(F[s:s + step], dtype=np.float64)[:, None, :]
-        if loss == "logistic-non-decomposable":
-            x = -S * f
-            top = np.maximum(x.max(axis=2), 0.0)
-            total = np.exp(0.0 - top)
-            for k in range(K):
-                total = total + np.exp(x[..., k] - top)
-            out[s:s + step] = top + np.log(total)
-            continue
-        if loss == "logistic-decomposable":
-            x = -S * f
-            with np.errstate(over="ignore"):
-                terms = np.where(x > 0, x + np.log(np.exp(0.0 - x) + 1.0), np.log(1.0 + np.exp(x)))
-        elif loss.startswith("squared-error"):
+        if loss.startswith("squared-error"):
             terms = (f - S) ** 2
         else:
             terms = np.maximum(0.0, 1.0 - S * f) ** 2
