@@ -130,8 +130,8 @@ def run_experiment(exp: Experiment, store: ResultStore, *, scheduler: str | None
     tasks, todo = plan(exp, store)
     if save_rules:
         have, queued = store.model_keys(), {t["key"] for t in todo}
-        todo += [t for t in tasks if t["key"] not in queued and t["key"] not in have
-                 and candidate(t["learner"]).noun == "rule"]  # learners without rules have no text to keep
+        rules = {e.key for e in exp.learners if candidate(e.key).noun == "rule"}  # the others keep no text
+        todo += [t for t in tasks if t["key"] not in queued and t["key"] not in have and t["learner"] in rules]
     for t in todo:
         t["threads"] = threads
         t["save_rules"] = save_rules

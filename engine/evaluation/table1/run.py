@@ -62,11 +62,13 @@ def report_from_experiment(exp: Experiment, store: ResultStore) -> Report:
     datasets = [d for d in paper_table1.DATASETS if d in names] + [d for d in names if d not in paper_table1.DATASETS]
     rep = Report(datasets, [method_of(e) for e in exp.learners], n_splits(exp.protocol), exp.protocol.bootstraps,
                  n_tasks_expected=len(tasks), n_tasks_done=len(results))
+    by_config: dict[tuple, list] = {}  # (data set, learner, configuration) -> its results, fold by fold
+    for t in tasks:
+        by_config.setdefault((t["dataset"], t["name"], t["configuration"]), []).append(results.get(t["key"]))
     for d in datasets:
         Y = store.dataset_labels(d)
         for entry in exp.learners:
-            per_config = [[results.get(t["key"]) for t in tasks if (t["dataset"], t["name"], t["configuration"])
-                           == (d, entry.name, c)] for c in range(len(entry.configurations()))]
+            per_config = [by_config.get((d, entry.name, c), []) for c in range(len(entry.configurations()))]
             if any(r is None for found in per_config for r in found):
                 continue  # a cell is reported once all its tasks are in
             configs, P, _ = pooled(Y, per_config)
