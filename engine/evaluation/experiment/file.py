@@ -421,9 +421,10 @@ class _Parser:
             self.fail(self.lines.of((), "measures"), "measures must be a list of measure names")
         for v in value:
             try:
-                self.of_task(measure(v), self.lines.of((), "measures", v))
+                m = measure(v)
             except ValueError as exc:
                 self.fail(self.lines.of((), "measures", v), str(exc))
+            self.of_task(m, self.lines.of((), "measures", v))
             if value.count(v) > 1:
                 self.fail(self.lines.of((), "measures", v), f"measure {v!r} is listed twice")
         return tuple(value)
@@ -438,9 +439,10 @@ class _Parser:
     def tune_measure(self, value, path: tuple) -> str:
         self.typed(value, str, path, "tune_by", "a measure name")
         try:
-            m = self.of_task(measure(value), self.lines.of(path, "tune_by", value))
+            m = measure(value)
         except ValueError as exc:
             self.fail(self.lines.of(path, "tune_by", value), str(exc))
+        self.of_task(m, self.lines.of(path, "tune_by", value))
         if m.needs == COST:
             self.fail(self.lines.of(path, "tune_by", value), f"tune_by must be a measure of predictions, not {value!r}")
         return value
