@@ -225,3 +225,22 @@ def test_the_commands_run_a_regression_file(tmp_path, capsys):
     assert "is a regression experiment" in capsys.readouterr().err
     assert main(["evaluate", "--profile", str(path), "--methods", "br", "--store", str(store)]) == 2
     assert "--methods chooses among Table 1's methods" in capsys.readouterr().err
+
+
+def test_a_streaming_regressors_curve_is_its_test_mse_and_mae():
+    from types import SimpleNamespace
+
+    from engine.evaluation.experiment.tasks import _stream
+
+    class Steps:  # what a streaming learner's fit_iter yields: steps with rules and metrics
+        def fit_iter(self, X, Y, X_test, Y_test):
+            for i, (mse, mae) in enumerate(((9.0, 2.5), (4.0, 1.5))):
+                yield SimpleNamespace(index=i, rules=[object()] * (i + 1), metrics={
+                    "test_mse": mse, "test_mae": mae, "test_hamming": 0.5, "test_subset": 0.9})
+
+    curve: list = []
+    _stream(Steps(), None, None, None, None, curve, regression=True)
+    assert curve == [[1, 9.0, 2.5], [3, 4.0, 1.5]]
+    curve = []
+    _stream(Steps(), None, None, None, None, curve, regression=False)
+    assert curve == [[1, 0.5, 0.9], [3, 0.5, 0.9]]
