@@ -5,7 +5,9 @@ two synthetic data sets x two tree settings and the mean predictor over 3 folds 
 are scikit-learn's on the same folds and whose ranks and tests treat R² as higher-is-better, the
 store's real values, and the CLI's ``experiment`` and ``evaluate`` commands."""
 import csv
+import json
 import os
+import zlib
 
 import numpy as np
 import pytest
@@ -145,8 +147,7 @@ def test_per_target_measures_and_the_store_keeps_real_values():
     assert back.dtype == np.float64 and np.array_equal(back, P / 3.0)
     bits = (Y > 2).astype(np.uint8)
     assert pack_matrix(bits) == pack_bits(bits) and np.array_equal(unpack_matrix(pack_bits(bits)), bits)
-    with pytest.raises(ValueError, match="not a packed value matrix"):
-        import json, zlib
+    with pytest.raises(ValueError, match="not a packed value matrix"):  # 8 bytes for 9 values
         unpack_matrix(zlib.compress(json.dumps({"float64": [3, 3]}).encode() + b"\n" + b"\0" * 8))
 
 

@@ -1,7 +1,7 @@
 """Experiment files (TOML, read with ``tomllib``): data sets, measures, a protocol and learners.
 
     name = "my study"
-    data = ["emotions.arff", "yeast"]       # paths (relative to the file) or the bundled names
+    data = ["emotions.arff", "yeast"]       # paths (relative to the file), bundled names, synthetic:KIND
     measures = ["hamming", "example-f1"]    # optional; default: all
     [protocol]
     kind = "cross-validation"               # or "train-test" (a NAME-test file, or test_size = 0.33)
