@@ -276,8 +276,8 @@ def _add_bench_parsers(sub) -> None:
                    help="--scale: training set sizes (default 10000 100000)")
     p.add_argument("--labels", nargs="*", type=_bounded_int(2, 10_000), default=None,
                    help="--scale: numbers of labels (default 20 200)")
-    p.add_argument("--heads", nargs="*", default=None, choices=("single", "complete"),
-                   help="--scale: head types (default both)")
+    p.add_argument("--heads", nargs="*", default=None, choices=("single", "complete", "ex-complete"),
+                   help="--scale: the rows (default all: single, complete, and ex-complete — example-wise loss, complete heads)")
     p.add_argument("--max-n-200", type=_bounded_int(100, 10_000_000), default=10_000,
                    help="--scale: the largest N run with 200 or more labels (default 10000)")
     add_record_option(p)

@@ -56,3 +56,17 @@ def test_a_drivers_peak_memory_is_its_own_not_its_parents():
     child = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
     assert 64 < child < 380, child  # its own 64 MiB array and imports, not the parent's 400 MiB
     del ballast  # resident until the child has answered
+
+
+def test_each_scale_row_states_its_settings_and_the_shared_ones_complete_them():
+    """The table's header names every row's settings: a row's own text plus the shared text is exactly what
+    the row's fit is given (the example-wise complete row with label binning included)."""
+    from engine.bench.scale import VARIANTS, describe, settings
+
+    assert "ex-complete" in VARIANTS
+    shared = describe(None, rules=300)
+    for row in VARIANTS:
+        text = f"{describe(row)}, {shared}"
+        given = {k: str(v) for k, v in settings(row, 300, 1).items() if k != "random_state"}
+        assert dict(part.split("=", 1) for part in text.split(", ")) == given
+    assert describe("ex-complete") == "loss=logistic-non-decomposable, head_type=complete, label_binning=equal-width"

@@ -3,10 +3,13 @@
 Data: scikit-learn's ``make_multilabel_classification`` (50 numeric attributes, average 3
 labels per example) plus Gaussian noise (sd 0.5), so attributes are continuous; 10,000 test
 examples.  Both learners fit the same data with the same explicit settings: 300 rules,
-bagging (0.66 N draws per rule), log2 attribute samples, shrinkage 0.3, L2 weight 1, label-wise logistic loss,
-``feature_binning='equal-width'``; single-label heads, and complete heads with
-``label_binning='equal-width'``; our single-label heads choose their label as mlrl-boomer does
-(``single_label_choice='largest-score'``) unless ``--single-label-choice objective``.  Each fit
+bagging (0.66 N draws per rule), log2 attribute samples, shrinkage 0.3, L2 weight 1, 32-bit statistics,
+``feature_binning='equal-width'``, and per row (:data:`VARIANTS`, each printed with the table):
+``single`` label-wise logistic loss, single-label heads; ``complete`` label-wise logistic loss, complete
+heads, ``label_binning='equal-width'``; ``ex-complete`` example-wise logistic loss, complete heads,
+``label_binning='equal-width'`` (the paper's best variant with GBLB, what the window's "Example-wise,
+multi-label heads" preset and the default label binning lead to).  Our single-label heads choose their label
+as mlrl-boomer does (``single_label_choice='largest-score'``) unless ``--single-label-choice objective``.  Each fit
 runs in a fresh process (``fit_driver.py``), ours in this interpreter and mlrl-boomer in
 ``--reference-python``, so fit time and peak resident memory are each learner's own.  The exponent
 is the slope of log(time) against log(N).  "reach" is the time until our test loss (Hamming, subset
@@ -24,17 +27,30 @@ import numpy as np
 from engine import metrics
 from engine.bench.boomer import BAGGING, run_driver
 
-VARIANTS = {"single": dict(head_type="single"), "complete": dict(head_type="complete", label_binning="equal-width")}
+VARIANTS = {  # row name: the settings that differ between rows
+    "single": dict(loss="logistic-decomposable", head_type="single", label_binning="none"),
+    "complete": dict(loss="logistic-decomposable", head_type="complete", label_binning="equal-width"),
+    "ex-complete": dict(loss="logistic-non-decomposable", head_type="complete", label_binning="equal-width"),
+}
 N_TEST = 10_000
 
 
 def settings(variant: str, rules: int, seed: int) -> dict:
-    base = dict(loss="logistic-decomposable", max_rules=rules, shrinkage=0.3, l2_regularization_weight=1.0,
+    base = dict(statistic_type="32-bit", max_rules=rules, shrinkage=0.3, l2_regularization_weight=1.0,
                 instance_sampling=BAGGING, feature_sampling="without-replacement",
                 feature_binning="equal-width", label_binning="none", holdout="none", global_pruning="none",
                 random_state=seed)
     base.update(VARIANTS[variant])
     return base
+
+
+def describe(variant: str | None, rules: int = 300) -> str:
+    """A row's own settings (``variant``), or those every row shares (None), as ``name=value`` text."""
+    shared = settings("single", rules, 1)
+    if variant is None:
+        per_row = {k for row in VARIANTS.values() for k in row} | {"random_state"}
+        return ", ".join(f"{k}={v}" for k, v in shared.items() if k not in per_row)
+    return ", ".join(f"{k}={v}" for k, v in VARIANTS[variant].items())
 
 
 def reference_settings(variant: str, rules: int, seed: int) -> dict:
@@ -78,9 +94,12 @@ def run(args) -> int:
     labels = args.labels or [20, 200]
     rules = args.rules if args.rules != 1000 else 300
     choice = getattr(args, "single_label_choice", "largest-score")
-    header = (f"{'N':>9s} {'K':>4s} {'heads':9s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} {'reach':>6s} "
+    header = (f"{'N':>9s} {'K':>4s} {'row':11s} {'ours s':>8s} {'ref s':>8s} {'ratio':>6s} {'reach':>6s} "
               f"{'(0/1)':>6s} | {'ours Ham':>8s} "
               f"{'ref Ham':>8s} {'ours 0/1':>8s} {'ref 0/1':>8s} | {'ours MiB':>8s} {'ref MiB':>8s}")
+    for name in args.heads or VARIANTS:
+        print(f"{name}: {describe(name)}")
+    print(f"every row: {describe(None, rules)}")
     print(header)
     print("-" * len(header))
     times: dict = {}
@@ -111,7 +130,7 @@ def run(args) -> int:
                                 metrics.subset_zero_one_loss(Yt, ref["predictions"])) if ref else (np.nan, np.nan)
                     reach = [time_to_reach(ours["rule_seconds"], ours[f"test_{loss}"], target)
                              for loss, target in (("hamming", rh), ("subset", rsub))]
-                    print(f"{n:9d} {K:4d} {variant:9s} {row[0]:8.1f} {row[1]:8.1f} {row[0] / row[1]:6.2f} "
+                    print(f"{n:9d} {K:4d} {variant:11s} {row[0]:8.1f} {row[1]:8.1f} {row[0] / row[1]:6.2f} "
                           f"{_fraction(reach[0], row[1])} {_fraction(reach[1], row[1])} | "
                           f"{100 * oh:8.2f} {100 * rh:8.2f} {100 * osub:8.2f} {100 * rsub:8.2f} | "
                           f"{ours['peak_mib']:8.0f} {ref['peak_mib'] if ref else float('nan'):8.0f}", flush=True)
