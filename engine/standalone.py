@@ -8,9 +8,9 @@ with the float64 thresholds, a missing value (NaN, None) satisfies no condition,
 covering heads summed in rule order (eq. 2; decision lists: the first covering rule per label), and
 the binary predictions follow the model's predictor (a score above the loss's threshold, 0.5 for
 the squared hinge losses, else 0; eq. 19's nearest known label vector by the loss, with the
-engine's search and its ties; or mlrl-boomer's predictors based on probabilities, with the isotonic calibration).  Probabilities are the logistic function of the
-scores (then calibrated, or marginalized over the known label vectors), equal to the engine's up to
-float rounding.
+engine's search and its ties; or mlrl-boomer's predictors based on probabilities, with the
+isotonic calibration).  Probabilities are the logistic function of the scores (then calibrated, or
+marginalized over the known label vectors), equal to the engine's up to float rounding.
 
 A row is a sequence of attribute values or a mapping {attribute index: value} (a sparse row: absent
 attributes are 0).  Everything here must stay free of imports from the engine."""
