@@ -24,7 +24,7 @@ from scipy.special import expit
 
 from .core.boosting import example_wise_predict
 from .core.label_vectors import build_index
-from .core.losses import LOSS_CODES
+from .core.losses import LOSS_CODES, score_threshold
 from .core.predict import body_coverage, first_covering, sum_of_heads
 from .predictors import Predictors
 from .rules import OP_CODES, Rule, Schema
@@ -141,7 +141,7 @@ class RuleModel:
             return self.predictors.binary_predictions(F)
         if self.prediction == "example-wise":
             return example_wise_predict(LOSS_CODES[self.loss], np.ascontiguousarray(F), *self.vector_index())
-        return (F > 0).astype(np.uint8)
+        return (F > score_threshold(self.loss)).astype(np.uint8)
 
     def vector_index(self) -> tuple:
         """The known label vectors and their search index for eq. (19), built once per model."""

@@ -12,7 +12,8 @@ meanings, same defaults (read from its C++ source, ``mlrl/boosting/prediction/``
   P(y_k = 1) = sum of the normalised joints of the known vectors containing k.  ``auto``:
   output-wise for decomposable losses, marginalized otherwise.  Only the logistic losses have
   probabilities; ``predict_proba`` of the others raises AttributeError, as mlrl-boomer does.
-- ``binary_predictor``: ``output-wise`` predicts score_k > 0 (``based_on_probabilities``: the
+- ``binary_predictor``: ``output-wise`` predicts score_k > t, t = 0.5 for the squared hinge losses,
+  else 0 (the loss's ``getDefaultPrediction``; ``based_on_probabilities``: the
   calibrated marginal > 0.5); ``example-wise`` the known label vector closest to the scores by the
   loss (eq. 19 of Rapp et al. 2020; ``based_on_probabilities``: the one of the largest calibrated
   joint probability, ties to the more frequent vector); ``gfm`` the general F-measure maximizer
@@ -32,7 +33,7 @@ from scipy.special import expit
 
 from . import model_document as doc
 from .calibration import IsotonicCalibration
-from .core.losses import LOSSES, is_decomposable
+from .core.losses import LOSSES, is_decomposable, score_threshold
 from .core.vector_losses import logistic_vector_losses
 from .options import parse_option
 
@@ -175,8 +176,9 @@ def loss_distances(loss: str, F: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     max + log(exp(-max) + sum_k exp(x_k - max)) summed label by label, x_k = -y_k f_k, max = max(0,
     x); a label-wise loss as the running mean over the labels of its per-label loss (the logistic one
     as x + log(exp(-x) + 1) for x > 0, else log(1 + exp(x))), with the C library's exp and log
-    (:mod:`engine.core.vector_losses`).  The squared-error and squared-hinge losses are this learner's
-    (:mod:`engine.core.losses`)."""
+    (:mod:`engine.core.vector_losses`); the squared error loss's per-label term (y_k - f_k)^2 with
+    y_k = +-1, the squared hinge loss's (1 - f_k)^2 for a relevant label below 1 and f_k^2 for an
+    irrelevant label above 0 (the reference's ``evaluatePrediction``; :mod:`engine.core.losses`)."""
     S = np.where(np.asarray(vectors, dtype=bool), 1.0, -1.0)[None]  # 1 x M x K signs
     N, M = F.shape[0], len(vectors)
     K = F.shape[1]
@@ -189,9 +191,9 @@ def loss_distances(loss: str, F: np.ndarray, vectors: np.ndarray) -> np.ndarray:
     for s in range(0, N, step):
         f = np.asarray(F[s:s + step], dtype=np.float64)[:, None, :]
         if loss.startswith("squared-error"):
-            terms = (f - S) ** 2
-        else:
-            terms = np.maximum(0.0, 1.0 - S * f) ** 2
+            terms = (S - f) ** 2
+        else:  # relevant: (1 - f)^2 below 1; irrelevant: f^2 above 0; else 0
+            terms = np.where(S > 0, np.where(f < 1.0, (1.0 - f) ** 2, 0.0), np.where(f > 0.0, f * f, 0.0))
         if is_decomposable(loss):
             mean = np.zeros(terms.shape[:2])
             for k in range(K):
@@ -324,7 +326,7 @@ class Predictors:
         F = np.asarray(F, dtype=np.float64)
         if not self.probabilistic:
             if self.binary == "output-wise":
-                return (F > 0).astype(np.uint8)
+                return (F > score_threshold(self.loss)).astype(np.uint8)
             if self.vectors is None or len(self.vectors) == 0:
                 return np.zeros(F.shape, dtype=np.uint8)
             # eq. (19): the known vector of the smallest loss, ties to the more frequent one

@@ -6,11 +6,11 @@ exported file, followed by the model as a literal ``MODEL``.  It reproduces the 
 predictions exactly: attribute values are rounded to float32 (as the engine reads data) and compared
 with the float64 thresholds, a missing value (NaN, None) satisfies no condition, the scores are the
 covering heads summed in rule order (eq. 2; decision lists: the first covering rule per label), and
-the binary predictions follow the model's predictor (the sign of the score; eq. 19's nearest known
-label vector by the loss, with the engine's search and its ties; or mlrl-boomer's predictors based on
-probabilities, with the isotonic calibration).  Probabilities are the logistic function of the
-scores (then calibrated, or marginalized over the known label vectors), equal to the engine's up to
-float rounding.
+the binary predictions follow the model's predictor (a score above the loss's threshold, 0.5 for
+the squared hinge losses, else 0; eq. 19's nearest known label vector by the loss, with the
+engine's search and its ties; or mlrl-boomer's predictors based on probabilities, with the
+isotonic calibration).  Probabilities are the logistic function of the scores (then calibrated, or
+marginalized over the known label vectors), equal to the engine's up to float rounding.
 
 A row is a sequence of attribute values or a mapping {attribute index: value} (a sparse row: absent
 attributes are 0).  Everything here must stay free of imports from the engine."""
@@ -25,6 +25,7 @@ except ImportError:  # pragma: no cover - the exported file's plain-Python path
 MODEL = None  # the exported file assigns the model here
 
 _OPS = ("<=", ">", "==", "!=")
+_THRESHOLDS = {"squared-hinge-decomposable": 0.5, "squared-hinge-non-decomposable": 0.5}  # else 0
 _MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -180,7 +181,8 @@ def predict_from_scores(F, model=None):
     if model["prediction"] == "example-wise":
         search = _Search(model)
         return [search.best(f) for f in F]
-    return [[1 if v > 0 else 0 for v in f] for f in F]
+    threshold = _THRESHOLDS.get(model.get("loss"), 0.0)
+    return [[1 if v > threshold else 0 for v in f] for f in F]
 
 
 # -- mlrl-boomer's predictors (engine.predictors) -------------------------------------------------
@@ -197,7 +199,8 @@ def _predictor_prediction(f, p):
     vectors = p["label_vectors"]
     if not (p["binary"] == "gfm" or p["based_on_probabilities"]):
         if p["binary"] == "output-wise":
-            return [1 if v > 0 else 0 for v in f]
+            threshold = _THRESHOLDS.get(p["loss"], 0.0)
+            return [1 if v > threshold else 0 for v in f]
         if not vectors:
             return [0] * len(f)
         m = _closest(_loss_distances(p["loss"], f, vectors), p["frequencies"])
@@ -305,7 +308,7 @@ def _loss_distances(loss, f, vectors):
         elif loss.startswith("squared-error"):
             terms = [_square(f[k] - (1.0 if vector[k] else -1.0)) for k in range(K)]
         else:
-            terms = [_square(max(0.0, 1.0 - (1.0 if vector[k] else -1.0) * f[k])) for k in range(K)]
+            terms = [_square(_hinge(vector[k], f[k])) for k in range(K)]
         if not loss.endswith("non-decomposable"):
             mean = 0.0
             for k, t in enumerate(terms):
@@ -318,6 +321,13 @@ def _loss_distances(loss, f, vectors):
 
 def _square(v):
     return v * v
+
+
+def _hinge(relevant, v):
+    """The squared hinge loss's residual of a label (engine.core.losses): targets 0 and 1."""
+    if relevant:
+        return v - 1.0 if v < 1.0 else 0.0
+    return v if v > 0.0 else 0.0
 
 
 def _numpy_sum(values):
@@ -403,8 +413,8 @@ class _Search:
             return [math.exp(-v - top) for v in f], [math.exp(v - top) for v in f]
         if self.loss.startswith("squared-error"):
             return [(v - 1.0) * (v - 1.0) for v in f], [(v + 1.0) * (v + 1.0) for v in f]
-        pos = [max(0.0, 1.0 - v) for v in f]
-        neg = [max(0.0, 1.0 + v) for v in f]
+        pos = [_hinge(True, v) for v in f]
+        neg = [_hinge(False, v) for v in f]
         return [c * c for c in pos], [c * c for c in neg]
 
     def _cost(self, m, base, pos, neg):

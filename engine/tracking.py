@@ -8,7 +8,7 @@ import numpy as np
 
 from .core.boosting import add_head_scores, example_wise_errors, label_wise_errors, label_wise_errors_of_head
 from .core.label_vectors import build_index
-from .core.losses import LOSS_CODES
+from .core.losses import LOSS_CODES, score_threshold
 from .model import label_vector_index
 
 
@@ -36,6 +36,7 @@ class LossTracker(ErrorTotals):
         self.F = np.zeros((n, k)) if F is None else F
         self.example_wise = prediction == "example-wise"
         self.loss_code = LOSS_CODES.get(loss, 0)
+        self.threshold = score_threshold(loss)  # of output-wise predictions
         if self.example_wise:
             self.vectors = np.ascontiguousarray(label_vectors, dtype=np.uint8)
             self.vec_ptr, self.vec_idx = label_vector_index(self.vectors)
@@ -52,7 +53,7 @@ class LossTracker(ErrorTotals):
             dl, de = example_wise_errors(self.loss_code, self.F, self.Y, rows, n_rows, *self.kernel_vectors(),
                                          self.errors)
         else:
-            dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors)
+            dl, de = label_wise_errors(self.F, self.Y, rows, n_rows, self.errors, self.threshold)
         self.count(dl, de)
 
     def add_head(self, rows: np.ndarray, n_rows: int, head_labels: np.ndarray, head_scores: np.ndarray,
@@ -60,7 +61,8 @@ class LossTracker(ErrorTotals):
         """Add ``head`` to the scores ``F`` of ``rows[:n_rows]`` and update the error totals.  ``apply()``
         adds it when given (the training scores, whose statistics follow them: ``apply_head``)."""
         if not self.example_wise:  # counted before: afterwards F - head need not be the old score
-            dl, de = label_wise_errors_of_head(self.F, self.Y, rows, n_rows, head_labels, head_scores, self.errors)
+            dl, de = label_wise_errors_of_head(self.F, self.Y, rows, n_rows, head_labels, head_scores, self.errors,
+                                               self.threshold)
         if apply is None:
             add_head_scores(self.F, rows, n_rows, head_labels, head_scores, 1.0)
         else:

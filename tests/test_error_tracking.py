@@ -12,18 +12,18 @@ def test_errors_of_a_head_equal_a_recount_after_adding_it(dtype):
     Y = (rng.random((n, K)) < 0.4).astype(np.uint8)
     F = np.zeros((n, K), dtype=dtype)  # zeros first: before the default rule every score is 0
     errors = np.zeros(n, dtype=np.int64)
-    label_wise_errors(F, Y, np.arange(n, dtype=np.int64), n, errors)
+    label_wise_errors(F, Y, np.arange(n, dtype=np.int64), n, errors, 0.0)
     wrong = int(errors.sum())
     for step in range(300):
         rows = np.sort(rng.choice(n, size=rng.integers(1, n + 1), replace=False)).astype(np.int64)
         labels = np.sort(rng.choice(K, size=rng.integers(1, K + 1), replace=False)).astype(np.int64)
         # scores like 0.1, whose float32 rounding is not the float64 value, and exact cancellations
         head = rng.choice([0.1, -0.1, 0.3, -0.7, 1e-3], size=len(labels))
-        d_labels, _ = label_wise_errors_of_head(F, Y, rows, len(rows), labels, head, errors)
+        d_labels, _ = label_wise_errors_of_head(F, Y, rows, len(rows), labels, head, errors, 0.0)
         add_head_scores(F, rows, len(rows), labels, head, 1.0)
         wrong += d_labels
         recount = np.zeros(n, dtype=np.int64)
-        label_wise_errors(F, Y, np.arange(n, dtype=np.int64), n, recount)
+        label_wise_errors(F, Y, np.arange(n, dtype=np.int64), n, recount, 0.0)
         np.testing.assert_array_equal(errors, recount, err_msg=f"step {step}")
         assert wrong == int(((F > 0) != Y).sum())
 
@@ -34,7 +34,7 @@ def test_the_first_head_on_zero_float32_scores_is_counted():
     Y = np.zeros((1, 1), dtype=np.uint8)
     errors = np.zeros(1, dtype=np.int64)
     rows, labels = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)
-    d_labels, d_examples = label_wise_errors_of_head(F, Y, rows, 1, labels, np.array([0.1]), errors)
+    d_labels, d_examples = label_wise_errors_of_head(F, Y, rows, 1, labels, np.array([0.1]), errors, 0.0)
     assert (d_labels, d_examples, errors[0]) == (1, 1, 1)
 
 
@@ -46,7 +46,7 @@ def test_the_fused_update_counts_and_refreshes_as_a_recount(loss, dtype):
     from scratch, for single-label (the gathered path), partial and complete heads (in order: the
     contiguous path; out of order: the general one)."""
     from engine.core.boosting import apply_head_tracked
-    from engine.core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, update_statistics
+    from engine.core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, score_threshold, update_statistics
 
     rng = np.random.default_rng(1)
     n, K = 50, 6
@@ -58,7 +58,8 @@ def test_the_fused_update_counts_and_refreshes_as_a_recount(loss, dtype):
     everyone = np.arange(n, dtype=np.int64)
     update_statistics(code, Y, F, everyone, n, G, H)
     errors = np.zeros(n, dtype=np.int64)
-    label_wise_errors(F, Y, everyone, n, errors)
+    threshold = score_threshold(loss)  # the squared hinge's 0.5: the tracked kernel must use it too
+    label_wise_errors(F, Y, everyone, n, errors, threshold)
     wrong, wrong_examples = int(errors.sum()), int((errors > 0).sum())
     for step in range(120):
         rows = np.sort(rng.choice(n, size=rng.integers(1, n + 1), replace=False)).astype(np.int64)
@@ -74,7 +75,7 @@ def test_the_fused_update_counts_and_refreshes_as_a_recount(loss, dtype):
         wrong += d_labels
         wrong_examples += d_examples
         recount = np.zeros(n, dtype=np.int64)
-        label_wise_errors(F, Y, everyone, n, recount)
+        label_wise_errors(F, Y, everyone, n, recount, threshold)
         np.testing.assert_array_equal(errors, recount, err_msg=f"step {step}")
         assert (wrong, wrong_examples) == (int(recount.sum()), int((recount > 0).sum()))
         G_fresh, H_fresh = np.zeros_like(G), np.zeros_like(H)

@@ -21,22 +21,38 @@ def _numeric_derivatives(code, y, f, eps=1e-5):
     return grad, hess
 
 
+# The decomposable squared losses' statistics are those of half the loss (mlrl-boomer's g = f - y, h = 1)
+HALVED = ("squared-error-decomposable", "squared-hinge-decomposable")
+
+
+def _hinge_margin(y, f):
+    """Labels inside the squared hinge's margin (zero residual): relevant with f >= 1, irrelevant with f <= 0."""
+    return np.where(y == 1, f >= 1.0, f <= 0.0)
+
+
 @pytest.mark.parametrize("loss", LOSSES)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_gradient_and_hessian_match_finite_differences(loss, seed):
+    """The statistics are the derivatives of the loss (of half of it for :data:`HALVED`); a squared hinge
+    label inside its margin, where the loss is flat, has the Hessian 1 and no coupling (the reference's)."""
     rng = np.random.default_rng(seed)
     K = 4
     y = rng.choice(np.array([0, 1], dtype=np.uint8), K)
-    # stay away from the hinge kinks, where the second derivative jumps
+    # stay away from the hinge kinks (f = 1 for a relevant label, f = 0 for an irrelevant one)
     f = rng.uniform(-2.0, 2.0, K)
     if "hinge" in loss:
-        f = np.where(np.abs(1 - y * f) < 0.2, f + 0.5, f)
+        kink = np.where(y == 1, 1.0, 0.0)
+        f = np.where(np.abs(f - kink) < 0.2, f + 0.5, f)
     code = LOSS_CODES[loss]
     dec = is_decomposable(loss)
     g = np.zeros(K)
     h = np.zeros(K if dec else K * (K + 1) // 2)
     example_statistics(code, y, f, g, h)
     num_g, num_h = _numeric_derivatives(code, y, f)
+    if loss in HALVED:
+        num_g, num_h = num_g / 2, num_h / 2
+    flat = _hinge_margin(y, f) if "hinge" in loss else np.zeros(K, dtype=bool)
+    num_h[flat, flat] = 1.0  # the reference's Hessian of a label inside the margin
     np.testing.assert_allclose(g, num_g, rtol=1e-5, atol=1e-6)
     full = np.zeros((K, K))
     if dec:
@@ -65,20 +81,57 @@ def test_logistic_losses_hand_computed():
 
 
 def test_labels_enter_as_zero_one_and_count_as_signs():
-    """A 0/1 label is the sign -1/+1 of the paper's losses: hand-computed at f = (0.5, 0.5)."""
+    """A 0/1 label is the sign -1/+1 of the logistic and squared error losses and the target 0/1 of the
+    squared hinge losses (mlrl-boomer's meanings): hand-computed at f = (0.5, 0.5)."""
     y = np.array([1, 0], dtype=np.uint8)
     f = np.array([0.5, 0.5])
-    # squared error: (0.5 - 1)^2 + (0.5 + 1)^2; squared hinge: max(0, 1 - 0.5)^2 + max(0, 1 + 0.5)^2
+    # squared error: (1 - 0.5)^2 + (-1 - 0.5)^2; squared hinge: (1 - 0.5)^2 (relevant, below 1) + 0.5^2
+    # (irrelevant, above 0)
     assert example_loss(LOSS_CODES["squared-error-decomposable"], y, f) == pytest.approx(2.5)
-    assert example_loss(LOSS_CODES["squared-hinge-decomposable"], y, f) == pytest.approx(2.5)
+    assert example_loss(LOSS_CODES["squared-hinge-decomposable"], y, f) == pytest.approx(0.5)
     assert example_loss(LOSS_CODES["squared-error-non-decomposable"], y, f) == pytest.approx(np.sqrt(2.5))
+    assert example_loss(LOSS_CODES["squared-hinge-non-decomposable"], y, f) == pytest.approx(np.sqrt(0.5))
     # logistic: log(1 + e^-0.5) + log(1 + e^0.5)
     assert example_loss(LOSS_CODES["logistic-decomposable"], y, f) == pytest.approx(
         np.log1p(np.exp(-0.5)) + np.log1p(np.exp(0.5)))
     g, h = np.zeros(2), np.zeros(2)
-    example_statistics(LOSS_CODES["squared-error-decomposable"], y, f, g, h)
-    np.testing.assert_allclose(g, [2 * (0.5 - 1), 2 * (0.5 + 1)])
-    np.testing.assert_allclose(h, [2.0, 2.0])
+    example_statistics(LOSS_CODES["squared-error-decomposable"], y, f, g, h)  # g = f - y, h = 1
+    np.testing.assert_allclose(g, [0.5 - 1, 0.5 + 1])
+    np.testing.assert_allclose(h, [1.0, 1.0])
+    example_statistics(LOSS_CODES["squared-hinge-decomposable"], y, f, g, h)  # g = f - 1 / f, h = 1
+    np.testing.assert_allclose(g, [-0.5, 0.5])
+    np.testing.assert_allclose(h, [1.0, 1.0])
+
+
+def test_squared_hinge_hand_computed_with_labels_in_the_margin():
+    """Relevant at f = 1.5 and irrelevant at f = -0.5 are inside the margin: gradient 0, Hessian 1 (the
+    reference's), and no coupling in the non-decomposable loss; the other two labels give
+    v = (0.2 - 1, 0.6) = (-0.8, 0.6), D = 1, so g = v, H_kk = D - v_k^2, H_kl = -v_k v_l."""
+    y = np.array([1, 0, 1, 0], dtype=np.uint8)
+    f = np.array([1.5, -0.5, 0.2, 0.6])
+    g, h = np.zeros(4), np.zeros(4)
+    example_statistics(LOSS_CODES["squared-hinge-decomposable"], y, f, g, h)
+    np.testing.assert_allclose(g, [0.0, 0.0, -0.8, 0.6])
+    np.testing.assert_array_equal(h, [1.0, 1.0, 1.0, 1.0])
+    h = np.zeros(10)
+    example_statistics(LOSS_CODES["squared-hinge-non-decomposable"], y, f, g, h)
+    np.testing.assert_allclose(g, [0.0, 0.0, -0.8, 0.6], atol=1e-15)
+    full = np.zeros((4, 4))
+    for k in range(4):
+        for l in range(k, 4):
+            full[k, l] = full[l, k] = h[packed_index(k, l, 4)]
+    expected = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1 - 0.64, 0.48], [0, 0, 0.48, 1 - 0.36]])
+    np.testing.assert_allclose(full, expected, atol=1e-12)
+    # every label inside the margin: D = 0, no division, gradient 0 and Hessian I
+    f = np.array([2.0, -1.0, 1.0, 0.0])
+    example_statistics(LOSS_CODES["squared-hinge-non-decomposable"], y, f, g, h)
+    np.testing.assert_array_equal(g, 0.0)
+    np.testing.assert_array_equal(h, [1, 0, 0, 0, 1, 0, 0, 1, 0, 1])
+
+
+def test_score_thresholds_are_the_references_default_predictions():
+    from engine.core.losses import score_threshold
+    assert [score_threshold(loss) for loss in LOSSES] == [0.0, 0.0, 0.0, 0.0, 0.5, 0.5]
 
 
 def test_logistic_is_stable_for_large_scores():

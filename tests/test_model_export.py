@@ -235,6 +235,7 @@ PREDICTOR_SETTINGS = {
                      marginal_probability_calibration="isotonic"),
     "squared-error": dict(loss="squared-error-non-decomposable"),
     "squared-hinge": dict(loss="squared-hinge-non-decomposable"),
+    "squared-hinge-output-wise": dict(loss="squared-hinge-decomposable"),  # score > 0.5, as the engine
 }
 
 
@@ -271,6 +272,20 @@ def test_label_vector_search_breaks_ties_as_the_engine(tmp_path):
         F = np.concatenate([rng.normal(0, 2, (300, K)), np.zeros((3, K)), np.round(rng.normal(0, 1, (300, K)) * 2) / 2,
                             np.full((5, K), 0.5)])
         assert module.predict_from_scores(F.tolist()) == model.predict_from_scores(F).tolist()
+
+
+def test_output_wise_predictions_use_the_losss_threshold(tmp_path):
+    """Output-wise, a label is predicted above 0.5 under the squared hinge losses, above 0 otherwise (the
+    reference's default prediction), in the engine and in the exported module; 0.5 itself is not above."""
+    K = 3
+    F = np.array([[0.5, 0.5000001, 0.25], [0.0, 1e-9, -0.3]])
+    for loss, expected in (("squared-hinge-decomposable", [[0, 1, 0], [0, 0, 0]]),
+                           ("squared-error-decomposable", [[1, 1, 1], [0, 1, 0]]),
+                           ("logistic-decomposable", [[1, 1, 1], [0, 1, 0]])):
+        model = RuleModel([Rule((), list(range(K)), np.zeros(K))], 1, K, "label-wise", loss, None)
+        module = _import(_write(tmp_path, model))
+        assert model.predict_from_scores(F).tolist() == expected, loss
+        assert module.predict_from_scores(F.tolist()) == expected, loss
 
 
 def test_only_rule_models_export():

@@ -183,8 +183,9 @@ class BoomerClassifier(IncrementalPrediction, RuleLearner):
             Parameter("global_pruning", "option", FROM_INIT, "Global pruning", "early stopping (pre) or keep the best "
                       "prefix (post), by the holdout loss" + option_help("global_pruning"), choices=GLOBAL_PRUNING),
             Parameter("binary_predictor", "option", FROM_INIT, "Binary predictor", "how scores become predictions: "
-                      "score > 0 per label (output-wise), the nearest known label vector (example-wise, eq. 19), "
-                      "the F-measure maximizer (gfm); auto: output-wise for label-wise losses, else example-wise"
+                      "score > 0 per label (> 0.5 for the squared hinge losses; output-wise), the nearest known "
+                      "label vector (example-wise, eq. 19), the F-measure maximizer (gfm); auto: output-wise for "
+                      "label-wise losses, else example-wise"
                       + option_help("binary_predictor"), choices=BINARY_PREDICTORS, shown=False),
             Parameter("probability_predictor", "option", FROM_INIT, "Probability predictor", "predict_proba: the "
                       "logistic function per label (output-wise) or the label's share of the known label vectors' "

@@ -7,8 +7,8 @@ from numba import njit
 
 from .heads import complete_scores, label_score, diagonal_position
 from .label_vectors import SEARCH_BUDGET, best_label_vector_into, search_scratch
-from .losses import (LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, example_loss, example_statistics, label_sign,
-                     label_statistics)
+from .losses import (LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, code_threshold, example_loss, example_statistics,
+                     label_sign, label_statistics)
 
 
 @njit(cache=True, nogil=True)
@@ -76,9 +76,10 @@ def apply_head_tracked(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores,
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _count_change(old, new, label, before):
-    """Wrong labels of an example once one score moves from ``old`` to ``new`` (eq. 18)."""
-    return before + int((1 if new > 0.0 else 0) != label) - int((1 if old > 0.0 else 0) != label)
+def _count_change(old, new, label, before, threshold):
+    """Wrong labels of an example once one score moves from ``old`` to ``new`` (eq. 18: a label is
+    predicted where its score exceeds ``threshold``, :func:`.losses.score_threshold`)."""
+    return before + int((1 if new > threshold else 0) != label) - int((1 if old > threshold else 0) != label)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # (1 + e > 0: no divisor is 0; vectorised)
@@ -89,6 +90,7 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
     their statistics computed there and scattered back.  The changes of the wrong examples add up
     label by label to the change from before the head to after it."""
     decomposable = not (loss == LOGISTIC_NONDEC or loss == SQERR_NONDEC or loss == SQHINGE_NONDEC)
+    threshold = code_threshold(loss)
     n_head = head_labels.shape[0]
     d_labels = 0
     d_examples = 0
@@ -108,7 +110,7 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
                 new = old + head_scores[c]
                 if track:
                     before = errors[i]
-                    e = _count_change(old, new, track_Y[i, k], before)
+                    e = _count_change(old, new, track_Y[i, k], before, threshold)
                     d_labels += e - before
                     d_examples += (1 if e > 0 else 0) - (1 if before > 0 else 0)
                     errors[i] = e
@@ -130,7 +132,7 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
             for k in range(n_head):
                 old = F[i, k]
                 new = old + head_scores[k]
-                e = _count_change(old, new, track_Y[i, k], e)
+                e = _count_change(old, new, track_Y[i, k], e, threshold)
                 F[i, k] = new
                 G[i, k], H[i, k] = label_statistics(loss, float(label_sign(Y[i, k])), F[i, k])
         else:
@@ -139,7 +141,7 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
                 old = F[i, k]
                 new = old + head_scores[c]
                 if track:
-                    e = _count_change(old, new, track_Y[i, k], e)
+                    e = _count_change(old, new, track_Y[i, k], e, threshold)
                 F[i, k] = new
         if not decomposable:
             example_statistics(loss, Y[i], F[i], G[i], H[i])
@@ -159,9 +161,9 @@ def add_head_scores(F, rows, n_rows, head_labels, head_scores, sign):
 
 
 @njit(cache=True, nogil=True)
-def label_wise_errors(F, Y, rows, n_rows, errors):
-    """Eq. (18) predictions sign(F) for ``rows``; updates per-example wrong-label counts and
-    returns the change of (wrong labels, wrong examples)."""
+def label_wise_errors(F, Y, rows, n_rows, errors, threshold):
+    """Eq. (18) predictions F > ``threshold`` (:func:`.losses.score_threshold`) for ``rows``; updates
+    per-example wrong-label counts and returns the change of (wrong labels, wrong examples)."""
     d_labels = 0
     d_examples = 0
     K = F.shape[1]
@@ -169,7 +171,7 @@ def label_wise_errors(F, Y, rows, n_rows, errors):
         i = rows[r]
         e = 0
         for k in range(K):
-            pred = 1 if F[i, k] > 0.0 else 0
+            pred = 1 if F[i, k] > threshold else 0
             if pred != Y[i, k]:
                 e += 1
         d_labels += e - errors[i]
@@ -179,7 +181,7 @@ def label_wise_errors(F, Y, rows, n_rows, errors):
 
 
 @njit(cache=True, nogil=True)
-def label_wise_errors_of_head(F, Y, rows, n_rows, head_labels, head_scores, errors):
+def label_wise_errors_of_head(F, Y, rows, n_rows, head_labels, head_scores, errors, threshold):
     """Like :func:`label_wise_errors` for the predictions once ``head`` is added to ``F``, called
     before it is (float32 scores: ``F - head`` afterwards would not give back the old score): only the
     head's labels can change their prediction, so only they are compared.  The sum's sign is that of
@@ -191,7 +193,7 @@ def label_wise_errors_of_head(F, Y, rows, n_rows, head_labels, head_scores, erro
         e = errors[i]
         for c in range(head_labels.shape[0]):
             k = head_labels[c]
-            e = _count_change(F[i, k], F[i, k] + head_scores[c], Y[i, k], e)
+            e = _count_change(F[i, k], F[i, k] + head_scores[c], Y[i, k], e, threshold)
         d_labels += e - errors[i]
         d_examples += (1 if e > 0 else 0) - (1 if errors[i] > 0 else 0)
         errors[i] = e

@@ -1,23 +1,33 @@
-"""Loss functions with exact gradients and Hessians (Rapp et al. 2020, eq. 12).
+"""Loss functions with exact gradients and Hessians (Rapp et al. 2020, eq. 12), with mlrl-boomer
+0.15.6's meanings (read from its C++ ``mlrl/boosting/losses/``; our own code).
 
-Labels enter the kernels as they are kept, 0/1 (uint8, N x K); the losses use their signs
-``y`` = 2 * label - 1 in {-1, +1} (:func:`label_sign`), formed where they are read, so a fit keeps no
-second N x K array of signs.  Scores ``F`` are in the statistics' type.
-Decomposable losses have a diagonal Hessian, stored as N x K.  Non-decomposable losses
-store the symmetric K x K Hessian packed row-wise as its upper triangle (N x K(K+1)/2,
-see :func:`packed_index`).
+Labels enter the kernels as they are kept, 0/1 (uint8, N x K); the logistic and squared-error losses
+use their signs ``y`` = 2 * label - 1 in {-1, +1} (:func:`label_sign`), formed where they are read, so
+a fit keeps no second N x K array of signs; the squared hinge losses use the 0/1 labels themselves.
+Scores ``F`` are in the statistics' type.  Decomposable losses have a diagonal Hessian, stored as
+N x K.  Non-decomposable losses store the symmetric K x K Hessian packed row-wise as its upper
+triangle (N x K(K+1)/2, see :func:`packed_index`).
 
-Definitions (per example, f = scores, y = signs):
+Definitions (per example, f = scores, y = signs, z = 0/1 labels), the value :func:`example_loss`
+gives and the statistics :func:`example_statistics` gives:
 
-- ``logistic-decomposable`` (eq. 6): sum_k log(1 + exp(-y_k f_k))
-- ``logistic-non-decomposable`` (eq. 7): log(1 + sum_k exp(-y_k f_k))
-- ``squared-error-decomposable``: sum_k (f_k - y_k)^2
-- ``squared-error-non-decomposable``: sqrt(sum_k (f_k - y_k)^2), the Euclidean norm
-- ``squared-hinge-decomposable``: sum_k max(0, 1 - y_k f_k)^2
-- ``squared-hinge-non-decomposable``: sqrt(sum_k max(0, 1 - y_k f_k)^2)
+- ``logistic-decomposable`` (eq. 6): sum_k log(1 + exp(-y_k f_k)); its exact derivatives.
+- ``logistic-non-decomposable`` (eq. 7): log(1 + sum_k exp(-y_k f_k)); its exact derivatives.
+- ``squared-error-decomposable``: sum_k (f_k - y_k)^2; the statistics of half of it,
+  g_k = f_k - y_k, h_k = 1 (the reference's; so ``l2_regularization_weight`` weighs against h = 1).
+- ``squared-error-non-decomposable``: sqrt(D), D = sum_k x_k, x_k = (f_k - y_k)^2 (computed as
+  f_k^2 - 2 y_k f_k + 1); g_k = (f_k - y_k) / sqrt(D), H_kk = (D - x_k) / D^1.5,
+  H_kl = -(f_k - y_k)(f_l - y_l) / D^1.5, each quotient 0 where it is not finite.
+- ``squared-hinge-decomposable``: sum_k v_k^2 with the residual v_k = f_k - 1 for a relevant label
+  with f_k < 1, v_k = f_k for an irrelevant label with f_k > 0, else 0 (targets {0, 1}, margin 1/2
+  around the threshold 0.5); the statistics of half of it, g_k = v_k, h_k = 1 (also where v_k = 0).
+- ``squared-hinge-non-decomposable``: sqrt(D), D = sum_k v_k^2; where v_k != 0, g_k = v_k / sqrt(D),
+  H_kk = (D - v_k^2) / D^1.5, H_kl = -v_k v_l / D^1.5; where v_k = 0, g_k = 0, H_kk = 1, H_kl = 0.
 
-Every example-wise loss is a monotone function of sum_k c(y_k, f_k) with per-label costs
-``c`` (:func:`label_costs`), which makes the eq. (19) prediction a cheap search.
+Predictions: a label is relevant when its score exceeds :func:`score_threshold` (0.5 for the squared
+hinge losses, 0 for the others: the reference's ``getDefaultPrediction``).  Every example-wise loss is
+a monotone function of sum_k c(z_k, f_k) with per-label costs ``c`` (:func:`label_costs`), which makes
+the eq. (19) prediction a cheap search.
 """
 from __future__ import annotations
 
@@ -38,6 +48,21 @@ LOSSES = (
 )
 LOSS_CODES = {name: code for code, name in enumerate(LOSSES)}
 LOGISTIC_DEC, LOGISTIC_NONDEC, SQERR_DEC, SQERR_NONDEC, SQHINGE_DEC, SQHINGE_NONDEC = range(6)
+
+
+SCORE_THRESHOLDS = {"squared-hinge-decomposable": 0.5, "squared-hinge-non-decomposable": 0.5}
+
+
+def score_threshold(loss: str | None) -> float:
+    """The score above which a label is predicted relevant (output-wise, not by probabilities):
+    mlrl-boomer's ``getDefaultPrediction`` of the loss, 0.5 for the squared hinge losses, else 0."""
+    return SCORE_THRESHOLDS.get(loss, 0.0)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def code_threshold(loss):
+    """:func:`score_threshold` of a loss code, in kernels."""
+    return 0.5 if loss == SQHINGE_DEC or loss == SQHINGE_NONDEC else 0.0
 
 
 def is_decomposable(loss: str) -> bool:
@@ -118,11 +143,24 @@ def label_statistics(loss, yk, fk):
         s = _sigmoid(-yk * fk)
         return -yk * s, s * (1.0 - s)
     if loss == SQERR_DEC:
-        return 2.0 * (fk - yk), 2.0
-    v = 1.0 - yk * fk
-    if v > 0.0:
-        return -2.0 * yk * v, 2.0
-    return 0.0, 0.0
+        return fk - yk, 1.0
+    return hinge_residual(yk > 0.0, fk), 1.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def hinge_residual(relevant, fk):
+    """The squared hinge loss's residual v of one label (module docstring): f - 1 for a relevant label
+    below 1, f for an irrelevant label above 0, else 0."""
+    if relevant:
+        return fk - 1.0 if fk < 1.0 else 0.0
+    return fk if fk > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def divide_or_zero(a, b):
+    """a / b, or 0 where the quotient is not finite (the reference's ``divideOrZero``)."""
+    q = a / b
+    return q if math.isfinite(q) else 0.0
 
 
 @njit(cache=True, nogil=True, error_model="numpy")  # no divisor is 0; vectorised loops
@@ -163,39 +201,38 @@ def example_statistics(loss, labels, f, g, h):
                 row[l] = -gk * rest[l]
             idx += K - 1 - k
     else:
-        # Euclidean norm of residuals v: squared error v = f - y, squared hinge v = max(0, 1 - y f).
-        hinge = loss == SQHINGE_NONDEC
-        r2 = 0.0
-        for k in range(K):
-            yk = label_sign(labels[k])
-            if hinge:
-                v = max(0.0, 1.0 - yk * f[k])
+        _norm_statistics(loss == SQHINGE_NONDEC, labels, f, g, h)
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def _norm_statistics(hinge, labels, f, g, h):
+    """The statistics of the non-decomposable squared error or squared hinge loss (module docstring), in
+    the reference's arithmetic: the x_k first (kept in ``g``), then D, sqrt(D) and D^1.5."""
+    K = f.shape[0]
+    total = 0.0
+    for k in range(K):
+        fk = f[k]
+        if hinge:
+            if labels[k]:
+                x = fk * fk - 2.0 * fk + 1.0 if fk < 1.0 else 0.0
             else:
-                v = f[k] - yk
-            g[k] = v
-            r2 += v * v
-        if r2 <= 1e-24:
-            for k in range(K):
-                g[k] = 0.0
-            for i in range(h.shape[0]):
-                h[i] = 0.0
-            return
-        r = math.sqrt(r2)
-        r3 = r2 * r
-        for k in range(K):
-            vk = g[k]
-            dk = -float(label_sign(labels[k])) if hinge else 1.0  # dv_k/df_k
-            active_k = (vk > 0.0) if hinge else True
-            for l in range(k, K):
-                vl = g[l]
-                dl = -float(label_sign(labels[l])) if hinge else 1.0
-                val = -dk * dl * vk * vl / r3
-                if l == k and active_k:
-                    val += 1.0 / r
-                h[packed_index(k, l, K)] = val
-        for k in range(K):
-            dk = -float(label_sign(labels[k])) if hinge else 1.0
-            g[k] = dk * g[k] / r
+                x = fk * fk if fk > 0.0 else 0.0
+        else:
+            x = fk * fk + (-2.0 * label_sign(labels[k]) * fk) + 1.0
+        g[k] = x
+        total += x
+    root = math.sqrt(total)
+    power = total ** 1.5
+    idx = 0
+    for k in range(K):
+        v = hinge_residual(labels[k], f[k]) if hinge else f[k] - label_sign(labels[k])
+        active = v != 0.0 if hinge else True
+        h[idx] = divide_or_zero(total - g[k], power) if active else 1.0
+        for l in range(k + 1, K):
+            w = hinge_residual(labels[l], f[l]) if hinge else f[l] - label_sign(labels[l])
+            h[idx + l - k] = divide_or_zero(-v * w, power) if active else 0.0
+        idx += K - k
+        g[k] = divide_or_zero(v, root) if active else 0.0
 
 
 @njit(cache=True, nogil=True)
@@ -218,11 +255,10 @@ def example_loss(loss, labels, f):
         return m + math.log(total)
     total = 0.0
     for k in range(K):
-        yk = label_sign(labels[k])
         if loss == SQERR_DEC or loss == SQERR_NONDEC:
-            v = f[k] - yk
+            v = label_sign(labels[k]) - f[k]
         else:
-            v = max(0.0, 1.0 - yk * f[k])
+            v = hinge_residual(labels[k], f[k])
         total += v * v
     if loss == SQERR_NONDEC or loss == SQHINGE_NONDEC:
         return math.sqrt(total)
@@ -239,7 +275,8 @@ def update_statistics(loss, Y, F, rows, n_rows, G, H):
 
 @njit(cache=True, nogil=True)
 def label_costs(loss, f, cost_pos, cost_neg):
-    """Per-label costs c(+1, f_k), c(-1, f_k) whose sum the example-wise loss increases with.
+    """Per-label costs c(relevant, f_k), c(irrelevant, f_k) whose sum the example-wise loss increases with
+    (the squared terms of :func:`example_loss`).
 
     Logistic costs are scaled by a common factor exp(-max|f|) to avoid overflow; the
     arg-min over label vectors is unchanged by it.
@@ -258,5 +295,5 @@ def label_costs(loss, f, cost_pos, cost_neg):
             cost_neg[k] = (f[k] + 1.0) ** 2
     else:
         for k in range(K):
-            cost_pos[k] = max(0.0, 1.0 - f[k]) ** 2
-            cost_neg[k] = max(0.0, 1.0 + f[k]) ** 2
+            cost_pos[k] = hinge_residual(True, f[k]) ** 2
+            cost_neg[k] = hinge_residual(False, f[k]) ** 2
