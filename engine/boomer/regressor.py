@@ -7,6 +7,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import RegressorMixin
 from sklearn.utils.metaestimators import available_if
 
@@ -59,6 +60,10 @@ def _declared() -> tuple:
             p = replace(p, choices=tuple(OPTIONS[key]), options_key=key, help=_HELP[name] + option_help(key))
         out.append(p)
     return tuple(out)
+
+
+def _never(est) -> bool:
+    return False
 
 
 class BoomerRegressor(RegressorMixin, BoomerClassifier):
@@ -131,7 +136,10 @@ class BoomerRegressor(RegressorMixin, BoomerClassifier):
 
         if Y is None:
             raise ValueError("this estimator requires y to be passed, but the target y is None (y is missing)")
-        self._one_output_y = np.ndim(Y) == 1
+        Y = Y if sp.issparse(Y) else np.asarray(Y)
+        self._one_output_y = Y.ndim == 1
+        if np.iscomplexobj(Y):  # scikit-learn's wording
+            raise ValueError("Complex data not supported: the targets y must be real numbers")
         Xc = check_features(X)
         Yc = check_targets(Y, Xc.shape[0])
         if (X_test is None) != (Y_test is None):
@@ -167,10 +175,11 @@ class BoomerRegressor(RegressorMixin, BoomerClassifier):
         model, Xc = self._checked(X)
         return self._score_output(model.scores(Xc))
 
-    # a regressor has no decision function: predict returns its real values
-    decision_function = available_if(lambda self: False)(BoomerClassifier.decision_function)
-    decision_function_incrementally = available_if(lambda self: False)(
-        BoomerClassifier.decision_function_incrementally)
+    # a regressor has neither a decision function nor probabilities: predict returns its real values
+    decision_function = available_if(_never)(BoomerClassifier.decision_function)
+    decision_function_incrementally = available_if(_never)(BoomerClassifier.decision_function_incrementally)
+    predict_proba = available_if(_never)(BoomerClassifier.predict_proba)
+    predict_proba_incrementally = available_if(_never)(BoomerClassifier.predict_proba_incrementally)
 
     def _score_output(self, F: np.ndarray) -> np.ndarray:
         F = np.asarray(F, dtype=np.float64)
