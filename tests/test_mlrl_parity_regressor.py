@@ -1,5 +1,5 @@
 """Parity of :class:`engine.boomer.BoomerRegressor` with mlrl-boomer 0.15.6's ``BoomerRegressor`` (the
-reference), run in its own interpreter through ``tests/mlrl_regressor_reference_driver.py``: the same
+reference), run in its own interpreter through ``engine/bench/regressor_driver.py``: the same
 parameters, defaults and values, and with deterministic settings (64-bit statistics, no sampling, no binning,
 no holdout) the same rules and predictions on ``atp7d`` (Mulan's 6-target data) and a synthetic 3-target set.
 
@@ -24,7 +24,7 @@ from sklearn.datasets import make_regression
 from engine.boomer import BoomerRegressor
 from test_mlrl_parity import ask_reference, reference_missing
 
-DRIVER = Path(__file__).with_name("mlrl_regressor_reference_driver.py")
+DRIVER = Path(__file__).resolve().parents[1] / "engine" / "bench" / "regressor_driver.py"
 DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 _WHY = reference_missing("mlrl.boosting", "mlrl-boomer")

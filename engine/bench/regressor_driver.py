@@ -1,8 +1,8 @@
-"""Runs mlrl-boomer's ``BoomerRegressor`` (the reference) for tests/test_mlrl_parity_regressor.py and
-``engine.bench.regressor``, in the reference's own interpreter.
+"""Runs mlrl-boomer's ``BoomerRegressor`` (the reference) for ``engine.bench.regressor`` and
+tests/test_mlrl_parity_regressor.py, in the reference's own interpreter.
 
-Imports nothing of this project but ``engine/bench/fit_driver.py``'s reading of the reference's rules (a plain
-module, loaded by path).  Usage: ``PY mlrl_regressor_reference_driver.py REQUEST.json``; prints one JSON line.
+Imports nothing of this project but ``fit_driver.py``'s reading of the reference's rules (a plain module of
+this folder, loaded by path).  Usage: ``PY regressor_driver.py REQUEST.json``; prints one JSON line.
 Requests (``"kind"``):
 
 - ``fit``: ``data`` (an .npz with ``X_train``, ``Y_train``, ``X_test``) and ``settings`` (keyword arguments of
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine" / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fit_driver import ALL_OPERATORS, reference_rules  # noqa: E402 - the benchmarks' driver, by path
 
 
