@@ -116,3 +116,27 @@ def test_values_only_a_classifier_takes_are_refused():
             BoomerRegressor(**settings).fit(X, Y)
     with pytest.raises(TypeError):
         BoomerRegressor(label_binning="none")
+
+
+@pytest.mark.parametrize("name", list(BoomerRegressor().get_params()))
+def test_none_means_the_default(name):
+    """As mlrl-boomer's: None for any parameter is its default (kept by get_params, the default model)."""
+    from engine.parameters import declared
+
+    X, Y = _data(n=60)
+    base = {"max_rules": 6, "instance_sampling": "with-replacement", "random_state": 3}
+    default = next(p.default for p in declared(BoomerRegressor) if p.name == name)
+    none = BoomerRegressor(**{**base, name: None}).fit(X, Y)
+    given = BoomerRegressor(**{**base, name: default}).fit(X, Y)
+    assert none.get_params()[name] is None
+    np.testing.assert_array_equal(none.predict(X), given.predict(X))
+
+
+def test_a_saved_model_predicts_the_same():
+    import json
+
+    X, Y = _data(n=60)
+    est = BoomerRegressor(max_rules=5).fit(X, Y)
+    doc = json.loads(json.dumps(est.to_model_dict()))
+    assert doc["learner"] == "boomer-regressor"
+    np.testing.assert_array_equal(BoomerRegressor.from_model_dict(doc).predict(X), est.predict(X))
