@@ -15,7 +15,7 @@ from ..core.regression_losses import REGRESSION_LOSSES
 from ..learner import TrainingData
 from ..model import RuleModel
 from ..options import OPTIONS, option_help
-from ..validation import check_features
+from ..validation import check_features, feature_names_of
 from .estimator import BoomerClassifier
 from .regression import check_targets
 
@@ -132,8 +132,6 @@ class BoomerRegressor(RegressorMixin, BoomerClassifier):
     # -- targets -------------------------------------------------------------------------------------------
     def _training_data(self, X, Y, X_test=None, Y_test=None, sample_weight=None):
         """Features checked as a classifier's, targets as real values (:func:`.regression.check_targets`)."""
-        from ..validation import feature_names_of
-
         if Y is None:
             raise ValueError("this estimator requires y to be passed, but the target y is None (y is missing)")
         Y = Y if sp.issparse(Y) else np.asarray(Y)
