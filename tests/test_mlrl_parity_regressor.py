@@ -11,7 +11,8 @@ Where the two part, the test names why:
 - the reference's single-output (and partial) heads on dense targets recompute the statistics of outputs
   0..n-1 instead of the head's outputs (``DecomposableRegressionLoss::updateDecomposableStatistics`` with a
   ``PartialIndexVector``), so after a head for another output its statistics stay stale and it learns the same
-  rule again; ours updates the head's outputs.
+  rule again; ours updates the head's outputs.  For such heads its non-decomposable loss recomputes the covered
+  examples' statistics with every target read as a label (+1 if non-zero, else -1); ours with the targets.
 """
 from __future__ import annotations
 
@@ -237,11 +238,35 @@ def test_single_output_heads_until_the_references_stale_statistics(data, tmp_pat
     assert _body(ours.rules_[2].conditions) != _body(first["conditions"])
 
 
-def test_single_output_heads_non_decomposable_first_rule(tmp_path):
-    settings = {**DETERMINISTIC, "loss": "squared-error-non-decomposable", "head_type": "single", "max_rules": 2}
+def _diagonal_statistics(F, Y):
+    """The non-decomposable squared error's gradients and Hessian diagonal (the reference's arithmetic)."""
+    x = F * F - 2 * Y * F + 1
+    s = x.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g, h = (F - Y) / np.sqrt(s), (s - x) / s ** 1.5
+    return np.where(np.isfinite(g), g, 0.0), np.where(np.isfinite(h), h, 0.0)
+
+
+def test_single_output_heads_non_decomposable_until_the_references_label_signs(tmp_path):
+    """The default rule and the first single-output rule are the reference's.  It then recomputes the covered
+    examples' statistics with each target read as a label, +1 if non-zero, else -1 (its non-decomposable
+    loss's ``updateDecomposableStatistics`` for a ``PartialIndexVector`` on a dense regression matrix passes
+    ``binaryConversionFunction``): its second rule's head is what those statistics give, ours is another."""
+    settings = {**DETERMINISTIC, "loss": "squared-error-non-decomposable", "head_type": "single", "max_rules": 3}
     ref, ours, X, X_test, _ = _fit_both("synthetic", settings, tmp_path)
     assert _same_until(ref, ours, X, 2) == 2
     _same_predictions(ref, ours, X_test, 2)
+    Y = synthetic()[1].astype(np.float32).astype(np.float64)
+    F = np.zeros_like(Y)
+    F[:] = ref["rules"][0]["scores"]
+    first = _covered(_body(ref["rules"][1]["conditions"]), X)
+    F[first, ref["rules"][1]["labels"][0]] += ref["rules"][1]["scores"][0]
+    G, H = _diagonal_statistics(F, Y)
+    G[first], H[first] = _diagonal_statistics(F[first], np.where(Y[first] != 0, 1.0, -1.0))
+    second, k = _covered(_body(ref["rules"][2]["conditions"]), X), ref["rules"][2]["labels"][0]
+    head = -G[second, k].sum() / (H[second, k].sum() + 1.0) * float(np.float32(0.3))
+    assert head == pytest.approx(ref["rules"][2]["scores"][0], rel=1e-9)
+    assert _body(ours.rules_[2].conditions) != _body(ref["rules"][2]["conditions"])
 
 
 def test_incremental_predictions_are_the_references(tmp_path):
