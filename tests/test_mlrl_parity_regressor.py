@@ -273,3 +273,19 @@ def test_incremental_predictions_are_the_references(tmp_path):
     settings = {**DETERMINISTIC, "head_type": "complete", "max_rules": 8}
     ref, ours, X, X_test, _ = _fit_both("synthetic", settings, tmp_path)
     _same_predictions(ref, ours, X_test, 8)
+
+
+@pytest.mark.parametrize("pruning", ["post-pruning{min_rules=5}", "pre-pruning{min_rules=5,num_past=3,num_recent=3}"])
+def test_the_automatic_holdout_set_is_the_references_random_one(pruning, tmp_path):
+    """``holdout`` left to 'auto' is, with global pruning, a random holdout set (a regressor's; a classifier's is
+    stratified) drawn as the reference draws it: the default rule from every example (the holdout set's too),
+    the first rule from the training examples it covers, both the reference's.  (Later thresholds may differ,
+    as the classifier's do: the reference's midpoints also see the holdout set's values,
+    tests/test_mlrl_parity_random.py.)"""
+    settings = {**DETERMINISTIC, "global_pruning": pruning, "head_type": "complete", "max_rules": 2}
+    settings.pop("holdout")  # not given: the reference refuses the value 'auto' that ours spells its default
+    ref, ours, X, X_test, _ = _fit_both("synthetic", settings, tmp_path)
+    assert len(ours.holdout_indices_) == int(np.float32(0.33) * np.float32(len(X)))
+    assert ref["n_rules"] == len(ours.rules_) == 2
+    for a, b in zip(ref["rules"], ours.rules_):
+        np.testing.assert_allclose(b.head_scores, a["scores"], rtol=1e-9)
