@@ -140,3 +140,28 @@ def test_a_saved_model_predicts_the_same():
     doc = json.loads(json.dumps(est.to_model_dict()))
     assert doc["learner"] == "boomer-regressor"
     np.testing.assert_array_equal(BoomerRegressor.from_model_dict(doc).predict(X), est.predict(X))
+
+
+def test_float32_statistics_are_computed_in_float32_as_the_reference_does():
+    """32-bit statistics of the non-decomposable squared error: x, their sum, the root and the quotients in
+    float32, the power s^1.5 in double then rounded (C++'s std::pow(float, double))."""
+    from engine.core.losses import update_statistics
+    from engine.core.regression_losses import SQERR_REG_NONDEC
+
+    rng = np.random.default_rng(3)
+    Y = rng.normal(size=(50, 3)).astype(np.float32) * np.float32(0.4)
+    F = rng.normal(size=(50, 3)).astype(np.float32) * np.float32(0.3)
+    G, H = np.empty((50, 3), np.float32), np.empty((50, 6), np.float32)
+    update_statistics(SQERR_REG_NONDEC, Y, F, np.arange(50), 50, G, H)
+    for i in range(50):
+        f, y = F[i], Y[i]
+        x = f * f + (np.float32(-2) * y * f) + np.float32(1)
+        s = np.float32(0)
+        for v in x:
+            s = np.float32(s + v)
+        root, power = np.sqrt(s), np.float32(np.float64(s) ** 1.5)
+        np.testing.assert_array_equal(G[i], (f - y) / root)
+        d = f - y
+        expected = [(s - x[0]) / power, -d[0] * d[1] / power, -d[0] * d[2] / power, (s - x[1]) / power,
+                    -d[1] * d[2] / power, (s - x[2]) / power]
+        np.testing.assert_array_equal(H[i], np.array(expected, dtype=np.float32))

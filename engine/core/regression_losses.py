@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
 
 REGRESSION_LOSSES = ("squared-error-decomposable", "squared-error-non-decomposable")
 SQERR_REG_DEC, SQERR_REG_NONDEC = 6, 7  # after the six classification losses' codes
@@ -41,29 +43,43 @@ def regression_label_statistics(yk, fk):
     return fk - yk, 1.0
 
 
+def _like(value, marker):
+    """``value`` in the type of ``marker`` (float32 statistics compute in float32, as the reference's)."""
+    return value
+
+
+@overload(_like, jit_options={"cache": True, "nogil": True})
+def _like_overload(value, marker):
+    if isinstance(marker, types.Float) and marker.bitwidth == 32:
+        return lambda value, marker: np.float32(value)
+    return lambda value, marker: np.float64(value)
+
+
 @njit(cache=True, nogil=True)
 def regression_example_statistics(targets, f, g, h):
     """Gradient ``g`` (T) and packed Hessian ``h`` (T(T+1)/2, upper triangle row-wise) of the
-    non-decomposable squared error of one example with real ``targets`` at the scores ``f``."""
+    non-decomposable squared error of one example with real ``targets`` at the scores ``f``, in the scores'
+    precision (float32 statistics: float32 arithmetic, the power in double, as the reference's)."""
     T = f.shape[0]
-    s = 0.0
+    m = g[0]  # the statistics' type
+    s = _like(0.0, m)
     for k in range(T):
-        fk = float(f[k])
-        x = fk * fk + (-2.0 * float(targets[k]) * fk) + 1.0
+        fk = _like(f[k], m)
+        x = fk * fk + (_like(-2.0, m) * _like(targets[k], m) * fk) + _like(1.0, m)
         g[k] = x  # kept until the sum is known
         s += x
-    root = math.sqrt(s)
-    power = s ** 1.5
+    root = np.sqrt(s)
+    power = _like(np.float64(s) ** 1.5, m)
     for k in range(T):
-        x = float(g[k])
-        dk = float(f[k]) - float(targets[k])
+        x = _like(g[k], m)
+        dk = _like(f[k], m) - _like(targets[k], m)
         base = k * T - (k * (k - 1)) // 2  # row k of the packed upper triangle
         h[base] = _divide_or_zero(s - x, power)
         for l in range(k + 1, T):
-            dl = float(f[l]) - float(targets[l])
+            dl = _like(f[l], m) - _like(targets[l], m)
             h[base + l - k] = _divide_or_zero(-dk * dl, power)
     for k in range(T):
-        g[k] = _divide_or_zero(float(f[k]) - float(targets[k]), root)
+        g[k] = _divide_or_zero(_like(f[k], m) - _like(targets[k], m), root)
 
 
 @njit(cache=True, nogil=True)
