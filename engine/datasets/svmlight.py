@@ -5,7 +5,8 @@ and ``qid:`` tokens are ignored.  Feature indices are 0-based if index 0 occurs 
 1-based otherwise; features are named ``f<index>`` after the file's own indices and omitted values are 0.
 A value ``nan`` (any case) is a missing value, as in ARFF and CSV; infinite values are refused.
 Numbers are ASCII digits without digit-group underscores (``1_000`` is refused, as in every format).
-Labels are named ``y0``, ``y1``, ...  Data whose dense form would exceed ``DENSE_LIMIT_BYTES`` are
+Labels are named ``y0``, ``y1``, ...  A file whose label fields hold real numbers (``1.5,-0.2 idx:val ...``, the
+same count on every line) has real-valued targets instead (a regression data set, :mod:`.targets`).  Data whose dense form would exceed ``DENSE_LIMIT_BYTES`` are
 returned as a scipy CSR matrix (the engine trains on sparse input directly).
 """
 from __future__ import annotations
