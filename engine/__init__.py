@@ -3,6 +3,7 @@
 The engine is free of any GUI toolkit.  Public entry points:
 
 - :class:`BoomerClassifier` - the scikit-learn estimator, with the streaming ``fit_iter``;
+- :class:`BoomerRegressor` - its multi-output regression twin (mlrl-boomer's ``BoomerRegressor``);
 - :class:`Rule`, :class:`Condition`, :class:`Schema` - the rule representation of every learner;
 - :class:`RuleRecord` - what a rule learner's ``fit_iter`` yields per rule (a step, :mod:`engine.steps`);
 - :class:`LabelRankingBooster` - log-linear label ranking (Dekel et al. 2003), one step per iteration;
@@ -24,6 +25,7 @@ use_kernel_folder()  # before any kernel is defined: the folder of these sources
 _MODULE_OF = {
     "AdaBoostMHClassifier": "adaboost",
     "BoomerClassifier": "boomer",
+    "BoomerRegressor": "boomer",
     "LabelRankingBooster": "ranking",
     "LogisticChainClassifier": "mlme",
     "MLMEClassifier": "mlme",

@@ -7,6 +7,7 @@ Qt adapters exactly these modules (``pyproject.toml``), so a refactoring behind 
 reaches the window."""
 from __future__ import annotations
 
+from engine.boomer.regressor import BoomerRegressor
 from engine.datasets import SUFFIXES, SVMLIGHT_SUFFIXES, Dataset, load, make_synthetic, test_sibling
 from engine.datasets.synthetic import SYNTHETIC_KINDS
 from engine.datasets.synthetic import SYNTHETIC_REGRESSION_KINDS
@@ -30,6 +31,8 @@ from engine.prepare import is_prepared, kernel_setting, save_data
 from engine.validation import features_for_model, match_schema
 
 __all__ = [
+    # multi-output regression rules (real-valued targets: a data set whose ``task`` is 'regression')
+    "BoomerRegressor",
     # data
     "Dataset", "load", "make_synthetic", "test_sibling", "SYNTHETIC_KINDS", "SUFFIXES", "SVMLIGHT_SUFFIXES",
     "SYNTHETIC_REGRESSION_KINDS",

@@ -242,8 +242,10 @@ MALFORMED = [
     ("count.arff", HEAD + "1,2,u\n0,3\n", None, 7, "expected 3 values, found 2"),
     ("nominal.arff", HEAD + "1,2,u\n0,3,w\n", None, 7, "value 'w' is not a declared value of nominal attribute 'c'"),
     ("number.arff", HEAD + "1,abc,u\n", None, 6, "non-numeric value 'abc' for numeric attribute 'x'"),
-    ("labelvalue.arff", "@relation r -C 1\n@attribute y numeric\n@attribute x numeric\n@data\n1,1\n2,1\n",
-     None, 6, "label 'y' has value 2; labels must be 0 or 1"),
+    # a numeric target with a value other than 0/1 makes a regression data set (engine.datasets.targets), whose
+    # targets must all be numbers
+    ("targetmissing.arff", "@relation r -C 1\n@attribute y numeric\n@attribute x numeric\n@data\n1,1\n2,1\n?,1\n",
+     None, 7, "missing value for target 'y'"),
     ("labeltype.arff", "@relation r -C 1\n@attribute y {yes,no}\n@attribute x numeric\n@data\nyes,1\n",
      None, 2, "label attribute 'y' must be binary {0,1}"),
     ("labelmissing.arff", HEAD + "1,2,u\n?,3,v\n", None, 7, "missing value '?' for label 'y'"),
@@ -262,7 +264,8 @@ MALFORMED = [
     ("svmcolon.svm", "0 1:0.5\n1 2\n", None, 2, "bad token '2' (expected <index>:<value>)"),
     ("svmlabel.svm", "0 1:0.5\na,1 2:1\n", None, 2, "bad label 'a'"),
     ("count.csv", "x,y\n1,0\n1,2,3\n", None, 3, "expected 2 values, found 3"),
-    ("label.csv", "x,y\n1,0\n1,2\n", None, 3, "label 'y' has value '2'; labels must be 0 or 1"),
+    ("label.csv", "x,y\n1,0\n1,yes\n", None, 3, "label 'y' has value 'yes'; labels must be 0 or 1"),
+    ("target.csv", "x,y\n1,0.5\n1,yes\n", None, 3, "target 'y' has value 'yes'; regression targets must be numbers"),
     ("labelnan.csv", "x,y\n1,NaN\n", None, 2, "missing value for label 'y'"),
 ]
 

@@ -88,16 +88,19 @@ def test_single_head_uses_diagonal_for_full_hessian():
     assert k == int(np.argmin(per)) and q == pytest.approx(per.min())
 
 
-def test_not_positive_definite_falls_back_to_diagonal():
+def test_an_indefinite_system_is_solved_as_the_reference_does():
+    """mlrl-boomer solves every complete head's system with LAPACK's symmetric indefinite solver: an
+    indefinite H + lambda I (the non-decomposable squared error of real-valued targets, engine.core.indefinite)
+    gets its solution, rated by the objective there (positive semi-definite ones keep the Cholesky path)."""
     K = 2
     Hfull = np.array([[1.0, 3.0], [3.0, 1.0]])  # indefinite
     packed = np.array([Hfull[0, 0], Hfull[0, 1], Hfull[1, 1]])
     g = np.array([1.0, -2.0])
     p = np.zeros(K)
     complete_scores(g, packed, True, 0.0, 0.0, np.zeros((K, K)), p)
-    np.testing.assert_allclose(p, [-1.0, 2.0])
+    np.testing.assert_allclose(p, [0.875, -0.625])  # (H p = -g by hand: H^-1 = -1/8 [[1, -3], [-3, 1]])
     q = complete_quality(g, packed, True, 0.0, 0.0, np.zeros((K, K)), np.zeros(K))
-    assert q == pytest.approx(-0.5 * (1 + 4))
+    assert q == pytest.approx(g @ p + 0.5 * p @ Hfull @ p) and q == pytest.approx(1.0625)
     assert packed_index(1, 1, 2) == 2
 
 

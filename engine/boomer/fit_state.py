@@ -30,6 +30,7 @@ from . import settings as _settings
 from .instance_sampling import InstanceSampler
 from .memory import check_statistics_memory
 from .recording import Recorder, WatchedLoss
+from .regression import RegressionTracker
 from .settings import BoomerSettings
 
 
@@ -181,10 +182,11 @@ def build_fit_state(est, settings: BoomerSettings, data: TrainingData) -> FitSta
     est.label_vectors_ = unique_rows(Y) if settings.prediction == "example-wise" else None
     search = _feature_search(settings, data, X)
     stats = _statistics(settings, Y, search.index.n_features)
-    train = LossTracker(Y, settings.prediction, settings.loss, est.label_vectors_, stats.F)
+    tracker = RegressionTracker if settings.regression else LossTracker  # MSE, or Hamming and subset 0/1
+    train = tracker(Y, settings.prediction, settings.loss, est.label_vectors_, stats.F)
     val = None
     if data.X_test is not None:
-        val = LossTracker(data.Y_test, settings.prediction, settings.loss, est.label_vectors_)
+        val = tracker(data.Y_test, settings.prediction, settings.loss, est.label_vectors_)
     pruning = make_pruning(settings.global_pruning.name, dict(settings.global_pruning.options))
     if pruning is not None and (watched is None or not settings.global_pruning["use_holdout_set"]):
         watched = WatchedLoss(stats.loss, None, Y, stats.F)  # the training set's own loss

@@ -18,7 +18,8 @@ class WatchedLoss:
 
     def __init__(self, loss_code: int, X, Y: np.ndarray, F: np.ndarray | None = None):
         self.loss, self.X, self.holdout = loss_code, X, X is not None
-        self.Y = np.require(Y, np.uint8, "C")  # the 0/1 labels the loss kernels read (a copy only if needed)
+        # the 0/1 labels the loss kernels read (a copy only if needed), or a regressor's float32 targets
+        self.Y = np.require(Y, np.float32 if Y.dtype == np.float32 else np.uint8, "C")
         self.F = np.zeros(Y.shape) if F is None else F
         n = Y.shape[0]
         self.losses = np.zeros(n)
@@ -70,8 +71,12 @@ class Recorder:
                 est.selected_steps_ = self.pruning.selected
         record = dict(index=len(est.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=self.train.hamming, train_subset=self.train.subset, extra=extra)
+        if hasattr(self.train, "mse"):  # a regressor's (engine.boomer.regression.RegressionTracker)
+            extra["train_mse"] = self.train.mse
         if self.val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, self.data.X_test)).astype(np.int64)
             self.val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(test_hamming=self.val.hamming, test_subset=self.val.subset)
+            if hasattr(self.val, "mse"):
+                extra["test_mse"] = self.val.mse
         return RuleRecord(**record), stop

@@ -13,6 +13,7 @@ from ..core.head_variants import (HEAD_BINNED, HEAD_BINNED_DYNAMIC, HEAD_BINNED_
                                   HEAD_PARTIAL_DYNAMIC, HEAD_PARTIAL_FIXED, HEAD_SINGLE, HEAD_SINGLE_LARGEST_SCORE,
                                   label_cardinality32, partial_fixed_size, side_bins)
 from ..core.losses import LOSS_CODES, is_decomposable, n_hessian_entries
+from ..core.regression_losses import REGRESSION_CODES
 from ..core.refinement import first_step_family, fixed_label_family, may_thread
 from ..options import OPTIONS, parse_option
 from ..predictors import binary_mode
@@ -184,6 +185,7 @@ class BoomerSettings:
     threads: int  # 1: serial refinement, n: n preferred threads, 0: every core
     feature_format: str | None
     random_state: int
+    regression: bool = False  # real-valued targets (BoomerRegressor): the loss codes of .core.regression_losses
 
     @classmethod
     def of(cls, est) -> "BoomerSettings":
@@ -191,13 +193,19 @@ class BoomerSettings:
         means the default, resolved: :meth:`engine.parameters.DeclaredParameters.effective`)."""
         est = est.effective()
         loss, head_type = est.loss, est.head_type
+        regression = getattr(est, "regression", False)
+        holdout = holdout_kind(est.holdout, est.global_pruning, est.marginal_probability_calibration,
+                               est.joint_probability_calibration)
+        if regression and holdout == "stratified-output-wise":
+            holdout = "random"  # mlrl-boomer's automatic holdout set of a regressor
         return cls(
             loss=loss, head=Choice.of("head_type", head_type), head_kind=head_kind(loss, head_type),
             single_label_choice=est.single_label_choice, label_binning=Choice.of("label_binning", est.label_binning),
             label_binning_used=label_binning_kind(loss, head_type, est.label_binning) != "none",
-            label_binning_scope=est.label_binning_scope, l2=float(est.l2_regularization_weight),
-            l1=float(est.l1_regularization_weight), eta=float(est.shrinkage), statistic_type=est.statistic_type,
-            prediction=training_prediction(loss, est.binary_predictor),
+            label_binning_scope=est.label_binning_scope, l2=_weight(est.l2_regularization_weight, regression),
+            l1=_weight(est.l1_regularization_weight, regression), statistic_type=est.statistic_type,
+            eta=_weight(est.shrinkage, regression),
+            prediction="label-wise" if regression else training_prediction(loss, est.binary_predictor),
             instance_sampling=Choice.of("instance_sampling", est.instance_sampling),
             feature_sampling=Choice.of("feature_sampling", est.feature_sampling),
             output_sampling=Choice.of("output_sampling", est.output_sampling),
@@ -205,15 +213,14 @@ class BoomerSettings:
                                            est.min_coverage),
             post_optimization=Choice.of("post_optimization", est.post_optimization),
             feature_binning=Choice.of("feature_binning", est.feature_binning),
-            holdout=holdout_kind(est.holdout, est.global_pruning, est.marginal_probability_calibration,
-                                 est.joint_probability_calibration),
+            holdout=holdout,
             holdout_options=MappingProxyType(parse_option("holdout", est.holdout)[1] or {"holdout_set_size": 0.33}),
             global_pruning=Choice.of("global_pruning", est.global_pruning),
             marginal_calibration=Choice.of("marginal_probability_calibration", est.marginal_probability_calibration),
             joint_calibration=Choice.of("joint_probability_calibration", est.joint_probability_calibration),
             default_rule=est.default_rule != "false", max_rules=int(est.max_rules), time_limit=int(est.time_limit),
             threads=refinement_threads(est.parallel_rule_refinement), feature_format=est.feature_format,
-            random_state=est.random_state)
+            random_state=est.random_state, regression=regression)
 
     # -- statistics ----------------------------------------------------------------------------------
     @property
@@ -226,7 +233,7 @@ class BoomerSettings:
 
     @property
     def loss_code(self) -> int:
-        return LOSS_CODES[self.loss]
+        return (REGRESSION_CODES if self.regression else LOSS_CODES)[self.loss]
 
     @property
     def dtype(self) -> type:
@@ -239,7 +246,7 @@ class BoomerSettings:
         :data:`PACKED_STATISTICS_BUDGET` bytes.  Both give the same rules (up to the order of sums); below
         the budget the packed rows are faster to sum (20 labels, 10,000 examples, label binning, 300 rules:
         133 and 200 s packed against 158 and 228 s compact, same model, a loaded machine)."""
-        if self.decomposable or self.single:
+        if self.decomposable or self.single or self.regression:
             return False
         if self.label_binning_scope == "rule":  # the bins' projection reads the compact form
             return True
@@ -299,6 +306,8 @@ class BoomerSettings:
         ratio = self.head.options.get("output_ratio", 0.0)
         if ratio > 0:
             return np.float32(ratio)
+        if self.regression:  # mlrl-boomer's ratio for a regression matrix
+            return np.float32(0.33)
         counts = np.asarray((Y != 0).sum(axis=1)).ravel()
         return np.float32(label_cardinality32(counts.astype(np.float32)) / np.float32(Y.shape[1]))
 
@@ -347,6 +356,11 @@ class BoomerSettings:
             first = "compact"  # the sweeps of engine.core.examplewise_stats
         return (first, fixed_label_family(single, n_examples), threaded, head_mode <= HEAD_PARTIAL_FIXED,
                 self.prediction == "example-wise")
+
+
+def _weight(value, regression: bool) -> float:
+    """A regularization weight or the shrinkage as a fit uses it: mlrl-boomer's regressor keeps them in float32."""
+    return float(np.float32(value)) if regression else float(value)
 
 
 def training_prediction(loss: str, binary_predictor: str) -> str:

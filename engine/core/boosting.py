@@ -9,6 +9,7 @@ from .heads import complete_scores, label_score, diagonal_position
 from .label_vectors import SEARCH_BUDGET, best_label_vector_into, search_scratch
 from .losses import (LOGISTIC_NONDEC, SQERR_NONDEC, SQHINGE_NONDEC, code_threshold, example_loss, example_statistics,
                      label_sign, label_statistics)
+from .regression_losses import SQERR_REG_NONDEC
 
 
 @njit(cache=True, nogil=True)
@@ -89,7 +90,8 @@ def _apply(loss, Y, F, G, H, rows, n_rows, head_labels, head_scores, track_Y, er
     of its heads label by label: the covered examples' new scores of a label gathered into a buffer,
     their statistics computed there and scattered back.  The changes of the wrong examples add up
     label by label to the change from before the head to after it."""
-    decomposable = not (loss == LOGISTIC_NONDEC or loss == SQERR_NONDEC or loss == SQHINGE_NONDEC)
+    decomposable = not (loss == LOGISTIC_NONDEC or loss == SQERR_NONDEC or loss == SQHINGE_NONDEC
+                         or loss == SQERR_REG_NONDEC)
     threshold = code_threshold(loss)
     n_head = head_labels.shape[0]
     d_labels = 0

@@ -27,6 +27,7 @@ import math
 
 from numba import njit
 
+from .indefinite import indefinite_head
 from .losses import packed_index
 
 
@@ -219,6 +220,8 @@ def complete_quality(g, h, full_hessian, l2, l1, chol, z):
         return diagonal_complete_quality(g, h, False, l2, l1)
     q = cholesky_quality(g, h, l2, l1, chol, z)
     if q == math.inf:
+        q = indefinite_head(g, h, l2, l1, z)  # +inf unless clearly indefinite (.indefinite)
+    if q == math.inf:
         return diagonal_complete_quality(g, h, True, l2, l1)
     return q
 
@@ -251,5 +254,7 @@ def complete_scores(g, h, full_hessian, l2, l1, chol, out):
             if finite:
                 return
             # a nearly singular H + lambda I (lambda = 0, saturated examples): the diagonal solution
+        elif indefinite_head(g, h, l2, l1, out) != math.inf:  # .indefinite
+            return
     for k in range(K):
         out[k] = label_score(g[k], h[diagonal_position(k, K, full_hessian)], l2, l1)

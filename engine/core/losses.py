@@ -36,7 +36,9 @@ import math
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
+
+from .regression_losses import SQERR_REG_DEC, regression_example_loss, regression_label_statistics, regression_statistics
 
 LOSSES = (
     "logistic-decomposable",
@@ -130,15 +132,24 @@ def _sigmoid(x):
     return (1.0 if x >= 0.0 else e) / (1.0 + e)
 
 
-@njit(cache=True, nogil=True)
 def label_sign(label):
-    """The sign y of a label in the loss functions: +1 for a relevant label (non-zero), -1 otherwise."""
-    return 1 if label else -1
+    """The sign y of a label in the loss functions: +1 for a relevant label (non-zero), -1 otherwise; a real
+    target (a float: regression, :mod:`.regression_losses`) is its own value."""
+    return label if isinstance(label, (float, np.floating)) else (1 if label else -1)
+
+
+@overload(label_sign, jit_options={"cache": True, "nogil": True})
+def _label_sign(label):
+    if isinstance(label, types.Float):
+        return lambda label: label
+    return lambda label: 1 if label else -1
 
 
 @njit(cache=True, nogil=True, inline="always")
 def label_statistics(loss, yk, fk):
     """Gradient and Hessian of one label's term of a decomposable loss."""
+    if loss >= SQERR_REG_DEC:  # real-valued targets (.regression_losses)
+        return regression_label_statistics(yk, fk)
     if loss == LOGISTIC_DEC:
         s = _sigmoid(-yk * fk)
         return -yk * s, s * (1.0 - s)
@@ -167,6 +178,9 @@ def divide_or_zero(a, b):
 def example_statistics(loss, labels, f, g, h):
     """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``
     (``labels``: the example's 0/1 labels)."""
+    if loss >= SQERR_REG_DEC:  # real-valued targets (.regression_losses)
+        regression_statistics(loss, labels, f, g, h)
+        return
     K = f.shape[0]
     if loss == LOGISTIC_DEC or loss == SQERR_DEC or loss == SQHINGE_DEC:
         for k in range(K):
@@ -238,6 +252,8 @@ def _norm_statistics(hinge, labels, f, g, h):
 @njit(cache=True, nogil=True)
 def example_loss(loss, labels, f):
     """The loss of one example with 0/1 ``labels`` at the scores ``f`` (eq. 6 and 7 for the logistic losses)."""
+    if loss >= SQERR_REG_DEC:  # real-valued targets (.regression_losses)
+        return regression_example_loss(loss, labels, f)
     K = f.shape[0]
     if loss == LOGISTIC_DEC:
         total = 0.0

@@ -9,6 +9,7 @@ from .csvfile import load_csv
 from .dataset import Dataset
 from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
 from .svmlight import load_svmlight
+from .targets import check_task
 from .synthetic import SYNTHETIC_KINDS, SYNTHETIC_REGRESSION_KINDS, make_synthetic
 
 __all__ = ["Dataset", "DatasetFormatError", "DatasetWarning", "LabelsNotFoundError", "SYNTHETIC_KINDS",
@@ -20,7 +21,7 @@ SUFFIXES = (".arff", ".csv") + SVMLIGHT_SUFFIXES
 MAX_FILE_BYTES = 8 * 1024 ** 3
 
 
-def load(path, label_columns=None, xml=None, n_labels=None, n_features=None, progress=None) -> Dataset:
+def load(path, label_columns=None, xml=None, n_labels=None, n_features=None, progress=None, task=None) -> Dataset:
     """Load a data set, choosing the format by the file suffix.
 
     ``.arff``: Mulan if ``xml`` is given or a label file is found (``<stem>.xml``, or ``<name>.xml`` for
@@ -37,7 +38,12 @@ def load(path, label_columns=None, xml=None, n_labels=None, n_features=None, pro
     format, as are ``?`` (ARFF, CSV) and an empty CSV cell; infinite values are refused.  A file whose
     dense table would take more than a quarter of the machine's memory (e.g. 10^6 labels declared) is
     refused before it is allocated.
+
+    Real-valued targets (multi-output regression; ``Dataset.task == 'regression'``, ``Y`` float32): numeric
+    ARFF target attributes or CSV label columns holding a number other than 0 and 1, svmlight label fields of
+    real numbers (``1.5,-0.2 idx:val ...``); ``task`` ('classification' or 'regression') decides instead.
     """
+    check_task(task)
     path = Path(path)
     problem = input_file_problem(path, "data file", MAX_FILE_BYTES)
     if problem:
@@ -50,11 +56,11 @@ def load(path, label_columns=None, xml=None, n_labels=None, n_features=None, pro
     _only_for(suffix, SVMLIGHT_SUFFIXES, n_labels=n_labels)
     _only_for(suffix, SVMLIGHT_SUFFIXES, n_features=n_features)
     if suffix == ".arff":
-        data = load_arff(path, xml=xml, label_columns=label_columns, progress=progress)
+        data = load_arff(path, xml=xml, label_columns=label_columns, progress=progress, task=task)
     elif suffix == ".csv":
-        data = load_csv(path, label_columns)
+        data = load_csv(path, label_columns, task=task)
     else:
-        data = load_svmlight(path, n_labels=n_labels, n_features=n_features)
+        data = load_svmlight(path, n_labels=n_labels, n_features=n_features, task=task)
     if progress is not None:
         progress(1.0)
     return data

@@ -22,6 +22,7 @@ import numpy as np
 from .dataset import Dataset, check_table_size
 from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
 from .numbers import first_unusual_number
+from .targets import is_real_valued, real_targets
 
 _NUMERIC_TYPES = {"numeric", "real", "integer"}
 _UNSUPPORTED_TYPES = {"string", "date", "relational"}
@@ -537,12 +538,29 @@ def _label_column(path, content: ArffContent, j: int) -> np.ndarray:
     return column.astype(np.uint8)
 
 
-def load_arff(path, xml=None, label_columns=None, progress=None) -> Dataset:
+def _targets(path, content: ArffContent, label_idx: list[int], task) -> np.ndarray | None:
+    """The real-valued targets (float32) when the label attributes are numeric and hold a value other than
+    0 and 1 (or ``task`` is 'regression'); None for 0/1 labels."""
+    numeric = [j for j in label_idx if content.attributes[j].values is None]
+    if task == "classification" or (task is None and not any(is_real_valued(content.values[:, j]) for j in numeric)):
+        return None
+    nominal = [content.attributes[j] for j in label_idx if content.attributes[j].values is not None]
+    if nominal:
+        raise DatasetFormatError(path, f"target attribute '{nominal[0].name}' is nominal, but the other targets are "
+                                       "real-valued numbers; a regression data set's targets must all be NUMERIC",
+                                 nominal[0].line)
+    return real_targets(path, [content.attributes[j].name for j in label_idx],
+                        [content.values[:, j] for j in label_idx], content.row_lines)
+
+
+def load_arff(path, xml=None, label_columns=None, progress=None, task=None) -> Dataset:
     """Load a Mulan ARFF (labels named in ``xml`` or the XML :func:`find_mulan_xml` finds) or a MEKA ARFF
     (``-C n`` in the relation name); ``label_columns`` (attribute names or indices) overrides both.  A
     Mulan XML named after the file (``<stem>.xml``, ``<name>.xml`` of a split file) is preferred over a
     MEKA header; another XML of the folder is only a guess and used only when there is no MEKA header.
-    Raises LabelsNotFoundError when nothing says which attributes are labels."""
+    Raises LabelsNotFoundError when nothing says which attributes are labels.  Numeric label attributes
+    holding a value other than 0 and 1 are real-valued targets (a regression data set, :mod:`.targets`);
+    ``task`` ('classification', 'regression') decides instead."""
     path = Path(path)
     if xml is not None and not Path(xml).is_file():
         raise FileNotFoundError(2, "Mulan label file not found", str(xml))
@@ -557,9 +575,11 @@ def load_arff(path, xml=None, label_columns=None, progress=None) -> Dataset:
             label_idx = _mulan_label_indices(path, xml_path, content)
         else:
             label_idx = _meka_label_indices(path, content)
-    Y = np.empty((content.values.shape[0], len(label_idx)), dtype=np.uint8)
-    for k, j in enumerate(label_idx):
-        Y[:, k] = _label_column(path, content, j)
+    Y = _targets(path, content, label_idx, task)
+    if Y is None:
+        Y = np.empty((content.values.shape[0], len(label_idx)), dtype=np.uint8)
+        for k, j in enumerate(label_idx):
+            Y[:, k] = _label_column(path, content, j)
     is_label = np.zeros(len(content.attributes), dtype=bool)
     is_label[label_idx] = True
     feature_idx = np.flatnonzero(~is_label)
@@ -572,4 +592,5 @@ def load_arff(path, xml=None, label_columns=None, progress=None) -> Dataset:
         nominal_values={i: list(a.values) for i, a in enumerate(features) if a.values is not None},
         name=path.stem,
         source=str(path),
+        task="classification" if Y.dtype == np.uint8 else "regression",
     )

@@ -20,13 +20,16 @@ import numpy as np
 from .dataset import Dataset
 from .errors import DatasetFormatError
 from .numbers import first_unusual_number
+from .targets import is_real_valued, real_targets
 
 _MISSING = {"", "?", "nan"}
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def load_csv(path, label_columns) -> Dataset:
-    """Load a CSV file; ``label_columns`` lists the label columns by name or index (negative allowed)."""
+def load_csv(path, label_columns, task=None) -> Dataset:
+    """Load a CSV file; ``label_columns`` lists the label columns by name or index (negative allowed).  Label
+    columns holding a number other than 0 and 1 are real-valued targets (a regression data set,
+    :mod:`.targets`); ``task`` ('classification', 'regression') decides instead."""
     path = Path(path)
     text = _read_text(path)
     if not text.strip():
@@ -50,9 +53,11 @@ def load_csv(path, label_columns) -> Dataset:
         raise DatasetFormatError(path, f"malformed CSV: {exc}", reader.line_num) from None
     label_idx = _label_indices(path, header, header_line, label_columns)
     columns = list(zip(*rows)) if rows else [()] * len(header)
-    Y = np.empty((len(rows), len(label_idx)), dtype=np.uint8)
-    for k, j in enumerate(label_idx):
-        Y[:, k] = _label_column(path, header[j], columns[j], row_lines)
+    Y = _targets(path, header, columns, label_idx, row_lines, task)
+    if Y is None:
+        Y = np.empty((len(rows), len(label_idx)), dtype=np.uint8)
+        for k, j in enumerate(label_idx):
+            Y[:, k] = _label_column(path, header[j], columns[j], row_lines)
     labels = set(label_idx)
     feature_idx = [j for j in range(len(header)) if j not in labels]
     X = np.empty((len(rows), len(feature_idx)), dtype=np.float32)
@@ -76,7 +81,7 @@ def load_csv(path, label_columns) -> Dataset:
             nominal_values[i] = values
     return Dataset(X=X, Y=Y, feature_names=[header[j] for j in feature_idx],
                    label_names=[header[j] for j in label_idx], nominal_values=nominal_values,
-                   name=path.stem, source=str(path))
+                   name=path.stem, source=str(path), task="classification" if Y.dtype == np.uint8 else "regression")
 
 
 def _label_indices(path, header, header_line, label_columns) -> list[int]:
@@ -106,6 +111,26 @@ def _label_indices(path, header, header_line, label_columns) -> list[int]:
     if len(indices) == len(header):
         raise DatasetFormatError(path, "every column is a label column; no features left")
     return sorted(indices)
+
+
+def _targets(path, header, columns, label_idx, row_lines, task) -> np.ndarray | None:
+    """Real-valued targets (float32) when a label column holds a number other than 0 and 1 (or ``task`` is
+    'regression'); None for 0/1 labels.  A target cell that is not a number is refused, naming it."""
+    if task == "classification":
+        return None
+    numbers = []
+    for j in label_idx:
+        cells = columns[j]
+        numbers.append(np.array([float(c) if _is_number(c) else np.nan for c in cells], dtype=np.float64))
+    if task is None and not any(is_real_valued(column) for column in numbers):
+        return None
+    for j, column in zip(label_idx, numbers):
+        for i in np.flatnonzero(np.isnan(column)):
+            cell = columns[j][i]
+            if cell.lower() not in _MISSING and cell.lower().lstrip("+-") != "nan":
+                raise DatasetFormatError(path, f"target '{header[j]}' has value '{cell}'; regression targets must "
+                                               "be numbers", row_lines[i])
+    return real_targets(path, [header[j] for j in label_idx], numbers, row_lines)
 
 
 def _label_column(path, name, cells, row_lines) -> np.ndarray:

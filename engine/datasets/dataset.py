@@ -63,7 +63,8 @@ class IndexNames(Sequence):
 @dataclass
 class Dataset:
     """Features ``X`` (float32, NaN = missing, nominal attributes as value codes 0..m-1),
-    labels ``Y`` (uint8 0/1, N x K), names, and which attributes are nominal."""
+    labels ``Y`` (uint8 0/1, N x K), names, and which attributes are nominal.  A regression data set
+    (``task == 'regression'``) has real-valued targets ``Y`` instead (float32 N x T; see :mod:`.targets`)."""
 
     X: np.ndarray | sp.spmatrix
     Y: np.ndarray
@@ -73,6 +74,17 @@ class Dataset:
     name: str = "data"
     source: str | None = None
     bayes_Y: np.ndarray | None = None  # Bayes-optimal predictions (synthetic data only)
+    task: str = "classification"  # or "regression": real-valued targets
+
+    @property
+    def is_regression(self) -> bool:
+        return self.task == "regression"
+
+    @property
+    def target_ranges(self) -> np.ndarray:
+        """Each target's (minimum, maximum), T x 2 (a regression data set's)."""
+        Y = np.asarray(self.Y, dtype=np.float64)
+        return np.column_stack([Y.min(axis=0), Y.max(axis=0)]) if self.n_examples else np.zeros((Y.shape[1], 2))
 
     @property
     def n_examples(self) -> int:
@@ -127,6 +139,10 @@ class Dataset:
 
     def summary(self) -> str:
         n_nominal = len(self.nominal_values)
+        if self.is_regression:
+            return (f"{self.name}: {self.n_examples} examples, {self.n_features} attributes "
+                    f"({self.n_features - n_nominal} numeric, {n_nominal} nominal), {self.n_labels} real-valued "
+                    "targets")
         return (f"{self.name}: {self.n_examples} examples, {self.n_features} attributes "
                 f"({self.n_features - n_nominal} numeric, {n_nominal} nominal), {self.n_labels} labels, "
                 f"cardinality {self.label_cardinality:.2f}, {self.n_distinct_label_sets} distinct label sets")

@@ -5,7 +5,8 @@ and ``qid:`` tokens are ignored.  Feature indices are 0-based if index 0 occurs 
 1-based otherwise; features are named ``f<index>`` after the file's own indices and omitted values are 0.
 A value ``nan`` (any case) is a missing value, as in ARFF and CSV; infinite values are refused.
 Numbers are ASCII digits without digit-group underscores (``1_000`` is refused, as in every format).
-Labels are named ``y0``, ``y1``, ...  Data whose dense form would exceed ``DENSE_LIMIT_BYTES`` are
+Labels are named ``y0``, ``y1``, ...  A file whose label fields hold real numbers (``1.5,-0.2 idx:val ...``, the
+same count on every line) has real-valued targets instead (a regression data set, :mod:`.targets`).  Data whose dense form would exceed ``DENSE_LIMIT_BYTES`` are
 returned as a scipy CSR matrix (the engine trains on sparse input directly).
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ import scipy.sparse as sp
 from .dataset import Dataset, IndexNames, check_table_size
 from .errors import DatasetFormatError, DatasetWarning
 from .numbers import first_unusual_number
+from .targets import real_targets
 
 MAX_FEATURES = 10_000_000
 MAX_LABELS = 100_000
@@ -27,9 +29,12 @@ SPARSE_FROM_BYTES = 16 * 1024 ** 2
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
-def load_svmlight(path, n_labels: int | None = None, n_features: int | None = None) -> Dataset:
+def load_svmlight(path, n_labels: int | None = None, n_features: int | None = None, task=None) -> Dataset:
     """Load a multi-label svmlight file; ``n_labels`` defaults to the largest label + 1, ``n_features``
-    to the largest feature index (give it for a test file that lacks the training file's top index)."""
+    to the largest feature index (give it for a test file that lacks the training file's top index).
+    A label field with a number that is not a label index (``1.5``, ``-2``) makes every label field a list of
+    real-valued targets, the same number on every line (a regression data set, ``t1,t2,... idx:val ...``);
+    ``task`` ('classification', 'regression') decides instead."""
     path = Path(path)
     for name, value, cap in (("n_labels", n_labels, MAX_LABELS), ("n_features", n_features, MAX_FEATURES)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
@@ -46,6 +51,8 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
     counts: list[int] = []
     index_tokens: list[str] = []
     value_tokens: list[str] = []
+    fields: list[tuple[int, str, int]] = []  # (row, label field, line) of a regression file
+    regression = task == "regression" or (task is None and _real_valued_fields(text))
     for line_no, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0]
         tokens = line.split()
@@ -56,6 +63,9 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
             features = tokens
             if not suspicious and len(tokens) > 1 and _index_of(tokens[0]) >= _index_of(tokens[1]) >= 0:
                 suspicious = line_no  # e.g. '2:3 1:0.5': a label field written with ':'?
+        elif regression:
+            features = tokens[1:]
+            fields.append((row, tokens[0], line_no))
         else:
             features = tokens[1:]
             for label in tokens[0].split(","):
@@ -98,6 +108,11 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
     if n_features < 1:  # found by the fuzz target: a data set of no attributes cannot be trained on
         raise DatasetFormatError(path, "no attributes: no line has a feature and n_features is not given")
     X = _matrix(rows, indices - offset, values, len(row_lines), n_features)
+    if regression:
+        Y = _targets(path, fields, row_lines)
+        return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),
+                       label_names=[f"y{k}" for k in range(Y.shape[1])], name=path.stem, source=str(path),
+                       task="regression")
     K = n_labels if n_labels is not None else (max(label_cols) + 1 if label_cols else 0)
     if K < 1:
         raise DatasetFormatError(path, "no labels: no line has a label and n_labels is not given")
@@ -106,6 +121,40 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
     Y[label_rows, label_cols] = 1
     return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),
                    label_names=[f"y{k}" for k in range(K)], name=path.stem, source=str(path))
+
+
+def _real_valued_fields(text: str) -> bool:
+    """Whether some line's label field holds a number that is not a label index (a regression file)."""
+    for line in text.splitlines():
+        tokens = line.split("#", 1)[0].split()
+        if tokens and ":" not in tokens[0]:
+            for value in tokens[0].split(","):
+                if not (value.isascii() and value.isdigit()) and _is_float(value):
+                    return True
+    return False
+
+
+def _targets(path, fields, row_lines) -> np.ndarray:
+    """float32 N x T of the label fields of a regression file: T numbers on every line."""
+    if len(fields) != len(row_lines):
+        with_targets = {row for row, _, _ in fields}
+        line = row_lines[next(i for i in range(len(row_lines)) if i not in with_targets)]
+        raise DatasetFormatError(path, "a line without targets in a regression file (every line starts with its "
+                                       "targets, e.g. '1.5,-0.2 1:0.3')", line)
+    if not fields:
+        raise DatasetFormatError(path, "no examples")
+    n_targets = len(fields[0][1].split(","))
+    Y = np.empty((len(fields), n_targets), dtype=np.float64)
+    for row, field, line_no in fields:
+        cells = field.split(",")
+        if len(cells) != n_targets:
+            raise DatasetFormatError(path, f"{len(cells)} targets, but the first line has {n_targets}", line_no)
+        for k, cell in enumerate(cells):
+            if not _is_float(cell) or first_unusual_number([cell]) is not None:
+                raise DatasetFormatError(path, f"target {k} has value '{cell}'; regression targets must be numbers",
+                                         line_no)
+            Y[row, k] = float(cell)
+    return real_targets(path, [f"y{k}" for k in range(n_targets)], list(Y.T), row_lines)
 
 
 def _index_of(token: str) -> int:
