@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from engine.datasets import SUFFIXES, SVMLIGHT_SUFFIXES, Dataset, load, make_synthetic, test_sibling
 from engine.datasets.synthetic import SYNTHETIC_KINDS
+from engine.datasets.synthetic import SYNTHETIC_REGRESSION_KINDS
 from engine.evaluation.table1 import paper_table1
 from engine.evaluation.stats.cd_diagram import cd_figure
 from engine.evaluation.stats.measures import MEASURES
@@ -31,6 +32,7 @@ from engine.validation import features_for_model, match_schema
 __all__ = [
     # data
     "Dataset", "load", "make_synthetic", "test_sibling", "SYNTHETIC_KINDS", "SUFFIXES", "SVMLIGHT_SUFFIXES",
+    "SYNTHETIC_REGRESSION_KINDS",
     # a model's rules and what users ask of them
     "RuleRecord", "rule_coverage", "WhatIf", "explain", "nearest_label_vectors", "predictor_text", "HeadStatistics",
     "head_statistics", "hamming_loss", "subset_zero_one_loss",

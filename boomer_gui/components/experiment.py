@@ -25,8 +25,9 @@ from engine.fileio import atomic_write_text
 
 
 def learner_choices() -> dict[str, Candidate]:
-    """Every learner an experiment can use (registry keys and the XGBoost baselines), by key."""
-    return candidates()
+    """Every learner a classification experiment can use (registry keys and the XGBoost baselines), by
+    key; the tab drafts classification experiments only (regression ones are files run by the command)."""
+    return {key: c for key, c in candidates().items() if c.task == "classification"}
 
 
 def prediction_measures() -> list[str]:

@@ -10,9 +10,10 @@ from .dataset import Dataset
 from .errors import DatasetFormatError, DatasetWarning, LabelsNotFoundError
 from .svmlight import load_svmlight
 from .targets import check_task
-from .synthetic import SYNTHETIC_KINDS, make_synthetic
+from .synthetic import SYNTHETIC_KINDS, SYNTHETIC_REGRESSION_KINDS, make_synthetic
 
-__all__ = ["Dataset", "DatasetFormatError", "DatasetWarning", "LabelsNotFoundError", "SYNTHETIC_KINDS", "load",
+__all__ = ["Dataset", "DatasetFormatError", "DatasetWarning", "LabelsNotFoundError", "SYNTHETIC_KINDS",
+           "SYNTHETIC_REGRESSION_KINDS", "load",
            "make_synthetic", "find_mulan_xml", "test_sibling", "SUFFIXES"]
 
 SVMLIGHT_SUFFIXES = (".svm", ".svmlight", ".libsvm", ".txt")

@@ -15,6 +15,14 @@ seeds draw fresh samples of the same problem (e.g. a training set with seed 0, a
   for marginal independence.
 * ``conditional-dependence``: as marginal dependence, but each example has all its labels flipped
   together with probability 0.1.  Bayes risk: Hamming 0.1, subset 0/1 0.1.
+
+Multi-target regression (``SYNTHETIC_REGRESSION_KINDS``):
+
+* ``linear-regression``: scikit-learn's ``make_regression`` model with ``n_labels`` targets: 10 standard
+  normal attributes, 5 of them informative, targets ``X @ coef`` plus Gaussian noise of standard
+  deviation 10.  The coefficients are ``make_regression``'s, drawn once from the fixed seed 12345 (so,
+  as above, seeds draw samples of the same problem); ``bayes_Y`` holds the noiseless targets (the
+  predictions of least squared error, Bayes MSE 100).  ``Y`` is float64, N x T.
 """
 from __future__ import annotations
 
@@ -23,23 +31,31 @@ import numpy as np
 from .dataset import Dataset
 
 SYNTHETIC_KINDS = ("marginal-independence", "marginal-dependence", "conditional-dependence")
+SYNTHETIC_REGRESSION_KINDS = ("linear-regression",)
 NOISE = 0.1
 _ANGLE_SEED = 12345
+REGRESSION_FEATURES, REGRESSION_INFORMATIVE, REGRESSION_NOISE = 10, 5, 10.0
+_COEF_SEED = 12345
 
 
 def label_angles(kind: str, n_labels: int) -> np.ndarray:
-    """The angle (radians) of every label's decision boundary."""
+    """The angle (radians) of every label's decision boundary (the classification kinds)."""
     _check_kind(kind)
+    if kind in SYNTHETIC_REGRESSION_KINDS:
+        raise ValueError(f"{kind!r} has targets, not labels with decision boundaries")
     if kind == "marginal-independence":
         return np.random.default_rng(_ANGLE_SEED).uniform(0.0, 2.0 * np.pi, n_labels)
     return np.pi / 6 + np.arange(n_labels) * np.pi / 36
 
 
 def make_synthetic(kind: str, n_examples: int = 10000, n_labels: int = 6, seed: int = 0) -> Dataset:
-    """Draw ``n_examples`` examples of one of ``SYNTHETIC_KINDS``; the same seed gives the same data."""
+    """Draw ``n_examples`` examples of one of ``SYNTHETIC_KINDS`` or ``SYNTHETIC_REGRESSION_KINDS``
+    (``n_labels`` targets); the same seed gives the same data."""
     _check_kind(kind)
     if n_examples < 1 or n_labels < 1:
         raise ValueError(f"n_examples and n_labels must be positive, got {n_examples} and {n_labels}")
+    if kind in SYNTHETIC_REGRESSION_KINDS:
+        return make_regression_data(n_examples, n_labels, seed)
     rng = np.random.default_rng(seed)
     theta = label_angles(kind, n_labels)
     n_points = n_labels if kind == "marginal-independence" else 1
@@ -56,6 +72,27 @@ def make_synthetic(kind: str, n_examples: int = 10000, n_labels: int = 6, seed: 
                    source=f"synthetic:{kind}:seed={seed}", bayes_Y=clean)
 
 
+def regression_coefficients(n_targets: int) -> np.ndarray:
+    """The ``linear-regression`` kind's coefficients (attributes x targets): ``make_regression``'s,
+    drawn from the fixed seed."""
+    from sklearn.datasets import make_regression
+
+    _, _, coef = make_regression(n_samples=1, n_features=REGRESSION_FEATURES, n_informative=REGRESSION_INFORMATIVE,
+                                 n_targets=n_targets, noise=0.0, coef=True, random_state=_COEF_SEED)
+    return np.asarray(coef, dtype=np.float64).reshape(REGRESSION_FEATURES, n_targets)
+
+
+def make_regression_data(n_examples: int, n_targets: int, seed: int = 0) -> Dataset:
+    """``n_examples`` examples of the ``linear-regression`` kind (see the module's docstring)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_examples, REGRESSION_FEATURES)).astype(np.float32)
+    clean = X.astype(np.float64) @ regression_coefficients(n_targets)  # targets follow the stored float32 values
+    Y = clean + rng.normal(scale=REGRESSION_NOISE, size=clean.shape)
+    return Dataset(X=X, Y=Y, feature_names=[f"x{j + 1}" for j in range(REGRESSION_FEATURES)],
+                   label_names=[f"t{k + 1}" for k in range(n_targets)], name="linear-regression",
+                   source=f"synthetic:linear-regression:seed={seed}", bayes_Y=clean)
+
+
 def _unit_disc(rng, n: int, m: int) -> np.ndarray:
     """``n x m`` points drawn uniformly from the unit disc."""
     radius = np.sqrt(rng.random((n, m)))
@@ -64,5 +101,6 @@ def _unit_disc(rng, n: int, m: int) -> np.ndarray:
 
 
 def _check_kind(kind: str) -> None:
-    if kind not in SYNTHETIC_KINDS:
-        raise ValueError(f"unknown synthetic data kind {kind!r}; valid kinds: {', '.join(SYNTHETIC_KINDS)}")
+    if kind not in SYNTHETIC_KINDS and kind not in SYNTHETIC_REGRESSION_KINDS:
+        raise ValueError(f"unknown synthetic data kind {kind!r}; valid kinds: "
+                         f"{', '.join(SYNTHETIC_KINDS + SYNTHETIC_REGRESSION_KINDS)}")

@@ -1,6 +1,12 @@
 """Data sets of the comparison: named benchmark sets from ``../shared/data`` or files as distributed,
 a Mulan ``<name>-train`` file joined with its ``-test`` sibling (SPEC C.1: scene is concatenated),
-nominal attributes one-hot encoded as the authors did, and the folds (``KFold(shuffle, seed 1)``)."""
+the built-in synthetic generators (``synthetic:KIND`` or ``synthetic:KIND:examples=N,labels=K,seed=S``;
+``targets`` is another word for ``labels``; defaults 1000 examples, 6 labels or 3 targets, seed 0),
+nominal attributes one-hot encoded as the authors did, and the folds (``KFold(shuffle, seed 1)``).
+
+A data set is a regression data set (real targets, ``Y`` float64) when its loader or generator says
+so: a ``Dataset`` whose ``task`` is ``"regression"`` or whose ``Y`` is floating point; otherwise its
+labels are 0/1 (``Y`` uint8)."""
 from __future__ import annotations
 
 import functools
@@ -12,7 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.model_selection import KFold
 
-from ..datasets import load, test_sibling
+from ..datasets import SYNTHETIC_KINDS, SYNTHETIC_REGRESSION_KINDS, load, make_synthetic, test_sibling
 
 SHARED_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 # the eight data sets of Table 1 (SPEC C.1), relative to the shared data folder
@@ -21,6 +27,9 @@ KNOWN = {"birds": ("table1/birds.arff",), "emotions": ("emotions.arff",), "enron
          "scene": ("table1/scene-train.arff", "table1/scene-test.arff"),
          "slashdot": ("table1/slashdot.arff",), "yeast": ("yeast.svm",)}
 FOLD_SEED = 1
+SYNTHETIC = "synthetic:"
+SYNTHETIC_VERSION = 1  # part of a synthetic data set's fingerprint: raise it when a generator changes
+CLASSIFICATION, REGRESSION = "classification", "regression"  # the tasks (as experiment.scoring names them)
 
 
 @dataclass(frozen=True)
@@ -28,13 +37,43 @@ class DataSpec:
     """A data set of the comparison: its name, its files (joined in order) and their content hash."""
 
     name: str
-    files: tuple[str, ...]
+    files: tuple[str, ...]  # a synthetic data set: its one canonical ``synthetic:...`` spec
     fingerprint: str
+    task: str | None = None  # known before loading (synthetic data), else None
+
+
+def synthetic_spec(item: str) -> tuple[str, int, int, int]:
+    """(kind, examples, labels, seed) of a ``synthetic:...`` name; ValueError naming the problem."""
+    kind, _, options = item[len(SYNTHETIC):].partition(":")
+    kinds = SYNTHETIC_KINDS + SYNTHETIC_REGRESSION_KINDS
+    if kind not in kinds:
+        raise ValueError(f"unknown synthetic data kind {kind!r}; known: {', '.join(kinds)}")
+    values = {"examples": 1000, "labels": 3 if kind in SYNTHETIC_REGRESSION_KINDS else 6, "seed": 0}
+    for part in filter(None, (p.strip() for p in options.split(","))):
+        key, eq, text = (x.strip() for x in part.partition("="))
+        key = "labels" if key == "targets" else key
+        if key not in values or not eq or not text.isdigit():
+            raise ValueError(f"{item!r}: expected synthetic:KIND:examples=N,labels=K,seed=S (whole numbers; targets= "
+                             f"for labels=), got {part!r}")
+        values[key] = int(text)
+    if not 2 <= values["examples"] <= 10_000_000 or not 1 <= values["labels"] <= 10_000:
+        raise ValueError(f"{item!r}: examples must be in [2, 10000000] and labels (targets) in [1, 10000]")
+    return kind, values["examples"], values["labels"], values["seed"]
+
+
+def _synthetic(item: str) -> DataSpec:
+    kind, n, k, seed = synthetic_spec(item)
+    regression = kind in SYNTHETIC_REGRESSION_KINDS
+    canonical = f"{SYNTHETIC}{kind}:examples={n},{'targets' if regression else 'labels'}={k},seed={seed}"
+    name = canonical[len(SYNTHETIC):] if item != f"{SYNTHETIC}{kind}" else kind
+    return DataSpec(name, (canonical,), fingerprint((canonical,)), REGRESSION if regression else CLASSIFICATION)
 
 
 def resolve(item: str, data_dir: Path = SHARED_DATA) -> DataSpec:
-    """A name of :data:`KNOWN` (read from ``data_dir``) or a data file path; a ``-train`` file brings
-    its ``-test`` sibling.  Raises FileNotFoundError / ValueError naming the problem."""
+    """A name of :data:`KNOWN` (read from ``data_dir``), a ``synthetic:...`` name or a data file path; a
+    ``-train`` file brings its ``-test`` sibling.  Raises FileNotFoundError / ValueError naming the problem."""
+    if item.startswith(SYNTHETIC) and not Path(item).exists():
+        return _synthetic(item)
     if item in KNOWN and not Path(item).exists():
         files = tuple(str(data_dir / f) for f in KNOWN[item])
         name = item
@@ -42,7 +81,8 @@ def resolve(item: str, data_dir: Path = SHARED_DATA) -> DataSpec:
         path = Path(item)
         if not path.is_file():
             known = ", ".join(KNOWN)
-            raise FileNotFoundError(f"data set {item!r} is neither a file nor one of the known names ({known})")
+            raise FileNotFoundError(f"data set {item!r} is neither a file nor one of the known names ({known}) nor "
+                                    "synthetic:KIND")
         sibling = test_sibling(path)
         files = (str(path),) if sibling is None else (str(path), str(sibling))
         name = path.stem
@@ -58,6 +98,9 @@ def resolve(item: str, data_dir: Path = SHARED_DATA) -> DataSpec:
 def fingerprint(files) -> str:
     h = hashlib.sha1()
     for f in files:
+        if str(f).startswith(SYNTHETIC):  # generated: the canonical spec and the generators' version
+            h.update(f"{f}|{SYNTHETIC_VERSION}".encode())
+            continue
         with open(f, "rb") as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 h.update(block)
@@ -91,15 +134,25 @@ def load_spec(name: str, files: tuple[str, ...]):
 
 @functools.lru_cache(maxsize=4)
 def load_parts(name: str, files: tuple[str, ...]):
-    """(X, Y, rows per file) of a data set, as :func:`load_spec` stacks them."""
-    parts = [load(f) for f in files]
+    """(X, Y, rows per file) of a data set, as :func:`load_spec` stacks them: Y float64 for regression
+    targets, else uint8."""
+    parts = [make_synthetic(*synthetic_spec(f)) if f.startswith(SYNTHETIC) else load(f) for f in files]
     Xs = [one_hot(p.X, p.nominal_values) for p in parts]
     if any(sp.issparse(x) for x in Xs):
         X = sp.vstack([sp.csr_matrix(x) for x in Xs], format="csr").astype(np.float32)
     else:
         X = np.ascontiguousarray(np.vstack(Xs), dtype=np.float32)
-    Y = np.ascontiguousarray(np.vstack([p.Y for p in parts]), dtype=np.uint8)
+    regression = any(task_of(p) == REGRESSION for p in parts)
+    Y = np.ascontiguousarray(np.vstack([p.Y for p in parts]), dtype=np.float64 if regression else np.uint8)
     return X, Y, tuple(int(p.Y.shape[0]) for p in parts)
+
+
+def task_of(data) -> str:
+    """REGRESSION for a data set (or its Y) with real targets, else CLASSIFICATION (see the module's docstring)."""
+    if getattr(data, "task", None) == REGRESSION:
+        return REGRESSION
+    Y = getattr(data, "Y", data)
+    return REGRESSION if np.asarray(Y).dtype.kind == "f" else CLASSIFICATION
 
 
 def folds(n_examples: int, n_folds: int) -> list[tuple[np.ndarray, np.ndarray]]:

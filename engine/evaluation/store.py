@@ -100,6 +100,34 @@ def unpack_floats(blob: bytes) -> np.ndarray:
     return np.frombuffer(body, dtype="<f4").reshape(shape).astype(np.float64)
 
 
+def pack_values(A: np.ndarray) -> bytes:
+    """A real matrix (regression targets or predictions) as float64, after a ``{"float64": shape}`` line
+    (a 0/1 matrix's line is its shape alone: :func:`unpack_matrix` tells the two apart)."""
+    A = np.ascontiguousarray(A, dtype="<f8")
+    return zlib.compress(json.dumps({"float64": list(A.shape)}).encode() + b"\n" + A.tobytes())
+
+
+def pack_matrix(A: np.ndarray) -> bytes:
+    """Real values (a floating-point ``A``) as :func:`pack_values`, anything else as 0/1 bits."""
+    return pack_values(A) if np.asarray(A).dtype.kind == "f" else pack_bits(A)
+
+
+def unpack_matrix(blob: bytes) -> np.ndarray:
+    """The matrix :func:`pack_matrix` packed: float64 values or a 0/1 uint8 matrix; ValueError otherwise."""
+    head = _decompressed(blob).partition(b"\n")[0]
+    if not head.startswith(b"{"):
+        return unpack_bits(blob)
+    try:
+        shape = json.loads(head).get("float64")
+    except (ValueError, RecursionError, AttributeError):
+        shape = None
+    body = _decompressed(blob).partition(b"\n")[2]
+    if not (isinstance(shape, list) and shape and all(type(s) is int and s >= 0 for s in shape)
+            and len(body) == 8 * math.prod(shape)):
+        raise ValueError("not a packed value matrix (its shape is missing, invalid or does not fit its data)")
+    return np.frombuffer(body, dtype="<f8").reshape(shape).copy()
+
+
 def pack_rows(rows: np.ndarray) -> bytes:
     return zlib.compress(np.ascontiguousarray(rows, dtype="<i8").tobytes())
 
@@ -144,7 +172,8 @@ class ExperimentResult:
     code_version: str
     worker: str
     test_rows: np.ndarray
-    predictions: np.ndarray  # N_test x K uint8 (prefixes x N_test x K with costs["prefixes"]: BBC-CV's prefixes)
+    predictions: np.ndarray  # N_test x K uint8, float64 targets (regression); prefixes x N_test x K with
+    #                          costs["prefixes"]: BBC-CV's prefixes
     scores: np.ndarray | None  # N_test x K, or None when the learner gives no scores
     model_text: str | None = None  # the rules as text (``--save-rules``), else None
 
@@ -230,13 +259,13 @@ class ResultStore:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO datasets VALUES (?, ?, ?, ?, ?, ?)",
                             (name, fingerprint, json.dumps(list(files)), int(Y.shape[0]), int(Y.shape[1]),
-                             pack_bits(Y)))
+                             pack_matrix(Y)))
 
     def dataset_labels(self, name: str) -> np.ndarray:
         row = next(iter(self._read("SELECT labels FROM datasets WHERE name=?", (name,))), None)
         if row is None:
             raise ValueError(f"{self.path}: no data set {name!r} in the store")
-        Y = self._blob(unpack_bits, row[0], f"labels of data set {name!r}")
+        Y = self._blob(unpack_matrix, row[0], f"labels of data set {name!r}")
         if Y.ndim != 2:
             raise ValueError(f"{self.path}: labels of data set {name!r}: not a matrix (shape {Y.shape})")
         return Y
@@ -305,7 +334,7 @@ class ResultStore:
                 "INSERT OR REPLACE INTO experiment_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (r.key, r.dataset, int(r.fold), r.learner, json.dumps(r.config, sort_keys=True), json.dumps(r.inner),
                  json.dumps(r.costs), json.dumps(r.curve), r.code_version, r.worker, time.time(),
-                 pack_rows(r.test_rows), pack_bits(r.predictions), None if r.scores is None else pack_floats(r.scores)))
+                 pack_rows(r.test_rows), pack_matrix(r.predictions), None if r.scores is None else pack_floats(r.scores)))
             if r.model_text is not None:
                 self.db.execute("INSERT OR REPLACE INTO experiment_models VALUES (?, ?)",
                                 (r.key, zlib.compress(r.model_text.encode("utf-8"))))
@@ -326,7 +355,7 @@ class ResultStore:
                     and isinstance(curve, list) and isinstance(row[2], int)):
                 raise ValueError(f"{self.path}: {where}: malformed fields")
             rows = self._blob(unpack_rows, row[10], where + ", test rows")
-            P = self._blob(unpack_bits, row[11], where + ", predictions")
+            P = self._blob(unpack_matrix, row[11], where + ", predictions")
             S = None if row[12] is None else self._blob(unpack_floats, row[12], where + ", scores")
             prefixes = costs.get("prefixes")
             if prefixes is not None and not (isinstance(prefixes, list) and prefixes and P.ndim == 3

@@ -10,10 +10,6 @@ from pathlib import Path
 def run(args) -> int:
     """Run (or report) an experiment; exit status 1 when tasks failed (their reasons summarised)."""
     from .file import TooManyTasks, load_experiment
-    from .report import build_experiment_report, write_experiment_report
-    from .run import check_baselines, check_runnable, run_experiment
-    from .saves import SAVES, write_saves
-    from ..store import ResultStore
 
     report_dir = Path(args.report)
     if report_dir.exists() and not report_dir.is_dir():
@@ -22,6 +18,18 @@ def run(args) -> int:
         exp = load_experiment(args.file, max_tasks=args.max_tasks)
     except TooManyTasks as exc:
         raise TooManyTasks(f"{exc}{plan_duration(exc.n_tasks, args.store)}", exc.n_tasks) from None
+    return run_loaded(exp, args)
+
+
+def run_loaded(exp, args) -> int:
+    """Run (or, with ``args.report_only``, report) a loaded experiment with the run options of ``args``
+    (``--save-*`` ones where ``args`` has them); print the files written; 1 when tasks failed."""
+    from .report import build_experiment_report, write_experiment_report
+    from .run import check_baselines, check_runnable, run_experiment
+    from .saves import SAVES, write_saves
+    from ..store import ResultStore
+
+    report_dir = Path(args.report)
     check_runnable(exp)
     failed = 0
     if args.report_only:
@@ -32,12 +40,12 @@ def run(args) -> int:
         with ResultStore(args.store) as store:
             start = time.time()
             summary = run_experiment(exp, store, scheduler=args.scheduler, n_workers=args.workers, threads=args.threads,
-                                     save_rules=args.save_rules)
+                                     save_rules=getattr(args, "save_rules", False))
             print_summary(summary, store)
             failed = summary.n_failed
             print_failure_reasons(store.failures(since=start))
             written = write_experiment_report(build_experiment_report(exp, store), report_dir)
-    what = [kind for kind in SAVES if getattr(args, "save_" + kind.replace("-", "_"))]
+    what = [kind for kind in SAVES if getattr(args, "save_" + kind.replace("-", "_"), False)]
     if what:
         with ResultStore(args.store, readonly=True) as store:
             written += write_saves(exp, store, report_dir, what)

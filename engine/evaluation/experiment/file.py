@@ -1,7 +1,7 @@
 """Experiment files (TOML, read with ``tomllib``): data sets, measures, a protocol and learners.
 
     name = "my study"
-    data = ["emotions.arff", "yeast"]       # paths (relative to the file) or the bundled names
+    data = ["emotions.arff", "yeast"]       # paths (relative to the file), bundled names, synthetic:KIND
     measures = ["hamming", "example-f1"]    # optional; default: all
     [protocol]
     kind = "cross-validation"               # or "train-test" (a NAME-test file, or test_size = 0.33)
@@ -15,6 +15,18 @@
     name = "BOOMER l.w."
     params = { max_rules = 500 }
     grid = { shrinkage = [0.1, 0.3] }
+
+A regression experiment (multi-output regression: real targets, regressors, regression measures)
+names regression learners, e.g. ``key = "ridge-regressor"``, ``"decision-tree-regressor"``,
+``"mean-regressor"`` or ``"boomer-regressor"``, and regression data (data sets with real targets,
+``synthetic:linear-regression``).  Its task is inferred from the learners; ``task = "regression"`` (or
+``"classification"``) at the top states it, and then every learner must be of that task.  Learners of
+both tasks in one file are one error (split them into two files), as are a measure, ``tune_by`` or a
+data set of the other task (a data file's targets are checked when the experiment is planned, before
+any task runs).  A regression experiment's folds are plain shuffled K-fold (``stratified`` defaults to
+false; ``true`` is an error: iterative stratification splits label sets), ``measures`` default to
+mse, rmse, mae, median-ae, r2, r2-variance-weighted, mape and the costs (``NAME@tK`` adds target K's
+value, e.g. ``"mae@t2"``), ``tune_by`` defaults to mse, and the selection is nested (no BBC-CV).
 
 Every error is one :class:`ExperimentError` naming the file and the line (an unknown key, learner,
 preset, measure or parameter, a bad value, a missing data file), raised before any work.  The file is
@@ -33,11 +45,11 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from .candidates import candidate, candidates, preset_owners
+from .candidates import REGRESSOR_KEY, candidate, candidates, preset_owners, unavailable
 from ..data import DataSpec, resolve
-from .scoring import ALL_MEASURES, COST, measure
+from .scoring import CLASSIFICATION, COST, REGRESSION, TASKS, measure, measures_of
 
-TOP_KEYS = ("name", "data", "measures", "protocol", "learner")
+TOP_KEYS = ("name", "task", "data", "measures", "protocol", "learner")
 PROTOCOL_KEYS = ("kind", "folds", "stratified", "seed", "test_size", "inner_folds", "tune_by", "selection",
                  "bootstraps")
 LEARNER_KEYS = ("key", "preset", "name", "params", "grid", "tune_by", "prefix_step")
@@ -101,6 +113,7 @@ class Experiment:
     path: Path | None = None
     text: str = ""
     extra: dict = field(default_factory=dict)
+    task: str = CLASSIFICATION  # or REGRESSION
 
 
 # ------------------------------------------------------------------------------- line numbers
@@ -276,6 +289,7 @@ class _Parser:
         self.doc, self.text, self.where, self.base = doc, text, where, base
         self.lines = Lines(text)
         self.max_tasks, self.n_tasks, self.per_configuration = max_tasks, 0, 1
+        self.task = CLASSIFICATION
 
     def fail(self, line: int, message: str):
         raise ExperimentError(f"{self.where}:{line}: {message}")
@@ -295,11 +309,12 @@ class _Parser:
         self.unknown_keys(doc, TOP_KEYS, (), "the experiment")
         name = self.typed(doc.get("name", Path(path).stem if path else "experiment"), str, (), "name", "a string")
         data = self.data(doc.get("data"))
-        measures = self.measures(doc.get("measures"))
-        protocol = self.protocol(doc.get("protocol", {}))
         entries = doc.get("learner")
         if not isinstance(entries, list) or not entries:
             self.fail(self.lines.of((), "learner"), "an experiment needs at least one [[learner]]")
+        self.task = self.experiment_task(doc.get("task"), entries)
+        measures = self.measures(doc.get("measures"))
+        protocol = self.protocol(doc.get("protocol", {}))
         self.count_tasks(data, protocol, entries)
         learners = [self.learner(entry, i, protocol) for i, entry in enumerate(entries)]
         names = [e.name for e in learners]
@@ -307,19 +322,66 @@ class _Parser:
             if names.index(entry.name) != i:
                 self.fail(self.lines.of(("learner", i), "name"), f"two learners are named {entry.name!r}; give one "
                           "a name = \"...\"")
+        path = Path(path) if path else None
         if not resolve_data:
-            return Experiment(name, data, [], measures, protocol, learners, Path(path) if path else None, self.text)
+            return Experiment(name, data, [], measures, protocol, learners, path, self.text, task=self.task)
         specs = [self.resolve(item) for item in data]
         names = [s.name for s in specs]
         for i, s in enumerate(specs):
             if names.index(s.name) != i:
                 self.fail(self.lines.of((), "data", data[i]), f"two data sets are named {s.name!r}")
+            if s.task is not None and s.task != self.task:
+                self.fail(self.lines.of((), "data", data[i]), f"data set {data[i]!r} has "
+                          f"{'real targets' if s.task == REGRESSION else '0/1 labels'}, but this is a {self.task} "
+                          "experiment")
         if protocol.kind == "train-test" and protocol.test_size is None:
             for item, spec in zip(data, specs):
                 if len(spec.files) < 2:
                     self.fail(self.lines.of((), "data", item), f"{item!r} has no NAME-test file: a train-test "
                               "protocol then needs test_size in [protocol]")
-        return Experiment(name, data, specs, measures, protocol, learners, Path(path) if path else None, self.text)
+        return Experiment(name, data, specs, measures, protocol, learners, path, self.text, task=self.task)
+
+    def experiment_task(self, value, entries: list) -> str:
+        """The experiment's task: ``task`` if given, else its learners'; one error when they disagree."""
+        if value is not None:
+            self.typed(value, str, (), "task", "a string")
+            if value not in TASKS:
+                self.fail(self.lines.of((), "task"), f"task must be one of {', '.join(TASKS)}, got {value!r}")
+        first: dict[str, int] = {}  # task -> the index of its first learner
+        for i, entry in enumerate(entries):
+            task = self.learner_task(entry)
+            if task is not None:
+                first.setdefault(task, i)
+        if len(first) > 1:
+            c, r = first[CLASSIFICATION], first[REGRESSION]
+            self.fail(self.lines.tables.get(("learner", max(c, r)), 1),
+                      f"learner {self.entry_name(entries[r])!r} (line {self.lines.tables.get(('learner', r), 1)}) is a "
+                      f"regressor and learner {self.entry_name(entries[c])!r} (line "
+                      f"{self.lines.tables.get(('learner', c), 1)}) a multi-label classifier: an experiment is either "
+                      "classification or regression; put them in two files")
+        if value is not None and first and value not in first:
+            (other, i), = first.items()
+            self.fail(self.lines.tables.get(("learner", i), 1), f"task = {value!r}, but learner "
+                      f"{self.entry_name(entries[i])!r} is a {'regressor' if other == REGRESSION else 'classifier'}")
+        return value or next(iter(first), CLASSIFICATION)
+
+    @staticmethod
+    def learner_task(entry) -> str | None:
+        """A [[learner]]'s task from its key or preset (None: the key is unknown, reported later)."""
+        if not isinstance(entry, dict):
+            return None
+        key = entry.get("key")
+        if key is None and isinstance(entry.get("preset"), str):
+            owners = preset_owners(entry["preset"])
+            key = owners[0] if len(owners) == 1 else None
+        if key == REGRESSOR_KEY:
+            return REGRESSION  # even before the engine has it (then it is reported as not available)
+        known = candidates()
+        return known[key].task if isinstance(key, str) and key in known else None
+
+    @staticmethod
+    def entry_name(entry) -> str:
+        return str(entry.get("name", entry.get("key", entry.get("preset", "?"))))
 
     def count_tasks(self, data: list, protocol: Protocol, entries: list) -> None:
         """Refuse more than ``max_tasks`` tasks, counted from the grids' sizes (nothing is expanded)."""
@@ -354,17 +416,25 @@ class _Parser:
 
     def measures(self, value) -> tuple[str, ...]:
         if value is None:
-            return ALL_MEASURES
+            return measures_of(self.task)
         if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
             self.fail(self.lines.of((), "measures"), "measures must be a list of measure names")
         for v in value:
             try:
-                measure(v)
+                m = measure(v)
             except ValueError as exc:
                 self.fail(self.lines.of((), "measures", v), str(exc))
+            self.of_task(m, self.lines.of((), "measures", v))
             if value.count(v) > 1:
                 self.fail(self.lines.of((), "measures", v), f"measure {v!r} is listed twice")
         return tuple(value)
+
+    def of_task(self, m, line: int):
+        """The measure, if it measures the experiment's task; else the error."""
+        if m.task not in (None, self.task):
+            self.fail(line, f"{m.name!r} is a {m.task} measure, but this is a {self.task} experiment; its measures: "
+                      f"{', '.join(measures_of(self.task))}")
+        return m
 
     def tune_measure(self, value, path: tuple) -> str:
         self.typed(value, str, path, "tune_by", "a measure name")
@@ -372,6 +442,7 @@ class _Parser:
             m = measure(value)
         except ValueError as exc:
             self.fail(self.lines.of(path, "tune_by", value), str(exc))
+        self.of_task(m, self.lines.of(path, "tune_by", value))
         if m.needs == COST:
             self.fail(self.lines.of(path, "tune_by", value), f"tune_by must be a measure of predictions, not {value!r}")
         return value
@@ -389,7 +460,11 @@ class _Parser:
         inner = self.integer(table.get("inner_folds", d.inner_folds), path, "inner_folds", 2, 100)
         seed = self.integer(table.get("seed", d.seed), path, "seed", 0, 2 ** 32 - 1)
         boots = self.integer(table.get("bootstraps", d.bootstraps), path, "bootstraps", 1, 100_000)
-        stratified = self.typed(table.get("stratified", d.stratified), bool, path, "stratified", "true or false")
+        regression = self.task == REGRESSION
+        stratified = self.typed(table.get("stratified", not regression), bool, path, "stratified", "true or false")
+        if regression and stratified:
+            self.fail(self.lines.of(path, "stratified"), "stratified = true: iterative stratification splits label "
+                      "sets; a regression experiment's folds are plain shuffled K-fold (remove stratified)")
         test_size = table.get("test_size")
         if test_size is not None:
             self.typed(test_size, (int, float), path, "test_size", "a number in (0, 1)")
@@ -398,7 +473,10 @@ class _Parser:
         selection = self.typed(table.get("selection", d.selection), str, path, "selection", "a string")
         if selection not in SELECTIONS:
             self.fail(self.lines.of(path, "selection"), f"selection must be one of {', '.join(SELECTIONS)}")
-        tune_by = self.tune_measure(table.get("tune_by", d.tune_by), path)
+        if regression and selection == "bbc-cv":
+            self.fail(self.lines.of(path, "selection"), "selection = \"bbc-cv\" selects among label-set predictions; "
+                      "a regression experiment's grids are tuned by nested cross-validation (remove selection)")
+        tune_by = self.tune_measure(table.get("tune_by", "mse" if regression else d.tune_by), path)
         return Protocol(kind, folds, stratified, seed, None if test_size is None else float(test_size), inner,
                         tune_by, selection, boots)
 
@@ -421,7 +499,8 @@ class _Parser:
         if key is not None:
             self.typed(key, str, path, "key", "a learner key")
             if key not in candidates():
-                self.fail(self.lines.of(path, "key"), f"unknown learner {key!r}; known: {', '.join(candidates())}")
+                self.fail(self.lines.of(path, "key"), unavailable(key) or
+                          f"unknown learner {key!r}; known: {', '.join(candidates())}")
         if preset is not None:
             self.typed(preset, str, path, "preset", "a preset name")
             owners = preset_owners(preset)

@@ -4,7 +4,8 @@ inner cross-validation selected in each fold; ranks, Friedman / Iman-Davenport, 
 Wilcoxon tests against the best; written as ``results.csv``, ``results.md``, ``results.tex`` (the
 tables in LaTeX), ``failures.txt`` (the tracebacks of failed tasks), ``cd_<measure>.png`` (two or
 more complete data sets) and ``curves_<data set>.png`` (test losses against the number of
-rules, or steps, of the learners that stream them)."""
+rules, or steps, of the learners that stream them: Hamming and subset 0/1 loss, or a regression
+experiment's MSE and MAE).  Ranks and tests follow each measure's direction (R²: higher is better)."""
 from __future__ import annotations
 
 import csv
@@ -33,7 +34,7 @@ class Cell:
 
     folds: dict[str, list]
     selected: list[dict]  # the configuration chosen in each fold (each bootstrap under BBC-CV)
-    curves: list[list]  # per fold, the selected configuration's [[size, Hamming, subset 0/1], ...]
+    curves: list[list]  # per fold, the selected configuration's [[size, Hamming, subset 0/1] (MSE, MAE), ...]
     unit: str = ""  # of model-size: rules, trees, experts, ...
     noun: str = "rule"  # what a step of the learner adds (the x axis of its curve)
 
@@ -59,6 +60,7 @@ class ExperimentReport:
     n_done: int = 0
     failures: list[tuple[dict, str]] = field(default_factory=list)  # (task, traceback) of tasks not computed
     bootstraps: int = 0  # BBC-CV's B (0: nested cross-validation selected per fold)
+    task: str = "classification"  # or "regression" (its curves: test MSE and MAE)
 
     def failure_rows(self) -> list[list]:
         """[data set, fold (1-based), learner, configuration, the error's last line] per failed task."""
@@ -103,7 +105,7 @@ def build_experiment_report(exp: Experiment, store: ResultStore) -> ExperimentRe
     p = exp.protocol
     rep = ExperimentReport(exp.name, [s.name for s in exp.datasets], [e.name for e in exp.learners], exp.measures,
                            n_splits(p), n_tasks=len(tasks), n_done=len(results),
-                           bootstraps=p.bootstraps if p.selection == "bbc-cv" else 0)
+                           bootstraps=p.bootstraps if p.selection == "bbc-cv" else 0, task=exp.task)
     groups: dict[tuple, list] = defaultdict(list)
     for t in tasks:
         groups[(t["dataset"], t["name"], t["fold"])].append(t)
@@ -264,7 +266,8 @@ def mean_curve(curves: list[list]) -> np.ndarray | None:
 
 
 def save_curves(rep: ExperimentReport, dataset: str, path: Path) -> bool:
-    """Test Hamming and subset 0/1 loss against the model size of every streaming learner."""
+    """Test Hamming and subset 0/1 loss (regression: MSE and MAE) against the model size of every
+    streaming learner."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -275,7 +278,9 @@ def save_curves(rep: ExperimentReport, dataset: str, path: Path) -> bool:
         return False
     fig = Figure(figsize=(9.0, 3.6), dpi=110)
     FigureCanvasAgg(fig)
-    for i, title in enumerate(("Hamming loss (test)", "Subset 0/1 loss (test)")):
+    titles = (("Mean squared error (test)", "Mean absolute error (test)") if rep.task == "regression" else
+              ("Hamming loss (test)", "Subset 0/1 loss (test)"))
+    for i, title in enumerate(titles):
         ax = fig.add_subplot(1, 2, i + 1)
         for lr, unit, c in lines:
             ax.plot(c[:, 0], c[:, i + 1], label=f"{lr} ({unit}s)" if unit != "rule" else lr,

@@ -13,7 +13,7 @@ import numpy as np
 from ..baselines import require_xgboost
 from .bbc_selection import check_tune_measure
 from .candidates import BASELINES, candidate
-from ..data import load_spec
+from ..data import REGRESSION, load_spec, task_of
 from .file import Experiment
 from .tasks import make_tasks, n_splits, run_experiment_task, tune_measure
 from .prefixes import supports_prefixes
@@ -90,6 +90,16 @@ def check_sizes(exp: Experiment, name: str, n: int) -> None:
                          f"{p.inner_folds} (the grid's tuning); lower inner_folds or folds in [protocol]")
 
 
+def check_task(exp: Experiment, name: str, Y) -> None:
+    """Refuse, before any task, a data set of the other task (real targets in a classification
+    experiment, 0/1 labels in a regression one)."""
+    task = task_of(Y)
+    if task != exp.task:
+        what = "real-valued targets" if task == REGRESSION else "0/1 labels (multi-label classification)"
+        raise ValueError(f"{exp.path or exp.name}: data set {name!r} has {what}, but the experiment is a {exp.task} "
+                         f"experiment (its learners); an experiment is either classification or regression")
+
+
 def check_baselines(exp: Experiment) -> None:
     """A clear error before any work when the experiment names an XGBoost baseline and XGBoost (an
     optional dependency) is not installed."""
@@ -105,6 +115,7 @@ def plan(exp: Experiment, store: ResultStore) -> tuple[list[dict], list[dict]]:
     labels = []
     for spec in exp.datasets:  # every size is checked before anything is written to the store
         _, Y = load_spec(spec.name, spec.files)
+        check_task(exp, spec.name, Y)
         check_sizes(exp, spec.name, int(np.shape(Y)[0]))
         labels.append(Y)
     for spec, Y in zip(exp.datasets, labels):

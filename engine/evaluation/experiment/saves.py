@@ -27,8 +27,12 @@ def _config_text(config: dict) -> str:
 
 
 def data_characteristics(Y: np.ndarray, n_attributes: int | None) -> dict:
-    """Examples, attributes, labels, label cardinality and density, distinct label sets."""
+    """Examples, attributes, labels, label cardinality and density, distinct label sets (regression
+    targets: examples, attributes and targets, the label statistics empty)."""
     n, K = Y.shape
+    if Y.dtype.kind == "f":
+        return {"examples": n, "attributes": n_attributes, "labels": K, "cardinality": "", "density": "",
+                "distinct-label-sets": ""}
     cardinality = float(Y.sum(axis=1).mean()) if n else 0.0
     return {"examples": n, "attributes": n_attributes, "labels": K, "cardinality": cardinality,
             "density": cardinality / K if K else 0.0, "distinct-label-sets": int(np.unique(Y, axis=0).shape[0])}
@@ -40,7 +44,8 @@ def _matrix_rows(writer, head: list, rows: np.ndarray, M: np.ndarray, fmt) -> No
 
 
 def _write_outputs(exp: Experiment, store, folder: Path, kind: str) -> list[Path]:
-    """One CSV per (data set, learner): fold, configuration, prefix (BBC-CV), row, one column per label."""
+    """One CSV per (data set, learner): fold, configuration, prefix (BBC-CV), row, one column per label
+    (per target of a regression experiment, its predicted values)."""
     tasks = make_tasks(exp)
     results = store.results(t["key"] for t in tasks)
     written = []
@@ -55,7 +60,8 @@ def _write_outputs(exp: Experiment, store, folder: Path, kind: str) -> list[Path
             path = folder / f"{kind}_{_safe(d)}_{_safe(entry.name)}.csv"
             with open(path, "w", newline="", encoding="utf-8") as stream:
                 w = csv.writer(stream)
-                w.writerow(["fold", "configuration", "rules", "row", *(f"label_{k}" for k in range(K))])
+                column = "target" if exp.task == "regression" else "label"
+                w.writerow(["fold", "configuration", "rules", "row", *(f"{column}_{k}" for k in range(K))])
                 for t, r in mine:
                     config = _config_text(r.config)
                     if kind == "scores":
@@ -63,7 +69,8 @@ def _write_outputs(exp: Experiment, store, folder: Path, kind: str) -> list[Path
                         continue
                     prefixes = r.costs.get("prefixes")
                     for size, P in zip(prefixes or [""], r.predictions if prefixes else [r.predictions]):
-                        _matrix_rows(w, [t["fold"] + 1, config, size], r.test_rows, P, int)
+                        _matrix_rows(w, [t["fold"] + 1, config, size], r.test_rows, P,
+                                     (lambda v: f"{v:.17g}") if P.dtype.kind == "f" else int)
             written.append(path)
     return written
 

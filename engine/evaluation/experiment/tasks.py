@@ -1,8 +1,9 @@
 """Tasks of an experiment: one per (data set, fold, learner, configuration), a plain dict any Dask
 worker can run.  A task fits the configuration on the fold's training rows (after an inner
 cross-validation of those rows when the learner has a grid to tune), predicts the test rows' label
-sets and scores, times both, measures the model, and keeps a streaming learner's test losses after
-every step (its loss against the number of rules)."""
+sets and scores (a regressor: their target values, float64), times both, measures the model, and keeps
+a streaming learner's test losses after every step (its loss against the number of rules: Hamming and
+subset 0/1 loss, or for a regressor the ``test_mse`` and ``test_mae`` its steps report)."""
 from __future__ import annotations
 
 import functools
@@ -23,7 +24,7 @@ from .candidates import candidate
 from ..data import fingerprint, load_parts
 from .file import Experiment, Protocol
 from .prefixes import prefix_predictions, prefix_sizes
-from .scoring import ALL_MEASURES, COST, evaluate, measure
+from .scoring import COST, REGRESSION, evaluate, measure, measures_of
 from ..store import ExperimentResult
 from .stratify import stratified_folds, stratified_split
 
@@ -75,7 +76,7 @@ def make_tasks(exp: Experiment) -> list[dict]:
                         ident.update(selection="bbc-cv", prefix_step=entry.prefix_step)
                     key = hashlib.sha1(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:20]
                     tasks.append(dict(ident, key=key, dataset=spec.name, files=list(spec.files), protocol=asdict(p),
-                                      name=entry.name, configuration=c, tune_measures=sorted(
+                                      name=entry.name, configuration=c, task=exp.task, tune_measures=sorted(
                                           {tune_measure(exp, e) for e in exp.learners})))
     return tasks
 
@@ -126,6 +127,8 @@ def model_size(est) -> dict:
     rules = getattr(model, "rules", None)
     if rules is not None:
         return {"model-size": len(rules), "size-unit": "rules", "conditions": sum(len(r.conditions) for r in rules)}
+    if hasattr(est, "tree_"):  # a scikit-learn decision tree
+        return {"model-size": int(est.tree_.n_leaves), "size-unit": "leaves"}
     if hasattr(est, "mixture_"):
         return {"model-size": int(est.mixture_.n_experts), "size-unit": "experts"}
     if hasattr(est, "coef_"):
@@ -156,24 +159,22 @@ def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, c
     streaming learner, the test losses after each step are appended as [size, Hamming, subset 0/1].
     With ``prefix_step``, the predictions are those of every prefix of ``prefix_step``, 2·``prefix_step``,
     … rules up to ``config["max_rules"]`` (prefixes x N_test x K; their sizes in ``costs["prefixes"]``).
-    With ``text`` (a list), the model's rules as text are appended (rule learners)."""
+    With ``text`` (a list), the model's rules as text are appended (rule learners).  A regressor's
+    predictions are float64 target values (N_test x T)."""
     cand = candidate(key)
     est = cand.make(config)
     start = time.perf_counter()
     if cand.streams and curve is not None and Y_test is not None:
-        size = 0
-        for step in est.fit_iter(X_train, Y_train, X_test, Y_test):
-            rules = getattr(step, "rules", None)
-            size = size + len(rules) if rules is not None else step.index + 1
-            m = step.metrics
-            if "test_hamming" in m and "test_subset" in m:
-                curve.append([size, float(m["test_hamming"]), float(m["test_subset"])])
+        _stream(est, X_train, Y_train, X_test, Y_test, curve, cand.task == REGRESSION)
     else:
         est.fit(X_train, Y_train)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
     sizes = prefix_sizes(int(config["max_rules"]), prefix_step) if prefix_step else None
-    P = prefix_predictions(est, X_test, sizes) if sizes else np.asarray(est.predict(X_test), dtype=np.uint8)
+    if cand.task == REGRESSION:
+        P = np.asarray(est.predict(X_test), dtype=np.float64).reshape(X_test.shape[0], -1)
+    else:
+        P = prefix_predictions(est, X_test, sizes) if sizes else np.asarray(est.predict(X_test), dtype=np.uint8)
     predict_seconds = time.perf_counter() - start
     S = _scores(est, X_test) if cand.scores else None
     costs = {"fit-time": fit_seconds, "predict-time": predict_seconds, **model_size(est)}
@@ -186,11 +187,25 @@ def fit_predict(key: str, config: dict, X_train, Y_train, X_test, Y_test=None, c
     return P, S, (costs if sizes is None else {**costs, "prefixes": sizes})
 
 
+def _stream(est, X_train, Y_train, X_test, Y_test, curve: list, regression: bool) -> None:
+    """Fit by ``fit_iter``, appending [size, test loss, test loss] after each step that reports them:
+    Hamming and subset 0/1 loss, or a regressor's MSE and MAE."""
+    names = ("test_mse", "test_mae") if regression else ("test_hamming", "test_subset")
+    size = 0
+    for step in est.fit_iter(X_train, Y_train, X_test, Y_test):
+        rules = getattr(step, "rules", None)
+        size = size + len(rules) if rules is not None else step.index + 1
+        m = step.metrics
+        if names[0] in m and names[1] in m:
+            curve.append([size, float(m[names[0]]), float(m[names[1]])])
+
+
 def inner_scores(task: dict, X, Y) -> dict:
     """The configuration's measures on the inner cross-validation of a training fold."""
     p = Protocol(**task["protocol"])
     inner = Protocol(**{**task["protocol"], "kind": "cross-validation", "folds": task["inner_folds"]})
-    P = np.zeros(Y.shape, dtype=np.uint8)
+    regression = task.get("task") == REGRESSION
+    P = np.zeros(Y.shape, dtype=np.float64 if regression else np.uint8)
     S = np.zeros(Y.shape)
     has_scores = True
     for train, test in splits(inner, Y, (len(Y),), seed=p.seed + 1 + task["fold"]):
@@ -199,7 +214,8 @@ def inner_scores(task: dict, X, Y) -> dict:
         has_scores = has_scores and Si is not None
         if Si is not None:
             S[test] = Si
-    names = [n for n in dict.fromkeys([*ALL_MEASURES, *task["tune_measures"]]) if measure(n).needs != COST]
+    names = [n for n in dict.fromkeys([*measures_of(task.get("task")), *task["tune_measures"]])
+             if measure(n).needs != COST]
     values = {n: evaluate(n, Y, P, S if has_scores else None) for n in names}
     return {n: v for n, v in values.items() if v is not None}
 
