@@ -108,13 +108,44 @@ def ended_early(estimator) -> str | None:
     return getattr(estimator, "stop_message_", None) or None
 
 
+def task_of_learner(learner: str) -> str:
+    """'classification' or 'regression': the data ``learner`` learns from (classification when unknown)."""
+    try:
+        return get_learner(learner).task
+    except ValueError:
+        return "classification"
+
+
+def task_mismatch(spec: LearnerSpec, data: LoadedData | None) -> str | None:
+    """Why ``spec`` cannot learn from ``data`` (a classifier on real-valued targets, a regressor on 0/1
+    labels), or None."""
+    if data is None:
+        return None
+    return task_message(spec, data.train.task, data.full.name)
+
+
+def task_message(spec: LearnerSpec, task: str | None, data_name: str = "the loaded data") -> str | None:
+    """Why ``spec`` cannot learn from data of ``task`` named ``data_name`` (None: it can, or no data)."""
+    if task is None or spec.fits_task(task):
+        return None
+    if task == "regression":
+        return (f"{spec.title} learns from 0/1 labels, but {data_name} has real-valued targets: choose the "
+                "BOOMER regressor, or load multi-label data.")
+    return (f"{spec.title} learns real-valued targets, but {data_name} has 0/1 labels: choose a "
+            "classification learner, or load regression data.")
+
+
+MEASURE_TITLES = {"hamming": "Hamming", "subset": "subset 0/1", "mse": "MSE", "mae": "MAE"}
+
+
 def format_losses(d: dict) -> str:
     parts = []
     for split in ("train", "test"):
-        h, s = d.get(f"{split}_hamming"), d.get(f"{split}_subset")
-        if h is None or (isinstance(h, float) and math.isnan(h)):
+        values = [(key[len(split) + 1:], v) for key, v in d.items() if key.startswith(split + "_")]
+        if not values or values[0][1] is None or (isinstance(values[0][1], float) and math.isnan(values[0][1])):
             continue
-        parts.append(f"{split}: Hamming {h:.4f} · subset 0/1 {s:.4f}")
+        parts.append(f"{split}: " + " · ".join(f"{MEASURE_TITLES.get(m, m)} {v:.4g}" if m in ("mse", "mae")
+                                                else f"{MEASURE_TITLES.get(m, m)} {v:.4f}" for m, v in values))
     return "   |   ".join(parts)
 
 
@@ -189,7 +220,8 @@ class Controller:
 
     def new_run(self, title: str, learner: str, params) -> Run:
         """A run on the loaded data, recording its data set, learner, parameters and seed."""
-        run = self.history.new_run(title, learner, params, dataset=self.data.full.name, data_key=self.data.key)
+        run = self.history.new_run(title, learner, params, dataset=self.data.full.name, data_key=self.data.key,
+                                   task=task_of_learner(learner))
         run.records = []
         return run
 

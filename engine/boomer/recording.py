@@ -71,12 +71,13 @@ class Recorder:
                 est.selected_steps_ = self.pruning.selected
         record = dict(index=len(est.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=self.train.hamming, train_subset=self.train.subset, extra=extra)
-        if hasattr(self.train, "mse"):  # a regressor's (engine.boomer.regression.RegressionTracker)
-            extra["train_mse"] = self.train.mse
+        regression = hasattr(self.train, "rule_added")  # a regressor's (engine.boomer.regression.RegressionTracker)
+        if regression:
+            extra.update({"train_" + k: v for k, v in self.train.rule_added(rule, rows, n_rows).items()})
         if self.val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, self.data.X_test)).astype(np.int64)
             self.val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(test_hamming=self.val.hamming, test_subset=self.val.subset)
-            if hasattr(self.val, "mse"):
-                extra["test_mse"] = self.val.mse
+            if regression:
+                extra.update({"test_" + k: v for k, v in self.val.rule_added(rule, vrows, len(vrows)).items()})
         return RuleRecord(**record), stop
