@@ -79,6 +79,12 @@ def test_a_regression_run_streams_rules_and_plots_the_engines_mse_and_mae(qtbot,
     lo, hi = plot.mse_ax.get_ylim()
     assert lo <= min(run.series["train_mse"]) and hi >= max(run.series["test_mse"])
     assert plot.hamming_ax.get_ylim()[1] < 1.5
+    # a regressor's model read from a file gets the same trajectory, rebuilt rule by rule
+    rebuilt = window.app.reconstruct_run("boomer-regressor", run.estimator, "from a file")
+    assert rebuilt.regression and len(rebuilt) == RULES
+    for key in ("train_mse", "train_mae", "test_mse", "test_mae"):
+        np.testing.assert_allclose(rebuilt.series[key], run.series[key], rtol=1e-12)
+    window.app.remove_run(rebuilt)
     # the status line names the regression measures
     assert "MSE" in window.loss_label.text() and "Hamming" not in window.loss_label.text()
     assert errors == []
@@ -105,10 +111,6 @@ def test_the_data_panel_shows_target_ranges_of_regression_data(qtbot, make_windo
 
 def test_atp7d_opens_as_regression_data(qtbot, make_window, errors):
     path = "/work/shared/data/atp7d.arff"
-    pytest.importorskip("engine.datasets")
-    import os
-    if not os.path.exists(path):
-        pytest.fail(f"{path} is missing: the shared data set the issue names")
     window = make_window()
     assert window.load_data(DataSpec(kind="file", path=path, test_mode="split", test_fraction=0.3))
     assert window.data.task == "regression" and window.data.train.n_labels == 6
@@ -193,6 +195,10 @@ def test_a_session_keeps_both_kinds_of_run(qtbot, both, make_window, tmp_path, e
         np.testing.assert_allclose(reopened_r.series[key], run.series[key])
     for key in ("train_hamming", "test_subset"):
         np.testing.assert_allclose(reopened_c.series[key], classification.series[key])
+    # the regressor's model came back with its run: the same predictions
+    X = np.asarray(window.data.test.X)
+    assert type(reopened_r.estimator).__name__ == "BoomerRegressor"
+    np.testing.assert_allclose(reopened_r.estimator.predict(X), run.estimator.predict(X), rtol=0, atol=1e-9)
     plot = other.plot
     assert plot.tabs.isTabVisible(REGRESSION_TAB)
     assert plot.lines_of(reopened_r).h_test.axes is plot.mse_ax
