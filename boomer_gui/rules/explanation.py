@@ -359,7 +359,10 @@ class ExplanationPanel(QWidget):
         fm = t.fontMetrics()
         t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
         t.setColumnWidth(1, 150)
-        number = fm.horizontalAdvance("+0.000") + 12
+        widest = "+0.000" if not self.regression else max(  # real targets: as wide as the largest value
+            (f"{v:+.3f}" for v in np.concatenate([ex.scores, truth, ex.scores - truth]) if abs(v) < 1e4),
+            key=len, default="+0.000")
+        number = fm.horizontalAdvance(widest) + 12
         for k in range(K):  # wide enough for the number and (up to 14 characters of) the label's name
             t.setColumnWidth(2 + k, max(number, min(fm.horizontalAdvance(names[k]), fm.horizontalAdvance("m" * 14))
                                         + 16))
