@@ -248,18 +248,7 @@ class TrajectoryPlot(QWidget):
 
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the shown plot as PNG, SVG or PDF")
-        self.traj_tools = PlotToolbar(self.traj_canvas, self, 0)
-        self.loss_tools = PlotToolbar(self.loss_canvas, self, 1)
-        self.reg_tools = PlotToolbar(self.reg_canvas, self, 2)
-        tools = QHBoxLayout()
-        tools.setContentsMargins(0, 0, 0, 0)
-        tools.addWidget(self.traj_tools)
-        tools.addWidget(self.loss_tools)
-        tools.addWidget(self.reg_tools)
-        self.loss_tools.hide()
-        self.reg_tools.hide()
-        tools.addStretch(1)
-        tools.addWidget(self.export_button)
+        tools = self._toolbars()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -282,6 +271,21 @@ class TrajectoryPlot(QWidget):
         # redraws: at most one every UPDATE_INTERVAL_MS, the last request always honoured
         self._flush_soon = qthrottled(self._flush, timeout=UPDATE_INTERVAL_MS, leading=False, parent=self)
         self._pending_live = False
+
+    def _toolbars(self) -> QHBoxLayout:
+        """Zoom and pan for each tab's figure (the shown tab's), and the export button."""
+        self.traj_tools = PlotToolbar(self.traj_canvas, self, 0)
+        self.loss_tools = PlotToolbar(self.loss_canvas, self, 1)
+        self.reg_tools = PlotToolbar(self.reg_canvas, self, REGRESSION_TAB)
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        for bar in (self.traj_tools, self.loss_tools, self.reg_tools):
+            tools.addWidget(bar)
+        self.loss_tools.hide()
+        self.reg_tools.hide()
+        tools.addStretch(1)
+        tools.addWidget(self.export_button)
+        return tools
 
     # -- axes -----------------------------------------------------------------------------
     def _setup_axes(self):

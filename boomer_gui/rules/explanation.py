@@ -356,16 +356,7 @@ class ExplanationPanel(QWidget):
                     item.setTextAlignment(Qt.AlignCenter)
                     item.setBackground(QBrush(_RIGHT if right else _WRONG))
                 t.setItem(row, 2 + k, item)
-        fm = t.fontMetrics()
-        t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
-        t.setColumnWidth(1, 150)
-        widest = "+0.000" if not self.regression else max(  # real targets: as wide as the largest value
-            (f"{v:+.3f}" for v in np.concatenate([ex.scores, truth, ex.scores - truth]) if abs(v) < 1e4),
-            key=len, default="+0.000")
-        number = fm.horizontalAdvance(widest) + 12
-        for k in range(K):  # wide enough for the number and (up to 14 characters of) the label's name
-            t.setColumnWidth(2 + k, max(number, min(fm.horizontalAdvance(names[k]), fm.horizontalAdvance("m" * 14))
-                                        + 16))
+        self._size_columns(ex, truth, names)
         t.setUpdatesEnabled(True)
         if self.regression:
             self._summarise_targets(ex, truth, names, hidden, len(order))
@@ -382,6 +373,20 @@ class ExplanationPanel(QWidget):
                                  f"{names[k]} {p:.3f}" for k, p in enumerate(ex.probabilities))))
         self.values.setText(self._attribute_values(ex))
         self._show_rule_of_row(self.table.currentRow())
+
+    def _size_columns(self, ex, truth: np.ndarray, names) -> None:
+        """Each label's column wide enough for its numbers and (up to 14 characters of) its name."""
+        t = self.table
+        fm = t.fontMetrics()
+        t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
+        t.setColumnWidth(1, 150)
+        widest = "+0.000" if not self.regression else max(  # real targets: as wide as the largest value
+            (f"{v:+.3f}" for v in np.concatenate([ex.scores, truth, ex.scores - truth]) if abs(v) < 1e4),
+            key=len, default="+0.000")
+        number = fm.horizontalAdvance(widest) + 12
+        for k in range(len(names)):
+            t.setColumnWidth(2 + k, max(number, min(fm.horizontalAdvance(names[k]), fm.horizontalAdvance("m" * 14))
+                                        + 16))
 
     def _fill_targets(self, ex, truth: np.ndarray, names, bold) -> None:
         """A regressor's outcome rows: the prediction (each target's summed contributions), the true value
