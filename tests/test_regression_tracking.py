@@ -72,3 +72,24 @@ def test_series_of_both_pairs_or_unknown_names_are_refused():
         measures_of({"train_rmse"}, "run 'x'")
     with pytest.raises(ValueError, match="unknown measures"):
         Trajectory(measures=("mse", "subset"))
+
+
+@pytest.mark.parametrize("post_optimization", ["none", "sequential{num_iterations=2}"])
+def test_a_regressors_steps_report_the_mse_and_mae_of_its_model(post_optimization):
+    from engine.boomer import BoomerRegressor
+    from engine.datasets import make_synthetic
+    from engine.regression_metrics import averaged
+
+    train, test = make_synthetic("linear-regression", 300, 3, 0), make_synthetic("linear-regression", 200, 3, 1)
+    Y, Y_test = train.Y.astype(np.float32), test.Y.astype(np.float32)  # the targets the regressor learns from
+    est = BoomerRegressor(max_rules=10, post_optimization=post_optimization)
+    steps = list(est.fit_iter(train.X, Y, X_test=test.X, Y_test=Y_test))
+    revisions = [s for s in steps if getattr(s, "kind", "") == "revision"]
+    assert len(revisions) == (0 if post_optimization == "none" else 18)  # 9 learned rules, revised twice
+    for split, X, T in (("train", train.X, Y), ("test", test.X, Y_test)):
+        P = est.predict(X)  # the final model: after the last step, revisions included
+        assert steps[-1].extra[f"{split}_mse"] == pytest.approx(averaged("mse", T, P), rel=1e-12)
+        assert steps[-1].extra[f"{split}_mae"] == pytest.approx(averaged("mae", T, P), rel=1e-12)
+        if post_optimization == "none":  # each rule's: the model of that many rules
+            for step, P_k in zip(steps, est.predict_incrementally(X)):
+                assert step.extra[f"{split}_mse"] == pytest.approx(averaged("mse", T, P_k), rel=1e-12)

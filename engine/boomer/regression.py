@@ -71,7 +71,12 @@ class RegressionTracker:
     def rule_added(self, rule, rows: np.ndarray, n_rows: int) -> dict:
         """The MSE and MAE once ``rule`` (covering ``rows[:n_rows]``) is part of the model, updated from
         the covered rows only (:class:`engine.regression_tracking.RegressionErrors`)."""
-        self.measured.add_head(rows, n_rows, rule.head_labels, rule.head_scores)
+        return self.head_added(rows, n_rows, rule.head_labels, rule.head_scores)
+
+    def head_added(self, rows: np.ndarray, n_rows: int, labels: np.ndarray, scores: np.ndarray) -> dict:
+        """The MSE and MAE once ``scores`` are added to the predictions of ``rows[:n_rows]`` (negative: a
+        rule taken back, as post-optimization replaces one)."""
+        self.measured.add_head(rows, n_rows, labels, scores)
         return self.measured.measures()
 
     def refresh(self, rows: np.ndarray, n_rows: int | None = None) -> None:
