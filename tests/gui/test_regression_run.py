@@ -4,6 +4,9 @@ Hamming and subset 0/1 lines, why-this-head and the explanation work on its rule
 kinds of run, and a learner of the other task is refused before any work."""
 from __future__ import annotations
 
+import csv
+import io
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,7 @@ from engine.head_explanation import head_statistics
 from engine.inspection import explain
 from engine.regression_metrics import averaged
 
+from boomer_gui.components import exports
 from boomer_gui.components.state import DataSpec
 from boomer_gui.plots.trajectory_plot import REGRESSION_TAB
 
@@ -85,6 +89,11 @@ def test_a_regression_run_streams_rules_and_plots_the_engines_mse_and_mae(qtbot,
     for key in ("train_mse", "train_mae", "test_mse", "test_mae"):
         np.testing.assert_allclose(rebuilt.series[key], run.series[key], rtol=1e-12)
     window.app.remove_run(rebuilt)
+    # an export of its rules holds its MSE and MAE where a classifier's holds the Hamming and subset 0/1 losses
+    rows = list(csv.reader(io.StringIO(exports.rules_csv(run.records, data.train.schema))))
+    assert rows[0][-4:] == ["train_mse", "train_mae", "test_mse", "test_mae"] and len(rows) == RULES + 1
+    assert rows[-1][-4:] == [f"{run.series[k][-1]:.6g}" for k in ("train_mse", "train_mae", "test_mse", "test_mae")]
+    assert "train_hamming" in exports.rules_csv(classification.records).splitlines()[0]
     # the status line names the regression measures
     assert "MSE" in window.loss_label.text() and "Hamming" not in window.loss_label.text()
     assert errors == []
