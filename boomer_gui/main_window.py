@@ -234,6 +234,7 @@ class MainWindow(QMainWindow):
     def set_data(self, loaded: LoadedData) -> None:
         self.driver.settle()
         self.app.set_data(loaded)
+        self.learner_panel.set_task(loaded.train.task, loaded.full.name)
         self.data_panel.show_data(loaded)
         self.inspector.set_data(loaded.train)
         self.plot.set_bayes_point(loaded.bayes_point)

@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import is_regressor
 
 from .core.boosting import refresh_example_losses
 from .core.heads import diagonal_position
 from .core.losses import LOSS_CODES, is_decomposable, n_hessian_entries, update_statistics
+from .core.regression_losses import REGRESSION_CODES
 from .head_solution import head_solution
 from .model import rule_coverage
 
@@ -30,7 +32,7 @@ class HeadStatistics:
     hessian_sums: np.ndarray  # the diagonal entries (the full matrix enters complete heads)
     solution: np.ndarray  # unshrunk optimum for the head labels (eq. 14 / 16 / 17)
     head: np.ndarray  # the rule's head scores
-    relevant_share: np.ndarray  # fraction of covered examples for which the label is relevant
+    relevant_share: np.ndarray  # fraction of covered examples for which the label is relevant (regression: mean target)
     mean_score: np.ndarray  # mean score of the covered examples before the rule
     shrinkage: float  # 1 for the default rule
     l2: float
@@ -42,6 +44,7 @@ class HeadStatistics:
     loss_before: float  # mean training loss (the learner's loss function) before the rule
     loss_after: float
     note: str = ""
+    regression: bool = False  # a regressor's: squared-error statistics of real-valued targets
 
     @property
     def recomputed_head(self) -> np.ndarray:
@@ -75,16 +78,21 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     # the default rule is computed from every example, the holdout set's too (as mlrl-boomer does)
     counted = np.ones(n, dtype=bool) if index == 0 and not rule.conditions else in_train
     rows = np.flatnonzero(rule_coverage(rule, X) & counted).astype(np.int64)
-    code = LOSS_CODES[model.loss]
+    regression = is_regressor(estimator) and model.loss in REGRESSION_CODES  # its squared error of real targets
+    code = REGRESSION_CODES[model.loss] if regression else LOSS_CODES[model.loss]
     full = not is_decomposable(model.loss)
-    labels01 = np.ascontiguousarray(Y > 0, dtype=np.uint8)  # the 0/1 labels the loss kernels read
+    if regression:  # the real-valued targets and scores in float32, as the regressor's statistics hold them
+        labels01 = np.ascontiguousarray(Y, dtype=np.float32)
+        F = F.astype(np.float32)
+    else:
+        labels01 = np.ascontiguousarray(Y > 0, dtype=np.uint8)  # the 0/1 labels the loss kernels read
 
     m = len(rows)
-    G = np.zeros((m, K))
-    H = np.zeros((m, n_hessian_entries(K, not full)))
+    G = np.zeros((m, K), dtype=F.dtype)
+    H = np.zeros((m, n_hessian_entries(K, not full)), dtype=F.dtype)
     Fc = np.ascontiguousarray(F[rows])
     update_statistics(code, labels01[rows], Fc, np.arange(m, dtype=np.int64), m, G, H)
-    g, h = G.sum(axis=0), H.sum(axis=0)
+    g, h = G.sum(axis=0, dtype=np.float64), H.sum(axis=0, dtype=np.float64)
     values = estimator.effective() if hasattr(estimator, "effective") else estimator  # None: the default
     l2 = float(values.l2_regularization_weight)
     l1 = float(getattr(values, "l1_regularization_weight", 0.0))
@@ -98,12 +106,13 @@ def head_statistics(estimator, X, Y, index: int) -> HeadStatistics:
     losses = np.zeros(n)
     before = refresh_example_losses(code, labels01, F, train_rows, len(train_rows), losses)
     Fa = F.copy()
-    Fa[np.ix_(rows, labels)] += rule.head_scores
+    Fa[np.ix_(rows, labels)] += rule.head_scores.astype(F.dtype)
     after = before + refresh_example_losses(code, labels01, Fa, rows, m, losses)
     n_train = max(len(train_rows), 1)
     return HeadStatistics(
         rule_index=index, labels=labels.copy(), gradient_sums=g[labels], hessian_sums=h[diag], solution=solution,
-        head=rule.head_scores.copy(), relevant_share=(Y[rows][:, labels] > 0).mean(axis=0) if m else
-        np.zeros(len(labels)), mean_score=Fc[:, labels].mean(axis=0) if m else np.zeros(len(labels)),
+        head=rule.head_scores.copy(), relevant_share=(Y[rows][:, labels] if regression else Y[rows][:, labels] > 0)
+        .mean(axis=0, dtype=np.float64) if m else np.zeros(len(labels)),
+        mean_score=Fc[:, labels].mean(axis=0, dtype=np.float64) if m else np.zeros(len(labels)),
         shrinkage=shrinkage, l2=l2, l1=l1, n_covered=m, n_train=len(train_rows), loss=model.loss,
-        full_hessian=full, loss_before=before / n_train, loss_after=after / n_train, note=note)
+        full_hessian=full, loss_before=before / n_train, loss_after=after / n_train, note=note, regression=regression)

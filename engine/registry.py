@@ -92,6 +92,7 @@ class LearnerSpec:
     # rule learners: numbers of each step (keys of ``RuleRecord.extra``) shown as rule-table columns
     step_columns: tuple[Metric, ...] = ()
     improvement: str = "Decrease of the training objective achieved by the rule"  # what 'improvement' means
+    task: str = "classification"  # the data it learns from: 'classification' (0/1 labels) or 'regression'
 
     def __post_init__(self):
         if not self.parameters and getattr(self.factory, "PARAMETERS", None):
@@ -104,6 +105,10 @@ class LearnerSpec:
             for x, y in plot.series:
                 if x not in known or y not in known:
                     raise ValueError(f"{self.key}: plot {plot.title!r} names an undeclared metric ({x}, {y})")
+
+    def fits_task(self, task: str) -> bool:
+        """Does it learn from data of ``task`` ('classification' or 'regression')?"""
+        return self.task == task
 
     def supports(self, capability: str) -> bool:
         return capability in self.capabilities
@@ -190,6 +195,34 @@ register(LearnerSpec(
         MLRL_DEFAULTS_PRESET: {p.name: p.default for p in declared(BoomerClassifier)
                                if p.shown and p.name not in ("random_state", "max_rules")},
     },
+))
+
+# -- BOOMER for multi-output regression (engine/boomer/regressor.py) ----------------------------
+from .boomer import BoomerRegressor  # noqa: E402
+
+REGRESSION_METRICS = (Metric("train_mse", "mean squared error (train)"), Metric("train_mae", "mean absolute error (train)"),
+                      Metric("test_mse", "mean squared error (test)"), Metric("test_mae", "mean absolute error (test)"))
+REGRESSION_PLOTS = (Plot("MSE and MAE", ((STEP, "train_mse"), (STEP, "test_mse"), (STEP, "train_mae"),
+                                         (STEP, "test_mae")), "rules", "error"),)
+
+register(LearnerSpec(
+    key="boomer-regressor",
+    title="BOOMER regressor (gradient-boosted rules, real targets)",
+    factory=BoomerRegressor,
+    description="mlrl-boomer 0.15.6's BoomerRegressor: gradient boosting of multi-output regression rules with "
+                "squared-error statistics; heads are real values per target.",
+    budget="max_rules",
+    extra_steps=revision_steps,
+    task="regression",
+    capabilities=frozenset({"explain"}),
+    metrics=REGRESSION_METRICS + (Metric("holdout_loss", "loss on the holdout set"),
+                                  Metric("train_loss", "loss on the training set (global pruning without holdout)")),
+    plots=REGRESSION_PLOTS,
+    step_columns=(Metric("train_mse", "train MSE"), Metric("train_mae", "train MAE"), Metric("test_mse", "test MSE"),
+                  Metric("test_mae", "test MAE")),
+    improvement="Decrease of the training objective (squared error) achieved by the rule",
+    presets={MLRL_DEFAULTS_PRESET: {p.name: p.default for p in declared(BoomerRegressor)
+                                    if p.shown and p.name not in ("random_state", "max_rules")}},
 ))
 
 

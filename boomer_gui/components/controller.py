@@ -23,6 +23,7 @@ from engine.learner import RuleRecord
 from engine.model import rule_coverage
 from engine.prepare import builtin_data, default_settings, is_prepared, kernel_setting, setting_key
 from engine.registry import LearnerSpec
+from engine.regression_tracking import RegressionErrors
 from engine.registry import get as get_learner
 from engine.trajectory import LOSSES
 from engine.validation import match_schema
@@ -69,15 +70,16 @@ def records_of(run: Run, model) -> list:
         n_steps = n_rules
 
     def value(k, i):
-        v = s[k][i] if i < len(s[k]) else None
+        v = s[k][i] if k in s and i < len(s[k]) else None
         return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
 
     out = []
     for i, rule in enumerate(model.rules):
         j = i * n_steps // n_rules  # the step that added rule i
+        extra = {k: value(k, j) for k in run.losses} if run.regression else {}  # a regressor's MSE and MAE
         out.append(RuleRecord(i, rule, int(value("coverage", j) or 0), float(value("improvement", j) or math.nan),
                               value("train_hamming", j), value("train_subset", j), value("test_hamming", j),
-                              value("test_subset", j)))
+                              value("test_subset", j), extra=extra))
     return out
 
 
@@ -108,13 +110,44 @@ def ended_early(estimator) -> str | None:
     return getattr(estimator, "stop_message_", None) or None
 
 
+def task_of_learner(learner: str) -> str:
+    """'classification' or 'regression': the data ``learner`` learns from (classification when unknown)."""
+    try:
+        return get_learner(learner).task
+    except ValueError:
+        return "classification"
+
+
+def task_mismatch(spec: LearnerSpec, data: LoadedData | None) -> str | None:
+    """Why ``spec`` cannot learn from ``data`` (a classifier on real-valued targets, a regressor on 0/1
+    labels), or None."""
+    if data is None:
+        return None
+    return task_message(spec, data.train.task, data.full.name)
+
+
+def task_message(spec: LearnerSpec, task: str | None, data_name: str = "the loaded data") -> str | None:
+    """Why ``spec`` cannot learn from data of ``task`` named ``data_name`` (None: it can, or no data)."""
+    if task is None or spec.fits_task(task):
+        return None
+    if task == "regression":
+        return (f"{spec.title} learns from 0/1 labels, but {data_name} has real-valued targets: choose the "
+                "BOOMER regressor, or load multi-label data.")
+    return (f"{spec.title} learns real-valued targets, but {data_name} has 0/1 labels: choose a "
+            "classification learner, or load regression data.")
+
+
+MEASURE_TITLES = {"hamming": "Hamming", "subset": "subset 0/1", "mse": "MSE", "mae": "MAE"}
+
+
 def format_losses(d: dict) -> str:
     parts = []
     for split in ("train", "test"):
-        h, s = d.get(f"{split}_hamming"), d.get(f"{split}_subset")
-        if h is None or (isinstance(h, float) and math.isnan(h)):
+        values = [(key[len(split) + 1:], v) for key, v in d.items() if key.startswith(split + "_")]
+        if not values or values[0][1] is None or (isinstance(values[0][1], float) and math.isnan(values[0][1])):
             continue
-        parts.append(f"{split}: Hamming {h:.4f} · subset 0/1 {s:.4f}")
+        parts.append(f"{split}: " + " · ".join(f"{MEASURE_TITLES.get(m, m)} {v:.4g}" if m in ("mse", "mae")
+                                                else f"{MEASURE_TITLES.get(m, m)} {v:.4f}" for m, v in values))
     return "   |   ".join(parts)
 
 
@@ -135,6 +168,22 @@ def check_model_fits(est, data: LoadedData) -> None:
     if order is not None:
         raise ValueError("the loaded data hold the model's attributes in another order: the window shows a model on "
                          "data in its own order (`python -m engine predict` matches columns by name)")
+
+
+def regression_records(model, data: LoadedData) -> list:
+    """A regressor's model read from a file, rule by rule: the training and test MSE and MAE of its first
+    1, 2, ... rules (engine.regression_tracking, from the covered rows of each rule)."""
+    trackers = {split: (part.X, RegressionErrors(part.Y)) for split, part in (("train", data.train), ("test", data.test))}
+    out = []
+    for i, rule in enumerate(model.rules):
+        extra = {}
+        for split, (X, errors) in trackers.items():
+            rows = np.flatnonzero(rule_coverage(rule, X)).astype(np.int64)
+            errors.add_head(rows, len(rows), rule.head_labels, rule.head_scores)
+            extra.update({f"{split}_{k}": v for k, v in errors.measures().items()})
+        coverage = int(rule_coverage(rule, data.train.X).sum())
+        out.append(RuleRecord(i, rule, coverage, math.nan, math.nan, math.nan, math.nan, math.nan, extra=extra))
+    return out
 
 
 EVENTS = ("data_changed", "run_added", "run_updated", "run_ended", "run_settled", "run_removing", "run_removed",
@@ -189,7 +238,8 @@ class Controller:
 
     def new_run(self, title: str, learner: str, params) -> Run:
         """A run on the loaded data, recording its data set, learner, parameters and seed."""
-        run = self.history.new_run(title, learner, params, dataset=self.data.full.name, data_key=self.data.key)
+        run = self.history.new_run(title, learner, params, dataset=self.data.full.name, data_key=self.data.key,
+                                   task=task_of_learner(learner))
         run.records = []
         return run
 
@@ -310,8 +360,13 @@ class Controller:
         one (engine WhatIf; losses stay NaN for a model that is not additive)."""
         model, d = est.model_, self.data
         params = dict(est.get_params()) if hasattr(est, "get_params") else {}
-        run = self.history.new_run(name, learner, params, dataset=d.full.name, data_key=d.key)
+        run = self.history.new_run(name, learner, params, dataset=d.full.name, data_key=d.key,
+                                   task=task_of_learner(learner))
         run.status = "loaded"
+        if run.regression:
+            run.append(regression_records(model, d))
+            self.run_added.emit(run)
+            return run
         n = len(model.rules)
         cov = [int(rule_coverage(r, d.train.X).sum()) for r in model.rules]
         losses = {k: [math.nan] * n for k in LOSSES}

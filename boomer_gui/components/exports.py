@@ -39,14 +39,37 @@ CSV_COLUMNS = {
     "test_subset": "subset 0/1 loss on the test data"}
 
 
+LOSS_KEYS = ("train_hamming", "train_subset", "test_hamming", "test_subset")
+# a regressor's rules: its measures in the loss columns' place
+REGRESSION_KEYS = ("train_mse", "train_mae", "test_mse", "test_mae")
+REGRESSION_COLUMNS = {**{k: v for k, v in CSV_COLUMNS.items() if k not in LOSS_KEYS},
+                      "head": "target: score (added to the prediction of each covered example)",
+                      "train_mse": "mean squared error of the model up to this rule on the training data",
+                      "train_mae": "mean absolute error on the training data",
+                      "test_mse": "mean squared error on the test data", "test_mae": "mean absolute error on the test data"}
+
+
+def _regression(records: Sequence) -> bool:
+    """Are these a regressor's rules (their steps report MSE and MAE)?"""
+    return any("train_mse" in (getattr(rec, "extra", None) or {}) for rec in records)
+
+
+def columns_of(records: Sequence) -> dict:
+    """The columns of an export of ``records``: :data:`CSV_COLUMNS`, or a regressor's :data:`REGRESSION_COLUMNS`."""
+    return REGRESSION_COLUMNS if _regression(records) else CSV_COLUMNS
+
+
 def _num(x):
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else x
 
 
-def _stats(rec) -> dict:
-    return {"index": int(rec.index), "coverage": int(rec.coverage) if rec.coverage >= 0 else None,
-            "improvement": _num(float(rec.improvement)),
-            "train_hamming": _num(rec.train_hamming), "train_subset": _num(rec.train_subset),
+def _stats(rec, regression: bool = False) -> dict:
+    out = {"index": int(rec.index), "coverage": int(rec.coverage) if rec.coverage >= 0 else None,
+           "improvement": _num(float(rec.improvement))}
+    if regression:
+        extra = getattr(rec, "extra", None) or {}
+        return {**out, **{k: _num(extra.get(k)) for k in REGRESSION_KEYS}}
+    return {**out, "train_hamming": _num(rec.train_hamming), "train_subset": _num(rec.train_subset),
             "test_hamming": _num(rec.test_hamming), "test_subset": _num(rec.test_subset)}
 
 
@@ -123,18 +146,18 @@ def rules_text(records: Sequence, schema: Schema | None = None, metadata: Mappin
 
 
 def rule_rows(records: Sequence, schema: Schema | None = None, active=None) -> list[list]:
-    """One row of :data:`CSV_COLUMNS` per rule."""
+    """One row of :data:`CSV_COLUMNS` (a regressor's: :data:`REGRESSION_COLUMNS`) per rule."""
     schema = schema or Schema()
     rows = []
+    regression = _regression(records)
     for i, rec in enumerate(records):
         r = rec.rule
-        s = _stats(rec)
+        s = _stats(rec, regression)
         rows.append([rec.index, int(_active(active, i)), r.body_text(schema), r.head_text(schema), len(r.conditions),
                      ";".join(schema.label(int(k)) for k in r.head_labels),
                      ";".join(f"{v:.6g}" for v in r.head_scores), "" if s["coverage"] is None else s["coverage"],
                      "" if s["improvement"] is None else f"{s['improvement']:.6g}",
-                     *("" if s[k] is None else f"{s[k]:.6g}" for k in
-                       ("train_hamming", "train_subset", "test_hamming", "test_subset"))])
+                     *("" if s[k] is None else f"{s[k]:.6g}" for k in (REGRESSION_KEYS if regression else LOSS_KEYS))])
     return rows
 
 
@@ -143,14 +166,14 @@ def rules_csv(records: Sequence, schema: Schema | None = None, active=None) -> s
     the sidecar, :func:`csv_sidecar`)."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(list(CSV_COLUMNS))
+    w.writerow(list(columns_of(records)))
     w.writerows(rule_rows(records, schema, active))
     return out.getvalue()
 
 
 def rules_tsv(records: Sequence, schema: Schema | None = None, active=None) -> str:
     """The rules as tab-separated text with the CSV's columns (the header first), for the clipboard."""
-    return tsv_text(list(CSV_COLUMNS), rule_rows(records, schema, active))
+    return tsv_text(list(columns_of(records)), rule_rows(records, schema, active))
 
 
 def shown_text(shown: Mapping | None) -> str:
@@ -174,7 +197,7 @@ def csv_sidecar(records: Sequence, schema: Schema | None = None, metadata: Mappi
     off = [int(rec.index) for i, rec in enumerate(records) if not _active(active, i)]
     out = {"format": RULES_FORMAT + "-csv", "version": RULES_VERSION, "table": csv_name,
            "metadata": export_metadata(metadata), "n_rules": len(records), "rules_switched_off": off,
-           "labels": list((schema or Schema()).label_names), "columns": CSV_COLUMNS}
+           "labels": list((schema or Schema()).label_names), "columns": columns_of(records)}
     if shown:
         out.update(filter=shown["filter"], rules=f"{shown['n_shown']} of {shown['n_total']} rules")
     return out
@@ -184,9 +207,10 @@ def rules_json(records: Sequence, schema: Schema | None = None, metadata: Mappin
                active=None, shown: Mapping | None = None) -> dict:
     schema = schema or Schema()
     rules = []
+    regression = _regression(records)
     for i, rec in enumerate(records):
         d = rec.rule.with_schema(schema).to_dict()
-        d.update(_stats(rec))
+        d.update(_stats(rec, regression))
         d["active"] = _active(active, i)
         rules.append(d)
     doc = {"format": RULES_FORMAT, "version": RULES_VERSION, "metadata": export_metadata(metadata),

@@ -5,15 +5,15 @@ Nothing here imports Qt, so it is easy to test and to serialise into a session f
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, Dataset, load, make_synthetic
+from engine.datasets import SVMLIGHT_SUFFIXES, SYNTHETIC_KINDS, SYNTHETIC_REGRESSION_KINDS, Dataset, load, make_synthetic
 from engine.metrics import hamming_loss, subset_zero_one_loss
-from engine.trajectory import LOSSES, SERIES, Trajectory, marker_indices
+from engine.trajectory import MEASURE_PAIRS, Trajectory, marker_indices, measures_of
 from engine.validation import match_schema
 
 from boomer_gui.components.run_identity import DASHES, MARKERS, PALETTE, next_style, unique_name
@@ -49,8 +49,9 @@ class DataSpec:
             raise ValueError(f"unknown test mode {self.test_mode!r}; expected one of {TEST_MODES}")
         if self.kind == "file" and not self.path:
             raise ValueError("a file data source needs a path")
-        if self.kind == "synthetic" and self.synthetic not in SYNTHETIC_KINDS:
-            raise ValueError(f"unknown synthetic data set {self.synthetic!r}; known: {', '.join(SYNTHETIC_KINDS)}")
+        if self.kind == "synthetic" and self.synthetic not in SYNTHETIC_KINDS + SYNTHETIC_REGRESSION_KINDS:
+            raise ValueError(f"unknown synthetic data set {self.synthetic!r}; known: "
+                             f"{', '.join(SYNTHETIC_KINDS + SYNTHETIC_REGRESSION_KINDS)}")
         if self.test_mode == "generated" and self.kind != "synthetic":
             self.test_mode = "split"
         if self.test_mode == "file" and not self.test_path:
@@ -120,6 +121,11 @@ class LoadedData:
     test: Dataset
 
     @property
+    def task(self) -> str:
+        """'classification' (0/1 labels) or 'regression' (real-valued targets)."""
+        return self.train.task
+
+    @property
     def key(self) -> str:
         """Identifies the data (runs trained on other data are not comparable)."""
         import json
@@ -128,10 +134,29 @@ class LoadedData:
 
     @property
     def bayes_point(self) -> tuple[float, float] | None:
-        """(Hamming, subset 0/1) of the Bayes-optimal predictions on the test data (synthetic only)."""
-        if self.test.bayes_Y is None:
+        """(Hamming, subset 0/1) of the Bayes-optimal predictions on the test data (synthetic
+        classification data only)."""
+        if self.test.bayes_Y is None or self.task == "regression":
             return None
         return (hamming_loss(self.test.Y, self.test.bayes_Y), subset_zero_one_loss(self.test.Y, self.test.bayes_Y))
+
+
+def target_ranges(data: Dataset) -> list[tuple[str, float, float, float]]:
+    """Each target's (name, minimum, mean, maximum): what the data panel shows of regression data."""
+    Y = np.asarray(data.Y, dtype=np.float64)
+    if not Y.shape[0]:
+        return []
+    names = list(data.label_names)
+    return [(names[k] if k < len(names) else f"t{k + 1}", float(lo), float(mean), float(hi))
+            for k, (lo, mean, hi) in enumerate(zip(Y.min(axis=0), Y.mean(axis=0), Y.max(axis=0)))]
+
+
+def as_learned(data: Dataset) -> Dataset:
+    """Regression data with the float32 targets the regressors learn from (files load them so; synthetic
+    ones are drawn in float64): the window's measures are then those of the targets the model saw."""
+    if data.task != "regression" or np.asarray(data.Y).dtype == np.float32:
+        return data
+    return replace(data, Y=np.asarray(data.Y, dtype=np.float32))
 
 
 def load_data(spec: DataSpec, progress=None) -> LoadedData:
@@ -153,7 +178,7 @@ def load_data(spec: DataSpec, progress=None) -> LoadedData:
         check_compatible(train, test)
     else:
         train, test = full.train_test_split(float(spec.test_fraction), int(spec.split_seed))
-    return LoadedData(spec, full, train, test)
+    return LoadedData(spec, as_learned(full), as_learned(train), as_learned(test))
 
 
 def _file_options(path, spec: DataSpec, train: Dataset | None = None) -> dict:
@@ -216,7 +241,7 @@ class StepPoint:
 def trajectory_point(step):
     """``step`` itself when it is a rule record (it has the losses as attributes), else its
     :class:`StepPoint` read from ``step.metrics`` (engine.steps)."""
-    if hasattr(step, "train_hamming"):
+    if hasattr(step, "train_hamming") or hasattr(step, "extra"):
         return step
     m = getattr(step, "metrics", None) or {}
     return StepPoint(int(step.index), m.get("train_hamming"), m.get("train_subset"), m.get("test_hamming"),
@@ -256,6 +281,20 @@ class Run:
         """The trajectory's series (name -> list), the same lists, not a copy."""
         return self.trajectory.series
 
+    @property
+    def measures(self) -> tuple:
+        """The pair of measures its trajectory holds: ('hamming', 'subset') or a regressor's ('mse', 'mae')."""
+        return self.trajectory.measures
+
+    @property
+    def regression(self) -> bool:
+        return self.trajectory.regression
+
+    @property
+    def losses(self) -> tuple:
+        """Its loss series: train_x, train_y, test_x, test_y of its measure pair."""
+        return self.trajectory.losses
+
     def __len__(self) -> int:
         return len(self.trajectory)
 
@@ -285,7 +324,7 @@ class Run:
         """The losses after step ``i``; a loss that step did not report (a learner that evaluates
         every few steps) is the last value reported before it."""
         out = {}
-        for key in LOSSES if self.has_test() else LOSSES[:2]:
+        for key in self.losses if self.has_test() else self.losses[:2]:
             known = _finite(self.array(key)[: i + 1])
             out[key] = float(known[-1]) if known.size else math.nan
         return out
@@ -329,15 +368,15 @@ class Run:
         name = check.string(d.get("name", "run"), "run, name")
         where = f"run {name!r}"
         series = {}
-        for k, vals in check.mapping(d.get("series") or {}, f"{where}, series").items():
-            if k not in SERIES:
-                raise ValueError(f"{where}: unknown series {k!r}")
+        given = check.mapping(d.get("series") or {}, f"{where}, series")
+        measures = measures_of(given, where)  # the names say which pair: a classifier's or a regressor's
+        for k, vals in given.items():
             vals = check.sequence(vals, f"{where}, {k}")
             if k == "coverage":
                 series[k] = [check.integer(v, f"{where}, coverage", -1, 2 ** 62) for v in vals]
             else:
                 series[k] = [math.nan if v is None else check.number(v, f"{where}, {k}") for v in vals]
-        trajectory = Trajectory.from_series(series, where)
+        trajectory = Trajectory.from_series(series, where, measures=measures)
         color = check.string(d.get("color", PALETTE[0]), f"{where}, color")
         if not is_color_like(color):
             raise ValueError(f"{where}, color: {color!r} is not a colour")
@@ -443,14 +482,16 @@ class RunHistory:
         return iter(self.runs)
 
     def new_run(self, title: str, learner: str, params: Mapping[str, Any], dataset: str = "",
-                data_key: str = "") -> Run:
+                data_key: str = "", task: str = "classification") -> Run:
         """A run named ``title`` (``title #2`` ... when a run of the window has that name) with a line
-        style (colour, marker, dash) no other run has (run_identity.next_style)."""
+        style (colour, marker, dash) no other run has (run_identity.next_style); its trajectory holds the
+        measures of ``task`` (engine.trajectory.MEASURE_PAIRS)."""
         color, marker, dash = next_style(self._counter, ((r.color, r.marker, r.dash) for r in self.runs))
         self._counter += 1
         seed = params.get("random_state", params.get("seed"))
         run = Run(name=unique_name(title, self.names()), color=color, learner=learner, params=dict(params),
                   dataset=dataset, data_key=data_key, marker=marker, dash=dash,
+                  trajectory=Trajectory(measures=MEASURE_PAIRS[task]),
                   seed=int(seed) if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) else None)
         self.runs.append(run)
         return run

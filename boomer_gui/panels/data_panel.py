@@ -14,9 +14,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
                                QMessageBox, QPushButton, QSpinBox, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
 
-from engine.api import SYNTHETIC_KINDS, test_sibling
+from engine.api import SYNTHETIC_KINDS, SYNTHETIC_REGRESSION_KINDS, test_sibling
 
-from boomer_gui.components.state import MAX_SYNTHETIC_EXAMPLES, MAX_SYNTHETIC_LABELS, DataSpec, LoadedData, csv_header
+from boomer_gui.components.state import (MAX_SYNTHETIC_EXAMPLES, MAX_SYNTHETIC_LABELS, DataSpec, LoadedData, csv_header,
+                                         target_ranges)
 
 DATA_FILTER = "Multi-label data (*.arff *.svm *.svmlight *.libsvm *.txt *.csv);;All files (*)"
 TEST_MODE_TEXT = {"generated": "Fresh synthetic sample", "split": "Random split", "file": "Separate test file"}
@@ -137,6 +138,8 @@ class DataPanel(QWidget):
         self.kind = QComboBox()
         for k in SYNTHETIC_KINDS:
             self.kind.addItem(k, k)
+        for k in SYNTHETIC_REGRESSION_KINDS:  # real-valued targets (multi-output regression)
+            self.kind.addItem(f"{k} (real targets)", k)
         self.kind.setCurrentIndex(SYNTHETIC_KINDS.index("conditional-dependence"))
         self.n_examples = QSpinBox()
         self.n_examples.setRange(10, MAX_SYNTHETIC_EXAMPLES)
@@ -347,6 +350,9 @@ class DataPanel(QWidget):
     def show_data(self, loaded: LoadedData) -> None:
         self.loaded = loaded
         self.set_spec(loaded.spec)
+        if loaded.task == "regression":
+            self._show_targets(loaded)
+            return
         full, train, test = loaded.full, loaded.train, loaded.test
         n_nominal = len(full.nominal_values)
         src = loaded.spec.path if loaded.spec.kind == "file" else f"synthetic, seed {loaded.spec.seed}"
@@ -360,6 +366,8 @@ class DataPanel(QWidget):
             f"{full.n_labels} labels, cardinality {train.label_cardinality:.3f}, "
             f"{train.n_distinct_label_sets} distinct label sets{bayes_text}")
         self.summary.setToolTip(loaded.spec.describe())
+        self.labels_table.setColumnCount(2)
+        self.labels_table.setHorizontalHeaderLabels(["label", "frequency"])
         freq = train.label_frequencies
         t = self.labels_table
         t.setRowCount(len(freq))
@@ -372,6 +380,30 @@ class DataPanel(QWidget):
             value.setBackground(QBrush(QColor(shade, shade, 255)))
             t.setItem(k, 0, name)
             t.setItem(k, 1, value)
+
+    def _show_targets(self, loaded: LoadedData) -> None:
+        """Regression data: the summary names the targets, the table each one's minimum, mean and maximum."""
+        full, train, test = loaded.full, loaded.train, loaded.test
+        src = loaded.spec.path if loaded.spec.kind == "file" else f"synthetic, seed {loaded.spec.seed}"
+        n_nominal = len(full.nominal_values)
+        self.summary.setText(
+            f"<b>{full.name}</b> <span style='color:gray'>({src})</span><br>"
+            f"{train.n_examples} training + {test.n_examples} test examples<br>"
+            f"{full.n_features} attributes: {full.n_features - n_nominal} numeric, {n_nominal} nominal<br>"
+            f"{full.n_labels} real-valued target{'s' if full.n_labels != 1 else ''} (regression)")
+        self.summary.setToolTip(loaded.spec.describe())
+        t = self.labels_table
+        t.setColumnCount(4)
+        t.setHorizontalHeaderLabels(["target", "min", "mean", "max"])
+        rows = target_ranges(train)
+        t.setRowCount(len(rows))
+        for k, (name, *values) in enumerate(rows):
+            t.setItem(k, 0, QTableWidgetItem(name))
+            for c, v in enumerate(values, start=1):
+                item = QTableWidgetItem(f"{v:.4g}")
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                item.setData(Qt.UserRole, v)
+                t.setItem(k, c, item)
 
     def set_editable(self, on: bool) -> None:
         for w in (self.open_button, self.synthetic_box, self.apply_button, self.test_file_button):

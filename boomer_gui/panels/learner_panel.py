@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QGridLayo
 
 from engine import registry
 
+from boomer_gui.components.controller import task_message
 from boomer_gui.components.state import preset_name
 from boomer_gui.panels.wheel_guard import guard_wheel
 
@@ -130,6 +131,8 @@ class LearnerPanel(QWidget):
         self.preset_buttons: dict[str, QPushButton] = {}
         self._spec = None
         self._updating = False
+        self.task: str | None = None  # the loaded data's: learners of the other task are greyed
+        self.data_name = "the loaded data"
 
         self.combo = QComboBox()
         self.combo.setToolTip("The learning algorithm (from the engine's learner registry)")
@@ -137,6 +140,10 @@ class LearnerPanel(QWidget):
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.description.setStyleSheet("color: palette(mid);")
+        self.task_note = QLabel()  # which learners the data allow, or why the chosen one cannot learn from them
+        self.task_note.setObjectName("task_note")
+        self.task_note.setWordWrap(True)
+        self.task_note.hide()
         self.presets_box = QWidget()
         self.presets_layout = QGridLayout(self.presets_box)
         self.presets_layout.setContentsMargins(0, 0, 0, 0)
@@ -152,6 +159,7 @@ class LearnerPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.combo)
+        layout.addWidget(self.task_note)
         layout.addWidget(self.description)
         self.presets_title = QLabel("Presets:")
         layout.addWidget(self.presets_title)
@@ -172,11 +180,50 @@ class LearnerPanel(QWidget):
         keys = [s.key for s in specs]
         self.combo.setCurrentIndex(keys.index(current) if current in keys else 0)
         self.combo.blockSignals(False)
+        self._mark_tasks()
         self._build(self.combo.currentData())
 
     def _learner_changed(self, _index: int) -> None:
         self._build(self.combo.currentData())
         self.changed.emit()
+
+    # -- the data's task ----------------------------------------------------------------------
+    def set_task(self, task: str | None, data_name: str = "the loaded data") -> None:
+        """Offer the learners of ``task`` ('classification': 0/1 labels, 'regression': real targets; None:
+        every learner); the others stay in the list, greyed.  A chosen learner of the other task gives way to
+        the first one that fits."""
+        self.task, self.data_name = task, data_name
+        self._mark_tasks()
+        spec = self._spec
+        if task is not None and spec is not None and not spec.fits_task(task):
+            fitting = [i for i in range(self.combo.count()) if registry.get(self.combo.itemData(i)).fits_task(task)]
+            if fitting:
+                self.combo.setCurrentIndex(fitting[0])
+        self._show_task_note()
+
+    def fits(self, key: str) -> bool:
+        """Does the learner ``key`` learn from the loaded data's task?"""
+        return self.task is None or registry.get(key).fits_task(self.task)
+
+    def _mark_tasks(self) -> None:
+        model = self.combo.model()
+        for i in range(self.combo.count()):
+            spec = registry.get(self.combo.itemData(i))
+            fits = self.task is None or spec.fits_task(self.task)
+            item = model.item(i)
+            item.setEnabled(fits)
+            item.setToolTip("" if fits else task_message(spec, self.task, self.data_name))
+
+    def _show_task_note(self) -> None:
+        spec = self._spec
+        problem = task_message(spec, self.task, self.data_name) if spec is not None else None
+        if problem is not None:
+            self.task_note.setText(problem)
+            self.task_note.setStyleSheet("color: #b00020; font-weight: bold;")
+        elif self.task == "regression":
+            self.task_note.setText("Real-valued targets: the learners for regression are offered.")
+            self.task_note.setStyleSheet("color: palette(mid);")
+        self.task_note.setVisible(problem is not None or self.task == "regression")
 
     def _build(self, key) -> None:
         self._updating = True
@@ -194,6 +241,7 @@ class LearnerPanel(QWidget):
             return
         self.description.setText(spec.description)
         self.description.setVisible(bool(spec.description))
+        self._show_task_note()
         self._labels = {}
         for p in spec.parameters:
             if not p.shown:  # advanced settings: from Python or the command line

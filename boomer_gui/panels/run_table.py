@@ -26,8 +26,10 @@ _LOSS_KEYS = {COL_TRH: "train_hamming", COL_TRS: "train_subset", COL_TEH: "test_
 _TIPS = {COL_SHOW: "Show or hide the run's curves; the swatch is its line: colour, dash and marker",
          COL_NAME: "What defines the run (learner, loss and heads, preset, changed settings); double-click to rename",
          COL_SIZE: "Steps the run learned (a stump round of AdaBoost.MH adds two rules)",
-         COL_TRH: "Final Hamming loss on the training data", COL_TRS: "Final subset 0/1 loss on the training data",
-         COL_TEH: "Final Hamming loss on the test data", COL_TES: "Final subset 0/1 loss on the test data",
+         COL_TRH: "Final Hamming loss on the training data (a regression run: its MSE)",
+         COL_TRS: "Final subset 0/1 loss on the training data (a regression run: its MAE)",
+         COL_TEH: "Final Hamming loss on the test data (a regression run: its MSE)",
+         COL_TES: "Final subset 0/1 loss on the test data (a regression run: its MAE)",
          COL_TIME: "Training time (wall clock)"}
 _GREY = QBrush(QColor(150, 150, 150))
 
@@ -39,6 +41,17 @@ def swatch(color: str, marker: str, dash: str = "solid", size: int = 14) -> QIco
 
 def _fmt(x) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4f}"
+
+
+def _loss_text(run: Run, key: str) -> str:
+    """A final loss of a classification run; a regression run's MSE (in the Hamming columns) and MAE
+    (in the subset 0/1 columns), named."""
+    if not run.regression:
+        return _fmt(run.final_losses().get(key))
+    split, measure = key.split("_")
+    name = run.measures[0 if measure == "hamming" else 1]
+    value = run.final_losses().get(f"{split}_{name}")
+    return "–" if value is None or math.isnan(value) else f"{name.upper()} {value:.4g}"
 
 
 class RunTableModel(QAbstractTableModel):
@@ -143,7 +156,7 @@ class RunTableModel(QAbstractTableModel):
             if col == COL_SIZE:
                 return self.size_text(run)
             if col in _LOSS_KEYS:
-                return _fmt(run.final_losses().get(_LOSS_KEYS[col]))
+                return _loss_text(run, _LOSS_KEYS[col])
             if col == COL_TIME:
                 return "–" if run.elapsed is None else f"{run.elapsed:.1f} s"
             if col == COL_STATUS:

@@ -1,5 +1,9 @@
 """The trajectory plot: Hamming vs subset 0/1 loss after every rule, for every run.
 
+A run's measure pair is its trajectory's (engine.trajectory.MEASURE_PAIRS): a classification run is drawn
+on the first two tabs, a regression run's training and test MSE and MAE on the third ("MSE, MAE vs
+rules", shown while the session has a regression run); a live run brings its own tab to the front.
+
 Two tabs of matplotlib figures (no pyplot): the trajectories (x = Hamming loss, y = subset 0/1
 loss, training dashed and test solid, markers after 1, 2, 4, ... rules and the last (Figure 1), grey
 isometrics of slope 1 and the Bayes-optimal point of synthetic data), and each loss against
@@ -107,7 +111,24 @@ def _vline(ax, **style) -> Line2D:
     return line
 
 
+REGRESSION_TAB = 2  # the tab of regression runs' MSE and MAE against rules
+
+
+class _NoLine:
+    """Where a regression run's trajectory would go: it has none on the Hamming/subset axes."""
+
+    @staticmethod
+    def set_data(*args) -> None:
+        pass
+
+
+_NO_LINE = _NoLine()
+
+
 class _RunArtists:
+    """A run's lines: its trajectory on ``traj_ax`` (a classification run's), each of its two measures
+    against rules on ``hamming_ax`` and ``subset_ax`` (a regression run's: the MSE and MAE axes)."""
+
     def __init__(self, run: Run, traj_ax, hamming_ax, subset_ax):
         c, ls = run.color, dash_style(run.dash)
         self.train = _line(traj_ax, "-", color=c, lw=1.0, alpha=TRAIN_ALPHA, ls=ls)
@@ -183,17 +204,22 @@ class TrajectoryPlot(QWidget):
         self._artists: dict[int, _RunArtists] = {}
         self._live: Run | None = None
         self._checked = 0  # records of the live run already checked against the axes limits
-        self._dirty_full = {0: True, 1: True}
+        self._dirty_full = {0: True, 1: True, 2: True}
 
         self.traj_fig = Figure(figsize=(6, 4), dpi=100)
         self.traj_ax = self.traj_fig.add_subplot()
         self.loss_fig = Figure(figsize=(6, 4), dpi=100)
         self.hamming_ax = self.loss_fig.add_subplot(1, 2, 1)
         self.subset_ax = self.loss_fig.add_subplot(1, 2, 2)
+        self.reg_fig = Figure(figsize=(6, 4), dpi=100)  # regression runs: MSE and MAE against rules
+        self.mse_ax = self.reg_fig.add_subplot(1, 2, 1)
+        self.mae_ax = self.reg_fig.add_subplot(1, 2, 2)
         self._setup_axes()
         self.traj_canvas = LiveCanvas(self.traj_fig, **TRAJ_MARGINS)
         self.loss_canvas = LiveCanvas(self.loss_fig, **LOSS_MARGINS)
-        for canvas in (self.traj_canvas, self.loss_canvas):
+        self.reg_canvas = LiveCanvas(self.reg_fig, **LOSS_MARGINS)
+        self.canvases = (self.traj_canvas, self.loss_canvas, self.reg_canvas)  # by tab
+        for canvas in self.canvases:
             canvas.setMinimumSize(QSize(200, 150))
 
         self.legend_label = QLabel(
@@ -214,19 +240,15 @@ class TrajectoryPlot(QWidget):
         self.tabs = QTabWidget()
         self.tabs.addTab(traj_page, "Hamming vs subset 0/1")
         self.tabs.addTab(self.loss_canvas, "Losses vs rules")
+        self.tabs.addTab(self.reg_canvas, "MSE, MAE vs rules")
+        self.tabs.setTabToolTip(REGRESSION_TAB, "Regression runs: mean squared and mean absolute error on the "
+                                                "training (thin) and test (thick) data after every rule")
+        self.tabs.setTabVisible(REGRESSION_TAB, False)
         self.tabs.currentChanged.connect(self._tab_changed)
 
         self.export_button = QPushButton("Export…")
         self.export_button.setToolTip("Save the shown plot as PNG, SVG or PDF")
-        self.traj_tools = PlotToolbar(self.traj_canvas, self, 0)
-        self.loss_tools = PlotToolbar(self.loss_canvas, self, 1)
-        tools = QHBoxLayout()
-        tools.setContentsMargins(0, 0, 0, 0)
-        tools.addWidget(self.traj_tools)
-        tools.addWidget(self.loss_tools)
-        self.loss_tools.hide()
-        tools.addStretch(1)
-        tools.addWidget(self.export_button)
+        tools = self._toolbars()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -237,7 +259,7 @@ class TrajectoryPlot(QWidget):
         self._plots.addWidget(self.run_legend)
         layout.addLayout(self._plots, 1)
         layout.addLayout(tools)
-        self._user_view = {0: False, 1: False}  # zoomed or panned by the user: no autoscaling
+        self._user_view = {0: False, 1: False, 2: False}  # zoomed or panned by the user: no autoscaling
         self.presentation = False
         self.current_key = ""
         self._highlight_at: tuple[Run, int] | None = None
@@ -250,10 +272,25 @@ class TrajectoryPlot(QWidget):
         self._flush_soon = qthrottled(self._flush, timeout=UPDATE_INTERVAL_MS, leading=False, parent=self)
         self._pending_live = False
 
+    def _toolbars(self) -> QHBoxLayout:
+        """Zoom and pan for each tab's figure (the shown tab's), and the export button."""
+        self.traj_tools = PlotToolbar(self.traj_canvas, self, 0)
+        self.loss_tools = PlotToolbar(self.loss_canvas, self, 1)
+        self.reg_tools = PlotToolbar(self.reg_canvas, self, REGRESSION_TAB)
+        tools = QHBoxLayout()
+        tools.setContentsMargins(0, 0, 0, 0)
+        for bar in (self.traj_tools, self.loss_tools, self.reg_tools):
+            tools.addWidget(bar)
+        self.loss_tools.hide()
+        self.reg_tools.hide()
+        tools.addStretch(1)
+        tools.addWidget(self.export_button)
+        return tools
+
     # -- axes -----------------------------------------------------------------------------
     def _setup_axes(self):
         # Few, small tick labels: text is most of the cost of a complete redraw.
-        for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
+        for a in (self.traj_ax, self.hamming_ax, self.subset_ax, self.mse_ax, self.mae_ax):
             a.tick_params(labelsize=TICK_PT)
             a.yaxis.set_major_locator(MaxNLocator(nbins=5))
         self.traj_ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
@@ -282,7 +319,8 @@ class TrajectoryPlot(QWidget):
         self._legend.set_visible(False)
         ax.set_xlim(0, EMPTY_HAMMING_MAX)
         ax.set_ylim(0, 1)
-        for a, title in ((self.hamming_ax, "Hamming loss"), (self.subset_ax, "subset 0/1 loss")):
+        for a, title in ((self.hamming_ax, "Hamming loss"), (self.subset_ax, "subset 0/1 loss"),
+                         (self.mse_ax, "mean squared error"), (self.mae_ax, "mean absolute error")):
             a.set_title(title, fontsize=TITLE_PT)
             a.set_xlabel("rules", fontsize=LABEL_PT)
             a.set_xscale("log")
@@ -292,7 +330,7 @@ class TrajectoryPlot(QWidget):
 
     def _pin_labels(self, scale: float) -> None:
         """Axis labels at fixed places, the y label 3 points from the figure's left edge (see :func:`pin_axis_labels`)."""
-        for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
+        for a in (self.traj_ax, self.hamming_ax, self.subset_ax, self.mse_ax, self.mae_ax):
             pin_axis_labels(a, TICK_PT * scale, left_pt=3 * scale if a is self.traj_ax else None)
 
     # -- runs ------------------------------------------------------------------------------
@@ -301,7 +339,7 @@ class TrajectoryPlot(QWidget):
             art.remove()
         self._artists.clear()
         self._live = None
-        for canvas in (self.traj_canvas, self.loss_canvas):
+        for canvas in self.canvases:
             canvas.set_animated_artists([])
         self.history = history
         self._highlight_at = None
@@ -317,13 +355,33 @@ class TrajectoryPlot(QWidget):
             self._checked = 0
             self._artists[id(run)].set_animated(True)
             art = self._artists[id(run)]
-            self.traj_canvas.set_animated_artists(art.traj, growing=[art.train, art.test])
-            self.loss_canvas.set_animated_artists(art.losses, growing=art.losses)
+            if run.regression:
+                self.reg_canvas.set_animated_artists(art.losses, growing=art.losses)
+            else:
+                self.traj_canvas.set_animated_artists(art.traj, growing=[art.train, art.test])
+                self.loss_canvas.set_animated_artists(art.losses, growing=art.losses)
+            self.show_measures_of(run)
         self._refresh_run(run)
         self.redraw()
 
+    def show_measures_of(self, run: Run) -> None:
+        """Bring the tab of ``run``'s measures to the front: a regression run's MSE and MAE, or a
+        classification run's Hamming-versus-subset plot (when the regression tab is shown)."""
+        self._show_regression_tab()
+        if run.regression and self.tabs.currentIndex() != REGRESSION_TAB:
+            self.tabs.setCurrentIndex(REGRESSION_TAB)
+        elif not run.regression and self.tabs.currentIndex() == REGRESSION_TAB:
+            self.tabs.setCurrentIndex(0)
+
+    def _show_regression_tab(self) -> None:
+        """The regression tab is there while the session has a regression run."""
+        wanted = any(r.regression for r in self.history)
+        if self.tabs.isTabVisible(REGRESSION_TAB) != wanted:
+            self.tabs.setTabVisible(REGRESSION_TAB, wanted)
+
     def _add_artists(self, run: Run) -> None:
-        self._artists[id(run)] = _RunArtists(run, self.traj_ax, self.hamming_ax, self.subset_ax)
+        axes = (self.mse_ax, self.mae_ax) if run.regression else (self.hamming_ax, self.subset_ax)
+        self._artists[id(run)] = _RunArtists(run, self.traj_ax, *axes)
         self._apply_visibility(run)
 
     def finish_run(self, run: Run) -> None:
@@ -333,8 +391,8 @@ class TrajectoryPlot(QWidget):
             art.set_animated(False)
         if self._live is run:
             self._live = None
-            self.traj_canvas.set_animated_artists([])
-            self.loss_canvas.set_animated_artists([])
+            for canvas in self.canvases:
+                canvas.set_animated_artists([])
             self._pace(0.0)  # no longer paced by the live updates' cost
         self._refresh_run(run)
         self.redraw()
@@ -388,7 +446,9 @@ class TrajectoryPlot(QWidget):
         art = self._artists.get(id(run)) if run is not None else None
         if art is not None and index is not None and 0 <= index < len(run):
             key = "test" if run.has_test() else "train"
-            art.point.set_data([run.series[f"{key}_hamming"][index]], [run.series[f"{key}_subset"][index]])
+            if not run.regression:  # a regression run has no trajectory point
+                mx, my = run.measures
+                art.point.set_data([run.series[f"{key}_{mx}"][index]], [run.series[f"{key}_{my}"][index]])
             art.h_point.set_xdata([index + 1, index + 1])
             art.s_point.set_xdata([index + 1, index + 1])
             self._highlight_at = (run, index)
@@ -401,6 +461,8 @@ class TrajectoryPlot(QWidget):
         best, best_d = None, radius
         to_px = self.traj_ax.transData.transform
         for run in self._visible_runs():
+            if run.regression:  # not on the trajectory axes
+                continue
             m = run.view_len()
             for split in ("test", "train"):
                 if split == "test" and not run.has_test():
@@ -453,19 +515,20 @@ class TrajectoryPlot(QWidget):
         the labels above them; off restores the screen sizes."""
         self.presentation = bool(on)
         big = PRESENTATION_SCALE if on else 1.0
-        for a in (self.traj_ax, self.hamming_ax, self.subset_ax):
+        for a in (self.traj_ax, self.hamming_ax, self.subset_ax, self.mse_ax, self.mae_ax):
             a.tick_params(labelsize=TICK_PT * big)
             a.xaxis.label.set_size(LABEL_PT * big)
             a.yaxis.label.set_size(LABEL_PT * big)
         for labels in self._tick_labels:
             labels.set_size(TICK_PT * big)
-        for a in (self.hamming_ax, self.subset_ax):
+        for a in (self.hamming_ax, self.subset_ax, self.mse_ax, self.mae_ax):
             a.title.set_size(TITLE_PT * big)
         self._pin_labels(big)
         self._hover.set_fontsize(8 * big)
         self.legend_label.setStyleSheet(f"font-size: {12 if on else 8}pt;")
         self.run_legend.set_large(on)
-        for canvas, base in ((self.traj_canvas, TRAJ_MARGINS), (self.loss_canvas, LOSS_MARGINS)):
+        for canvas, base in ((self.traj_canvas, TRAJ_MARGINS), (self.loss_canvas, LOSS_MARGINS),
+                             (self.reg_canvas, LOSS_MARGINS)):
             canvas.margins.update({k: int(v * big) for k, v in base.items() if k in ("left", "bottom", "top")})
             canvas.fit_margins(canvas.width(), canvas.height())
         self.redraw()
@@ -494,6 +557,7 @@ class TrajectoryPlot(QWidget):
     def _update_run_names(self) -> None:
         """The runs' legend beside the tabs lists the visible runs."""
         self.run_legend.set_runs(self._visible_runs())
+        self._show_regression_tab()
 
     # -- data -------------------------------------------------------------------------------
     def set_bayes_point(self, point: tuple[float, float] | None) -> None:
@@ -515,9 +579,12 @@ class TrajectoryPlot(QWidget):
         m = run.view_len()
         marks = marker_positions(m)
         has_test = run.has_test()
+        mx, my = run.measures
         for split, line, line_marks, h_line, s_line in (("train", art.train, art.train_marks, art.h_train, art.s_train),
                                                         ("test", art.test, art.test_marks, art.h_test, art.s_test)):
-            h, s = run.array(f"{split}_hamming")[:m], run.array(f"{split}_subset")[:m]
+            h, s = run.array(f"{split}_{mx}")[:m], run.array(f"{split}_{my}")[:m]
+            if run.regression:  # its measures against rules only, no trajectory on the Hamming/subset axes
+                line, line_marks = _NO_LINE, _NO_LINE
             if split == "test" and not has_test:
                 h = s = np.zeros(0)
             # a learner that evaluates every few steps: the line joins the steps that reported
@@ -545,15 +612,16 @@ class TrajectoryPlot(QWidget):
             art.selected.set_data([], [])
             x = np.nan
         else:
-            key = "test" if has_test else "train"
-            art.selected.set_data([run.series[f"{key}_hamming"][k - 1]], [run.series[f"{key}_subset"][k - 1]])
+            key, (mx, my) = "test" if has_test else "train", run.measures
+            if not run.regression:
+                art.selected.set_data([run.series[f"{key}_{mx}"][k - 1]], [run.series[f"{key}_{my}"][k - 1]])
             x = k
         art.h_selected.set_xdata([x, x])
         art.s_selected.set_xdata([x, x])
 
     def _set_whatif(self, run: Run, art: _RunArtists):
         w = run.whatif
-        if not w or not len(run):
+        if not w or not len(run) or run.regression:
             art.whatif.set_data([], [])
             art.whatif_link.set_data([], [])
             return
@@ -578,14 +646,14 @@ class TrajectoryPlot(QWidget):
             self._pending_live = True
         else:
             self._refresh_run(run)
-            self._dirty_full = {0: True, 1: True}
+            self._dirty_full = {0: True, 1: True, 2: True}
         self._schedule()
 
     # -- drawing ----------------------------------------------------------------------------
     def redraw(self) -> None:
         """Full redraw (limits recomputed) of the visible tab at the next tick."""
         self._update_run_names()
-        self._dirty_full = {0: True, 1: True}
+        self._dirty_full = {0: True, 1: True, 2: True}
         self._schedule()
 
     def _schedule(self):
@@ -609,12 +677,12 @@ class TrajectoryPlot(QWidget):
     def _flush_now(self):
         """set_data on the live run; blit, or schedule a complete redraw (returns its canvas)."""
         tab = self.tabs.currentIndex()
-        canvas = self.traj_canvas if tab == 0 else self.loss_canvas
+        canvas = self.canvases[tab]
         live = self._live
         if self._pending_live and live is not None:
             self._refresh_run(live)
             if self._needs_new_limits(live, self._checked):
-                self._dirty_full = {0: True, 1: True}
+                self._dirty_full = {0: True, 1: True, 2: True}
             self._checked = len(live)
         if self._dirty_full.get(tab):
             self._dirty_full[tab] = False
@@ -641,12 +709,13 @@ class TrajectoryPlot(QWidget):
         tab = self.tabs.currentIndex()
         self._dirty_full[tab] = False
         self._autoscale(tab)
-        (self.traj_canvas if tab == 0 else self.loss_canvas).draw()
+        self.canvases[tab].draw()
         self._pending_live = False
 
     def _tab_changed(self, tab: int):
         self.traj_tools.setVisible(tab == 0)
         self.loss_tools.setVisible(tab == 1)
+        self.reg_tools.setVisible(tab == REGRESSION_TAB)
         self._dirty_full[tab] = True
         self._schedule()
 
@@ -665,20 +734,25 @@ class TrajectoryPlot(QWidget):
             lo, hi = ax.get_xlim() if axis == "x" else ax.get_ylim()
             return bool(v.min() < lo or v.max() > hi)
 
-        if self.tabs.currentIndex() == 0:
+        tab = self.tabs.currentIndex()
+        if run.regression != (tab == REGRESSION_TAB):  # the run has no lines on this tab
+            return False
+        if tab == 0:
             return any(outside(self.traj_ax, run.array(k), "x") for k in ("train_hamming", "test_hamming")) or \
                 any(outside(self.traj_ax, run.array(k), "y") for k in ("train_subset", "test_subset"))
-        if len(run) > self.hamming_ax.get_xlim()[1]:
+        x_ax, y_ax = (self.mse_ax, self.mae_ax) if run.regression else (self.hamming_ax, self.subset_ax)
+        if len(run) > x_ax.get_xlim()[1]:
             return True
-        return any(outside(self.hamming_ax, run.array(k), "y") for k in ("train_hamming", "test_hamming")) or \
-            any(outside(self.subset_ax, run.array(k), "y") for k in ("train_subset", "test_subset"))
+        mx, my = run.measures
+        return any(outside(x_ax, run.array(k), "y") for k in (f"train_{mx}", f"test_{mx}")) or \
+            any(outside(y_ax, run.array(k), "y") for k in (f"train_{my}", f"test_{my}"))
 
     def _autoscale(self, tab: int):
         if self._user_view.get(tab):
             if tab == 0:
                 self._isometrics.set_segments(isometric_segments(self.traj_ax.get_xlim(), self.traj_ax.get_ylim()))
             return
-        runs = self._visible_runs()
+        runs = [r for r in self._visible_runs() if r.regression == (tab == REGRESSION_TAB)]
         live = self._live
         if tab == 0 and not runs:
             # nothing learned yet: the full loss ranges (the Bayes star alone would zoom to a point)
@@ -716,23 +790,24 @@ class TrajectoryPlot(QWidget):
             self._isometrics.set_segments(isometric_segments(self.traj_ax.get_xlim(), self.traj_ax.get_ylim()))
             return
         n_max = max([len(r) for r in runs] + [self.budget or 0, 10])
-        if live is not None and self.budget:
+        if live is not None and self.budget and live.regression == (tab == REGRESSION_TAB):
             n_max = max(n_max, self.budget)
-        for ax in (self.hamming_ax, self.subset_ax):
+        x_ax, y_ax = (self.mse_ax, self.mae_ax) if tab == REGRESSION_TAB else (self.hamming_ax, self.subset_ax)
+        mx, my = ("mse", "mae") if tab == REGRESSION_TAB else ("hamming", "subset")
+        for ax in (x_ax, y_ax):
             ax.set_xlim(1, n_max * 1.05)
-        for ax, keys in ((self.hamming_ax, ("train_hamming", "test_hamming")),
-                         (self.subset_ax, ("train_subset", "test_subset"))):
+        for ax, keys in ((x_ax, (f"train_{mx}", f"test_{mx}")), (y_ax, (f"train_{my}", f"test_{my}"))):
             vals = np.concatenate([_finite(r.array(k)) for r in runs for k in keys] or [np.zeros(0)])
             if vals.size:
                 lo, hi = float(vals.min()), float(vals.max())
-                w = max(hi - lo, 0.01)
+                w = max(hi - lo, 0.01 if tab != REGRESSION_TAB else 1e-9 + 0.01 * abs(hi))
                 ax.set_ylim(0.0 if live is not None else max(0.0, lo - 0.05 * w), hi + 0.05 * w)
 
     # -- export -----------------------------------------------------------------------------
     def export(self, path: str, which: str | None = None) -> None:
         """Save the trajectory figure (or ``which='losses'``) as PNG, SVG or PDF (by suffix)."""
-        fig = self.loss_fig if which == "losses" else self.traj_fig
-        ax_tab = 1 if which == "losses" else 0
+        fig = {"losses": self.loss_fig, "regression": self.reg_fig}.get(which, self.traj_fig)
+        ax_tab = {"losses": 1, "regression": REGRESSION_TAB}.get(which, 0)
         self._autoscale(ax_tab)
         animated = [a for a in fig.findobj() if hasattr(a, "get_animated") and a.get_animated()]
         for a in animated:
@@ -740,8 +815,9 @@ class TrajectoryPlot(QWidget):
         # In a file the runs need names: a legend with the line styles and one entry per run.
         runs = [Line2D([], [], color=r.color, lw=2, ls=dash_style(r.dash), marker=r.marker, label=r.name)
                 for r in self._visible_runs()]
-        legend_ax = self.traj_ax if which != "losses" else self.subset_ax
-        styles = self._legend.legend_handles if which != "losses" else [
+        runs = [h for h, r in zip(runs, self._visible_runs()) if r.regression == (ax_tab == REGRESSION_TAB)]
+        legend_ax = {0: self.traj_ax, 1: self.subset_ax}.get(ax_tab, self.mae_ax)
+        styles = self._legend.legend_handles if ax_tab == 0 else [
             Line2D([], [], color="0.3", ls="-", lw=1.8, label="test"),
             Line2D([], [], color="0.3", ls="-", lw=0.9, alpha=TRAIN_ALPHA, label="training")]
         legend = legend_ax.legend(handles=list(styles) + runs, loc="best",
@@ -754,7 +830,7 @@ class TrajectoryPlot(QWidget):
                 self.traj_ax.add_artist(self._legend)
             for a in animated:
                 a.set_animated(True)
-        (self.traj_canvas if ax_tab == 0 else self.loss_canvas).draw_idle()
+        self.canvases[ax_tab].draw_idle()
 
     # -- introspection (tests) --------------------------------------------------------------
     def plotted_runs(self) -> list[Run]:

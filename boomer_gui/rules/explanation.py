@@ -140,9 +140,14 @@ class ExplanationPanel(QWidget):
         super().resizeEvent(event)
         self._fit_rule_text()
 
+    @property
+    def regression(self) -> bool:
+        """Is the test set's target real-valued (a regressor's model: its prediction is the summed heads)?"""
+        return getattr(self.test, "task", "classification") == "regression"
+
     def _set_enabled(self, on: bool) -> None:
         self.spin.setEnabled(on)
-        self.next_wrong.setEnabled(on)
+        self.next_wrong.setEnabled(on and not self.regression)  # no misclassification of real targets
 
     # -- context ------------------------------------------------------------------------------
     def set_context(self, model, test, active=None, schema: Schema | None = None) -> None:
@@ -229,7 +234,7 @@ class ExplanationPanel(QWidget):
         ex = explain(self.model, x, self.active)
         self.explanation = ex
         self._x = x
-        self._truth = np.asarray(self.test.Y[i], dtype=np.uint8).ravel()
+        self._truth = np.asarray(self.test.Y[i], dtype=np.float64 if self.regression else np.uint8).ravel()
         self._fill(ex, self._truth)
 
     def _redisplay(self) -> None:
@@ -332,8 +337,10 @@ class ExplanationPanel(QWidget):
             t.setSpan(row, 0, 1, 2)
             for k, v in enumerate(rest):
                 t.setItem(row, 2 + k, self._number(v, scale))
+        if self.regression:
+            self._fill_targets(ex, truth, names, bold)
         labels = [("Σ = score", ex.scores), ("prediction", ex.prediction), ("truth", truth)]
-        for j, (name, values) in enumerate(labels):
+        for j, (name, values) in enumerate(labels if not self.regression else ()):
             row = j
             head = QTableWidgetItem(name)
             head.setFont(bold)
@@ -349,14 +356,11 @@ class ExplanationPanel(QWidget):
                     item.setTextAlignment(Qt.AlignCenter)
                     item.setBackground(QBrush(_RIGHT if right else _WRONG))
                 t.setItem(row, 2 + k, item)
-        fm = t.fontMetrics()
-        t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
-        t.setColumnWidth(1, 150)
-        number = fm.horizontalAdvance("+0.000") + 12
-        for k in range(K):  # wide enough for the number and (up to 14 characters of) the label's name
-            t.setColumnWidth(2 + k, max(number, min(fm.horizontalAdvance(names[k]), fm.horizontalAdvance("m" * 14))
-                                        + 16))
+        self._size_columns(ex, truth, names)
         t.setUpdatesEnabled(True)
+        if self.regression:
+            self._summarise_targets(ex, truth, names, hidden, len(order))
+            return
         wrong = int(np.sum(ex.prediction != truth))
         pred = ", ".join(names[k] for k in np.flatnonzero(ex.prediction)) or "∅"
         true = ", ".join(names[k] for k in np.flatnonzero(truth)) or "∅"
@@ -370,9 +374,51 @@ class ExplanationPanel(QWidget):
         self.values.setText(self._attribute_values(ex))
         self._show_rule_of_row(self.table.currentRow())
 
+    def _size_columns(self, ex, truth: np.ndarray, names) -> None:
+        """Each label's column wide enough for its numbers and (up to 14 characters of) its name."""
+        t = self.table
+        fm = t.fontMetrics()
+        t.setColumnWidth(0, max(44, fm.horizontalAdvance("Σ = score") // 2 + 8))
+        t.setColumnWidth(1, 150)
+        widest = "+0.000" if not self.regression else max(  # real targets: as wide as the largest value
+            (f"{v:+.3f}" for v in np.concatenate([ex.scores, truth, ex.scores - truth]) if abs(v) < 1e4),
+            key=len, default="+0.000")
+        number = fm.horizontalAdvance(widest) + 12
+        for k in range(len(names)):
+            t.setColumnWidth(2 + k, max(number, min(fm.horizontalAdvance(names[k]), fm.horizontalAdvance("m" * 14))
+                                        + 16))
+
+    def _fill_targets(self, ex, truth: np.ndarray, names, bold) -> None:
+        """A regressor's outcome rows: the prediction (each target's summed contributions), the true value
+        and the error (prediction − truth)."""
+        for j, (name, values) in enumerate((("Σ = prediction", ex.scores), ("truth", truth),
+                                            ("error", ex.scores - truth))):
+            head = QTableWidgetItem(name)
+            head.setFont(bold)
+            self.table.setItem(j, 0, head)
+            self.table.setSpan(j, 0, 1, 2)
+            for k in range(len(names)):
+                item = self._number(values[k], None)
+                if j == 0:
+                    item.setFont(bold)
+                self.table.setItem(j, 2 + k, item)
+
+    def _summarise_targets(self, ex, truth: np.ndarray, names, hidden: int, listed: int) -> None:
+        listed_text = "" if not hidden else f" (the {listed} listed, the rest summed)"
+        errors = ex.scores - truth
+        self.summary.setText(
+            f"<b>Example {self.example}</b>: {len(ex.rule_indices)} covering rule(s){listed_text}.<br>"
+            "Prediction: " + ", ".join(f"{names[k]} {ex.scores[k]:.4g}" for k in range(len(names))) + "<br>"
+            "Truth: " + ", ".join(f"{names[k]} {truth[k]:.4g}" for k in range(len(names))) +
+            f" — squared error {float(np.mean(errors ** 2)):.4g}, absolute error {float(np.mean(np.abs(errors))):.4g} "
+            "(means over the targets)<br><span style='color:#555'>Each target's prediction is the sum of the "
+            "heads of the rules that cover the example.</span>")
+        self.values.setText(self._attribute_values(ex))
+        self._show_rule_of_row(self.table.currentRow())
+
     @staticmethod
     def _number(v: float, scale: float | None) -> QTableWidgetItem:
-        item = QTableWidgetItem("" if v == 0 and scale is not None else f"{v:+.3f}")
+        item = QTableWidgetItem("" if v == 0 and scale is not None else f"{v:+.3f}" if abs(v) < 1e4 else f"{v:+.4g}")
         item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
         item.setData(Qt.UserRole + 1, float(v))
         if v != 0:

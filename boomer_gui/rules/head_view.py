@@ -27,6 +27,8 @@ TIPS = ("The head's label", "Share of the covered training examples for which th
         "Sum of the loss's second derivatives (the diagonal entry) over the covered examples",
         "Unshrunk optimum: −Σg / (Σh + λ) (eq. 14), or the solution of the full system (eq. 16)",
         "The optimum times the shrinkage (the default rule is not shrunk)", "The head score the learner stored")
+REGRESSION_COLUMNS = ("target", "mean target") + COLUMNS[2:]
+REGRESSION_TIPS = ("The head's target", "Mean value of the target over the covered training examples") + TIPS[2:]
 _POS, _NEG = QColor(0, 114, 178), QColor(213, 94, 0)  # blue / vermillion: colour-blind safe
 
 
@@ -111,7 +113,48 @@ class HeadView(QWidget):
         self._draw_region(index)
         return True
 
+    def _set_columns(self, regression: bool) -> None:
+        """A classifier's columns (label, share relevant) or a regressor's (target, mean target)."""
+        titles, tips = (REGRESSION_COLUMNS, REGRESSION_TIPS) if regression else (COLUMNS, TIPS)
+        self.table.setHorizontalHeaderLabels(list(titles))
+        for c, tip in enumerate(tips):
+            self.table.horizontalHeaderItem(c).setToolTip(tip)
+
+    def _fill_regression(self, st: HeadStatistics) -> None:
+        """A regression rule: squared-error statistics per target (g = f − y, h = 1), the optimum −Σg / (Σh + λ)."""
+        sch = self.schema
+        shrink = "not shrunk (the default rule)" if st.shrinkage == 1.0 and st.rule_index == 0 else \
+            f"shrinkage η = {st.shrinkage:g}"
+        eq = "each target's score is −Σg / (Σh + λ) = Σ(y − f) / (n + λ)" if not st.note else st.note
+        self.summary.setText(
+            f"<b>Rule #{st.rule_index}</b> covers {st.n_covered} of {st.n_train} training examples. Its head "
+            f"minimises the {st.loss} loss at the predictions of the rules before it (gradient f − y, Hessian 1 "
+            f"per example and target): {eq}; λ (L2) = {st.l2:g}{f', L1 = {st.l1:g}' if st.l1 else ''}; {shrink}.<br>"
+            f"Mean training loss (squared error summed over the targets): {st.loss_before:.6g} before → "
+            f"{st.loss_after:.6g} after ({st.loss_after - st.loss_before:+.4g}). The head moves each covered "
+            f"example's prediction towards the mean residual of its target.")
+        self.table.setRowCount(len(st.labels))
+        for r in range(len(st.labels)):
+            values = (sch.label(int(st.labels[r])), f"{st.relevant_share[r]:.4g}", f"{st.mean_score[r]:+.4g}",
+                      f"{st.gradient_sums[r]:+.4g}", f"{st.hessian_sums[r]:.4g}", f"{st.solution[r]:+.4g}",
+                      f"{st.recomputed_head[r]:+.4g}", f"{st.head[r]:+.4g}")
+            self._set_row(r, values, st)
+
+    def _set_row(self, r: int, values, st: HeadStatistics) -> None:
+        for c, text in enumerate(values):
+            item = QTableWidgetItem(text)
+            if c:
+                item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+            if c in (5, 6, 7):
+                v = (st.solution, st.recomputed_head, st.head)[c - 5][r]
+                item.setForeground(QBrush(_POS if v > 0 else _NEG))
+            self.table.setItem(r, c, item)
+
     def _fill(self, st: HeadStatistics) -> None:
+        self._set_columns(st.regression)
+        if st.regression:
+            self._fill_regression(st)
+            return
         sch = self.schema
         shrink = "not shrunk (the default rule)" if st.shrinkage == 1.0 and st.rule_index == 0 else \
             f"shrinkage η = {st.shrinkage:g}"
@@ -131,14 +174,7 @@ class HeadView(QWidget):
             values = (sch.label(int(st.labels[r])), f"{st.relevant_share[r]:.0%}", f"{st.mean_score[r]:+.3f}",
                       f"{st.gradient_sums[r]:+.4g}", f"{st.hessian_sums[r]:.4g}", f"{st.solution[r]:+.4f}",
                       f"{st.recomputed_head[r]:+.4f}", f"{st.head[r]:+.4f}")
-            for c, text in enumerate(values):
-                item = QTableWidgetItem(text)
-                if c:
-                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
-                if c in (5, 6, 7):
-                    v = (st.solution, st.recomputed_head, st.head)[c - 5][r]
-                    item.setForeground(QBrush(_POS if v > 0 else _NEG))
-                self.table.setItem(r, c, item)
+            self._set_row(r, values, st)
 
     def _draw_region(self, index: int) -> None:
         """Two numeric attributes: the training examples and the rule's box in the x1/x2 plane."""

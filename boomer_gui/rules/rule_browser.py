@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QVBoxLa
 from superqt.utils import qdebounced
 
 from boomer_gui.components import exports
-from boomer_gui.rules.rule_table import RecordRole, RuleFilterProxy, RuleTableModel, RuleTableView
+from boomer_gui.rules.rule_table import (COL_TEH, COL_TES, COL_TRH, COL_TRS, RecordRole, RuleFilterProxy, RuleTableModel,
+                                        RuleTableView)
 
 FILTER_DELAY_MS = 200
 
@@ -18,6 +19,14 @@ class RuleBrowser(QWidget):
     widgets.  ``steps_of_run`` (set by the window) returns the shown run's number of steps and
     their noun when they are not one rule each ('20 rules from 10 rounds')."""
 
+    def _show_loss_columns(self) -> None:
+        """The Hamming and subset 0/1 columns are a classifier's: hidden while the steps report a
+        regressor's MSE and MAE (its own columns, from the learner's step columns)."""
+        regression = any(m.name.endswith("_mse") for m in self.model.step_columns)
+        for column in (COL_TRH, COL_TRS, COL_TEH, COL_TES):
+            if self.table.isColumnHidden(column) != regression:
+                self.table.setColumnHidden(column, regression)
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.model = RuleTableModel(self)
@@ -25,6 +34,7 @@ class RuleBrowser(QWidget):
         self.proxy.setSourceModel(self.model)
         self.table = RuleTableView()
         self.table.setModel(self.proxy)
+        self.model.modelReset.connect(self._show_loss_columns)
         self.steps_of_run: Callable[[], tuple[int, str] | None] = lambda: None
         self.label_filter = QComboBox()
         self.label_filter.setToolTip("Only rules whose head scores this label")

@@ -671,7 +671,7 @@ class RuleTableView(QTableView):
         last = self.rowAt(clip.bottom())
         last = n - 1 if last < 0 else last
         columns = []
-        for col in range(len(COLUMNS)):
+        for col in range(source.columnCount()):  # the learner's step columns too
             if self.isColumnHidden(col):
                 continue
             x, w = self.columnViewportPosition(col), self.columnWidth(col)

@@ -12,7 +12,10 @@ run's own plots beside it (``resources/runs_all_learners.png``; with ``--present
 1280x800``, ``resources/presentation.png``).  The run-identity pictures at a 1280 x 800 projector's size:
 ``resources/runs_N.png`` and (``--presentation``) ``resources/presentation_N.png`` for N = 1 (``--runs 1``: one
 run mid-training, a rule selected), 4 and 12 (``--show runs --runs N --max-rules 300``: the presets in turn, a
-preset's second and third run with another shrinkage).
+preset's second and third run with another shrinkage).  ``--show regression --size 1280x800 --max-rules 100``: a
+classification run, then BOOMER's regressor on synthetic linear-regression data beside it (the run table, the MSE and MAE
+tab, a regression rule's why-this-head; ``resources/regression_run.png``; with ``--rules-tab`` the regression run's
+rules, ``resources/regression_rules.png``).
 """
 from __future__ import annotations
 
@@ -40,7 +43,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--select", type=int, default=7, help="the rule shown in the inspector [7]")
     p.add_argument("--size", default="1500x940", help="window size WIDTHxHEIGHT [1500x940]")
     p.add_argument("--timeout", type=float, default=120.0, help="give up after this many seconds [120]")
-    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs", "preparing", "learners"),
+    p.add_argument("--show", choices=("inspector", "head", "explanation", "runs", "preparing", "learners",
+                                      "regression"),
                    default="inspector",
                    help="what the window shows: the rule inspector, why-this-head, the explanation of a test "
                         "example or the run table (these three after the run finished), or a first run "
@@ -48,8 +52,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--runs", type=int, default=1, help="finished runs before the shown one (presets in turn) [1]")
     p.add_argument("--max-rules", type=int, default=1000, help="rules of each finished run [1000]")
     p.add_argument("--presentation", action="store_true", help="in presentation mode (F11)")
+    p.add_argument("--rules-tab", action="store_true", help="--show regression: the rule table instead of the runs")
     args = p.parse_args(argv)
-    if args.show in ("preparing", "learners"):
+    if args.show in ("preparing", "learners", "regression"):
         args.runs = 0
     if args.select >= args.rules:
         p.error("--select must be smaller than --rules")
@@ -122,6 +127,26 @@ def _train_learners(window, timeout: float) -> None:
     window.details.setCurrentWidget(window.step_view.plots)
 
 
+def _regression_beside_classification(window, max_rules: int, select: int, timeout: float, rules: bool) -> None:
+    """A classification run (mlrl-boomer's defaults) on the loaded data, then the regressor on synthetic
+    linear-regression data (3 targets); the regression run's rule ``select`` is shown in why-this-head."""
+    from boomer_gui.components.state import DataSpec
+
+    for spec in (None, DataSpec(kind="synthetic", synthetic="linear-regression", n_examples=2000, n_test=2000,
+                                n_labels=3, seed=0)):
+        if spec is not None and not window.load_data(spec):
+            raise SystemExit("the regression data could not be generated")
+        window.learner_panel.set_params({"max_rules": max_rules})
+        if not window.start_training():
+            raise SystemExit("training could not start")
+        if not _wait(lambda: not window.training_active, timeout):
+            raise SystemExit(f"a run did not finish in {timeout:g} s")
+    window.select_rule(select)
+    window.details.setCurrentWidget(window.head_view)
+    if not rules:
+        window.top_tabs.setCurrentWidget(window.run_table)
+
+
 def take(args) -> Path:
     from PySide6.QtWidgets import QApplication
 
@@ -168,6 +193,8 @@ def take(args) -> Path:
         _start_fake_preparation(window, args.timeout)
     elif args.show == "learners":
         _train_learners(window, args.timeout)
+    elif args.show == "regression":
+        _regression_beside_classification(window, args.max_rules, args.select, args.timeout, args.rules_tab)
     else:
         window.select_rule(args.select)
     if args.show == "head":

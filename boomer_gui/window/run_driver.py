@@ -14,7 +14,7 @@ from superqt.utils import qthrottled
 
 from boomer_gui.adapters.playback import Playback
 from boomer_gui.adapters.training import TrainingRun
-from boomer_gui.components.controller import format_losses, format_metrics, shows_steps, spec_of
+from boomer_gui.components.controller import format_losses, format_metrics, shows_steps, spec_of, task_mismatch
 from boomer_gui.panels.run_controls import preparation_text
 
 STATUS_INTERVAL_MS = 500
@@ -69,6 +69,10 @@ class RunDriver(QObject):
             w.show_error("No data", "Open a data file or generate a synthetic data set first.")
             return False
         spec, params = w.learner_panel.spec, w.learner_panel.params()
+        mismatch = task_mismatch(spec, self.app.data)  # a classifier on real targets, a regressor on labels
+        if mismatch is not None:
+            w.show_error("Learner does not fit the data", mismatch)
+            return False
         try:
             estimator = spec.make(**params)
         except (ValueError, TypeError) as exc:

@@ -73,7 +73,8 @@ class SequentialPostOptimization:
                 if data.cancelled:
                     return
                 old = self.rules[i]
-                self._apply(state, old, self._coverage(state, self.bodies[i]), -1.0)  # the model without rule i
+                old_coverage = self._coverage(state, self.bodies[i])
+                self._apply(state, old, old_coverage, -1.0)  # the model without rule i
                 learned = self._relearn(state, old, self.bodies[i][0])
                 if learned is None:
                     if data.cancelled:
@@ -87,9 +88,10 @@ class SequentialPostOptimization:
                     val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
                 self.rules[i], self.bodies[i] = rule, body
                 train = recorder.train
+                extra = recorder.replaced(old, old_coverage, rule, self._coverage(state, body))  # a regressor's
                 yield RuleRevision(len(recorder.est.records_), first + i, old, rule, iteration, int(n_rows),
                                    -float(quality), train.hamming, train.subset, None if val is None else val.hamming,
-                                   None if val is None else val.subset)
+                                   None if val is None else val.subset, extra=extra)
 
     # -- taking a rule back and putting one in --------------------------------------------------------
     @staticmethod

@@ -45,10 +45,32 @@ class Recorder:
                  watched: WatchedLoss | None = None, pruning=None):
         self.est, self.data, self.train, self.val = est, data, train, val
         self.watched, self.pruning = watched, pruning
+        self.measures = True  # a regressor's MSE and MAE follow the rules it records
 
     def untracked(self) -> "Recorder":
-        """A recorder of the same fit that tracks the training losses only (post-optimization's)."""
-        return Recorder(self.est, self.data, self.train)
+        """A recorder of the same fit that tracks the training losses only (post-optimization's: the
+        revision's MSE and MAE follow in :meth:`replaced`)."""
+        recorder = Recorder(self.est, self.data, self.train)
+        recorder.measures = False
+        return recorder
+
+    def replaced(self, old: Rule, old_coverage: tuple, new: Rule, new_coverage: tuple) -> dict:
+        """A regressor's training and test MSE and MAE once ``new`` (covering the training rows
+        ``new_coverage``: rows, count) replaced ``old`` (``old_coverage``); {} for a classifier."""
+        if not hasattr(self.train, "rule_added"):
+            return {}
+        extra = {}
+        for tracker, split, X in ((self.train, "train", None), (self.val, "test", self.data.X_test)):
+            if tracker is None:
+                continue
+            for rule, sign, coverage in ((old, -1.0, old_coverage), (new, 1.0, new_coverage)):
+                rows, n_rows = coverage
+                if X is not None:
+                    rows = np.flatnonzero(rule_coverage(rule, X)).astype(np.int64)
+                    n_rows = len(rows)
+                measures = tracker.head_added(rows, n_rows, rule.head_labels, sign * np.asarray(rule.head_scores))
+            extra.update({f"{split}_{k}": v for k, v in measures.items()})
+        return extra
 
     def add(self, rule: Rule, stats, rows: np.ndarray, n_rows: int, labels: np.ndarray, head: np.ndarray,
             improvement: float) -> tuple[RuleRecord, bool]:
@@ -71,12 +93,13 @@ class Recorder:
                 est.selected_steps_ = self.pruning.selected
         record = dict(index=len(est.records_), rule=rule, coverage=int(n_rows), improvement=float(improvement),
                       train_hamming=self.train.hamming, train_subset=self.train.subset, extra=extra)
-        if hasattr(self.train, "mse"):  # a regressor's (engine.boomer.regression.RegressionTracker)
-            extra["train_mse"] = self.train.mse
+        regression = self.measures and hasattr(self.train, "rule_added")  # a regressor's (engine.boomer.regression.RegressionTracker)
+        if regression:
+            extra.update({"train_" + k: v for k, v in self.train.rule_added(rule, rows, n_rows).items()})
         if self.val is not None:
             vrows = np.flatnonzero(rule_coverage(rule, self.data.X_test)).astype(np.int64)
             self.val.add_head(vrows, len(vrows), rule.head_labels, rule.head_scores)
             record.update(test_hamming=self.val.hamming, test_subset=self.val.subset)
-            if hasattr(self.val, "mse"):
-                extra["test_mse"] = self.val.mse
+            if regression:
+                extra.update({"test_" + k: v for k, v in self.val.rule_added(rule, vrows, len(vrows)).items()})
         return RuleRecord(**record), stop

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..core.boosting import add_head_scores
+from ..regression_tracking import RegressionErrors
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -60,11 +61,23 @@ class RegressionTracker:
         self.F = np.zeros((n, k)) if F is None else F
         self.Y = np.zeros((n, k), dtype=np.uint8)  # what the fused kernel's error counting reads
         self.errors = np.zeros(n, dtype=np.int64)
+        self.measured = RegressionErrors(self.targets)  # MSE and MAE of the model's float64 predictions
 
     @property
     def mse(self) -> float:
         """Mean squared error of the current scores over every example and output."""
         return float(np.mean((np.asarray(self.F, dtype=np.float64) - self.targets) ** 2))
+
+    def rule_added(self, rule, rows: np.ndarray, n_rows: int) -> dict:
+        """The MSE and MAE once ``rule`` (covering ``rows[:n_rows]``) is part of the model, updated from
+        the covered rows only (:class:`engine.regression_tracking.RegressionErrors`)."""
+        return self.head_added(rows, n_rows, rule.head_labels, rule.head_scores)
+
+    def head_added(self, rows: np.ndarray, n_rows: int, labels: np.ndarray, scores: np.ndarray) -> dict:
+        """The MSE and MAE once ``scores`` are added to the predictions of ``rows[:n_rows]`` (negative: a
+        rule taken back, as post-optimization replaces one)."""
+        self.measured.add_head(rows, n_rows, labels, scores)
+        return self.measured.measures()
 
     def refresh(self, rows: np.ndarray, n_rows: int | None = None) -> None:
         """Nothing to refresh: :attr:`mse` is computed from the scores when asked."""

@@ -90,7 +90,8 @@ def make_regression_data(n_examples: int, n_targets: int, seed: int = 0) -> Data
     Y = clean + rng.normal(scale=REGRESSION_NOISE, size=clean.shape)
     return Dataset(X=X, Y=Y, feature_names=[f"x{j + 1}" for j in range(REGRESSION_FEATURES)],
                    label_names=[f"t{k + 1}" for k in range(n_targets)], name="linear-regression",
-                   source=f"synthetic:linear-regression:seed={seed}", bayes_Y=clean)
+                   source=f"synthetic:linear-regression:seed={seed}", bayes_Y=clean,
+                   task="regression")
 
 
 def _unit_disc(rng, n: int, m: int) -> np.ndarray:
