@@ -245,3 +245,48 @@ def test_a_streaming_regressors_curve_is_its_test_mse_and_mae():
     curve = []
     _stream(Steps(), None, None, None, None, curve, regression=False)
     assert curve == [[1, 0.5, 0.9], [3, 0.5, 0.9]]
+
+
+BOOMER_TEXT = f"""name = "BOOMER regression study"
+data = {DATA!r}
+measures = ["mse", "mae", "r2", "model-size"]
+[protocol]
+folds = 3
+seed = 5
+[[learner]]
+key = "boomer-regressor"
+name = "BOOMER eta 0.3"
+params = {{ max_rules = 15 }}
+[[learner]]
+key = "boomer-regressor"
+name = "BOOMER eta 0.1"
+params = {{ max_rules = 15, shrinkage = 0.1 }}
+"""
+
+
+def test_boomer_regressor_with_two_settings_runs_to_a_report_with_its_own_folds_values(tmp_path):
+    """Done-when of issue 58: two data sets, BOOMER's regressor with two settings, 3 folds, a report with the
+    regression measures; each fold's MSE is that of BoomerRegressor fitted directly on the same fold (the
+    protocol's seed is the learner's random_state)."""
+    from engine.boomer import BoomerRegressor
+
+    path = tmp_path / "e.toml"
+    path.write_text(BOOMER_TEXT)
+    exp = load_experiment(path)
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        summary = run_experiment(exp, store, n_workers=1, stream=quiet())
+        assert (summary.n_tasks, summary.n_done, summary.n_failed) == (2 * 3 * 2, 12, 0)
+        rep = build_experiment_report(exp, store)
+        write_experiment_report(rep, tmp_path / "report")
+    for spec, dataset in zip(DATA, exp.datasets):
+        n, t, s = (int(part.split("=")[1]) for part in spec.split(":")[2].split(","))
+        data = make_synthetic("linear-regression", n, t, s)
+        X, Y = data.X, data.Y.astype(np.float32)
+        for name, eta in (("BOOMER eta 0.3", 0.3), ("BOOMER eta 0.1", 0.1)):
+            mse = []
+            for train, test in KFold(3, shuffle=True, random_state=5).split(np.arange(n)):
+                est = BoomerRegressor(max_rules=15, shrinkage=eta, random_state=5).fit(X[train], Y[train])
+                mse.append(mean_squared_error(Y[test], est.predict(X[test])))
+            np.testing.assert_allclose(rep.cells[(dataset.name, name)].folds["mse"], mse, rtol=1e-5)
+    text = (tmp_path / "report" / "results.md").read_text(encoding="utf-8")
+    assert "### Mean squared error (`mse`, lower is better)" in text and "BOOMER eta 0.1" in text
