@@ -77,7 +77,9 @@ def test_every_learner_and_baseline_is_accepted(folder, key):  # regressors: tes
 def test_every_preset_is_accepted(folder):
     for spec in registry.learners():
         for preset in spec.presets:
-            text = GOOD.split("[[learner]]")[0] + f'[[learner]]\nkey = "{spec.key}"\npreset = "{preset}"\n'
+            head = GOOD.split("[[learner]]")[0] if spec.task == "classification" else \
+                'data = ["synthetic:linear-regression"]\n'  # a regressor's preset: a regression experiment
+            text = head + f'[[learner]]\nkey = "{spec.key}"\npreset = "{preset}"\n'
             entry = parse(folder, text).learners[0]
             assert entry.preset == preset and all(entry.params[k] == v for k, v in spec.presets[preset].items())
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine/boomer", "engine/seco")
 # the estimators' constructors take one argument per parameter (scikit-learn's convention); _refine puts the
 # arguments of mlrl-seco's refinement kernel in its order (their packing into records is a later step)
-WIDE = {"BoomerClassifier.__init__", "SeCoClassifier.__init__", "_refine"}
+WIDE = {"BoomerClassifier.__init__", "BoomerRegressor.__init__", "SeCoClassifier.__init__", "_refine"}
 
 
 def _functions():

@@ -88,4 +88,4 @@ def test_unknown_learners_are_refused_with_the_known_ones(option, capsys):
     assert main(["prepare", *option]) == 2
     assert time.perf_counter() - start < 5
     err = one_error(capsys)
-    assert "unknown learner 'bogus'; known: boomer, adaboost-mh, seco" in err
+    assert "unknown learner 'bogus'; known: boomer, boomer-regressor, adaboost-mh, seco" in err

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from ..core.boosting import add_head_scores
 from ..regression_tracking import RegressionErrors
+from ..validation import check_sparse
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -20,7 +21,7 @@ def check_targets(Y, n_examples: int | None = None, name: str = "y") -> np.ndarr
     targets, values beyond float32's range, a wrong number of rows."""
     if Y is None:
         raise ValueError(f"{name} is missing: a regressor needs its targets")
-    Ya = Y.toarray() if sp.issparse(Y) else np.asarray(Y)
+    Ya = check_sparse(Y, name).toarray() if sp.issparse(Y) else np.asarray(Y)  # a crafted matrix: one error
     if Ya.ndim == 1:
         Ya = Ya[:, None]
     if Ya.ndim != 2:

@@ -116,7 +116,11 @@ class BoomerRegressor(RegressorMixin, BoomerClassifier):
     def effective(self) -> SimpleNamespace:
         """The parameter values a fit uses, with the classifier's settings a regressor has not fixed
         (:data:`_FIXED`) for the shared machinery."""
-        return SimpleNamespace(**{**_FIXED, **vars(super().effective())})
+        values = super().effective()
+        for name, value in _FIXED.items():
+            if not hasattr(values, name):
+                setattr(values, name, value)
+        return values
 
     @classmethod
     def paper_2020(cls, *args, **kwargs):
