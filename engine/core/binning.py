@@ -101,6 +101,10 @@ def bin_keys(ptr, values, missing_ptr, nominal, n_examples, method, bin_ratio, m
 # ---------------------------------------------------------------------------------------------------------------
 
 F32_EPS = np.float32(np.finfo(np.float32).eps)
+# the number of the values of the reference's sparse bin that it lists (equal-frequency on its sparse
+# format: the positives after the zeros), the others' being 0: one bin in a search of the whole vector, apart
+# in a filtered one (engine.core.sweep.SEARCH_BINNED_FILTERED)
+LISTED_IN_SPARSE_BIN = np.float32(0.25)
 
 
 def reference_bin_count(n_examples: int, bin_ratio: float, min_bins: int, max_bins: int) -> int:
@@ -290,7 +294,10 @@ def reference_binned_matrix(X, sparse_format: bool, skip: np.ndarray, method: st
         new = np.where(valid, np.float32(0.0), np.float32(np.nan)).astype(np.float32)  # one bin: no condition
         if binned is not None:
             bins, zero[j], tables[j] = binned
-            new[np.flatnonzero(valid)[order]] = bins - zero[j]
+            numbers = (bins - zero[j]).astype(np.float32)
+            if method == "equal-frequency" and keep_sparse:  # the positives its sparse bin lists
+                numbers[(bins == zero[j]) & (elements > F32_EPS)] = LISTED_IN_SPARSE_BIN
+            new[np.flatnonzero(valid)[order]] = numbers
         col[:] = new
     if keep_sparse:
         out.eliminate_zeros()

@@ -380,7 +380,8 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
             threshold = 0.5 * first_positive
             if mode == SEARCH_OURS or binned:
                 offer = n_suffix > 0 and n_zero > 0
-                if binned:
+                if binned:  # the sparse bin's listed positives (LISTED_IN_SPARSE_BIN) belong to the zeros' bin
+                    offer = offer and first_positive >= 1.0
                     threshold = 0.5
             elif mode == SEARCH_DENSE:  # the split above one zero is the one its descending pass skips
                 offer = n_suffix > 0 and n_zero >= 2
