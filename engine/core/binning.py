@@ -1,11 +1,20 @@
-"""Feature binning: split keys for the sorted index (mlrl-boomer's ``feature_binning``).
+"""Feature binning (``feature_binning``): where a condition may split an attribute.
 
-Binning never changes a value; it decides where a condition may split.  For every sorted entry
-of the feature index it gives a *key*: the entry's bin.  The sweep (``refinement``) evaluates a
-threshold only where the key changes between adjacent examples, at the midpoint of their raw
-values, so a rule covers the same training examples whether it is applied to raw or binned
-values.  Zeros (implicit in the index) and missing values are handled as in the exact search:
-zero is its own block, missing values are never covered.
+mlrl-boomer 0.15.6's arithmetic ('equal-width', 'equal-frequency'; written from its description, see
+:func:`equal_width_bins`, :func:`equal_frequency_bins`): ``n_bins = ceil(bin_ratio * N)`` over the N
+training examples (float32 product), clamped to [min(min_bins, N), max_bins]; its bins of each numeric
+attribute, its thresholds (equal width: from a bin's position after empty bins are dropped, so a threshold
+can lie below its bin's values; equal frequency: the mean of the values around a bin boundary), and its
+*sparse bin* (the bin of 0).  :func:`reference_binned_matrix` replaces each value by its bin's number
+counted from the sparse bin, so the kernels' search and coverage work on bins (a split ``b + 0.5`` between
+bins); :class:`BinThresholds` gives the model the reference's thresholds.  How the reference searches
+the bins after a rule's first condition: :mod:`.sweep` (``SEARCH_BINNED_FILTERED``).
+
+Ours ('equal-width-midpoint', 'equal-frequency-midpoint'; :func:`bin_keys`): a *key* per sorted
+entry of the feature index, its bin; the sweep evaluates a threshold only where the key changes between
+adjacent examples, at the midpoint of their raw values, so a rule covers the same training examples whether
+it is applied to raw or binned values.  Zeros (implicit in the index) and missing values are handled as in
+the exact search: zero is its own block, missing values are never covered.
 
 - ``equal-width``: ``n_bins`` intervals of equal width between a feature's least and greatest
   value;
@@ -227,7 +236,9 @@ def equal_frequency_bins(values: np.ndarray, n_examples: int, sparse: bool, n_bi
     if n_bins <= 1:
         return None
     bins = np.empty(values.shape[0], dtype=np.int64)
-    thresholds = np.empty(n_bins, dtype=np.float32)
+    # the zeros count towards a bin's values but not towards the values per bin: there may be more bins than
+    # n_bins (the reference then writes past the end of its arrays; here they are kept)
+    thresholds = np.empty(values.shape[0] + 1, dtype=np.float32)
     used, zero_bin = _equal_frequency(values, n_examples, sparse, n_bins, bins, thresholds)
     if used <= 1:
         return None
