@@ -165,3 +165,21 @@ def test_same_rules_as_the_reference_with_zeros_and_sparse_input(method, sparse,
     _assert_same_rules(ref, ours)
     np.testing.assert_allclose(ours.decision_function(X_test), np.asarray(ref["scores"]), atol=1e-6)
     np.testing.assert_array_equal(ours.predict(X_test), np.asarray(ref["predictions"]))
+
+
+def test_full_length_first_rule_on_emotions_differs_from_the_references_by_exact_ties(tmp_path):
+    """Equal-width, rules of any length: the first rule's fifth condition is an exact tie, (28 <= 0.60533)
+    and (63 > 0.06413) both leave out the same one of its 74 covered examples (we take 28, the reference 63
+    and 28 next); its last, (9 <= 0.70618) against the reference's (42 > 0.18448), another: nine conditions
+    each, the same head."""
+    X, Y, X_test = _emotions(tmp_path)
+    data = tmp_path / "data.npz"
+    np.savez(data, X_train=X, Y_train=Y, X_test=X_test)
+    settings = {**BINNED, "feature_binning": "equal-width", "rule_induction": "top-down-greedy", "max_rules": 2}
+    ref = _ask({"kind": "fit", "data": str(data), "settings": settings, "rules": True}, tmp_path)
+    ours = BoomerClassifier(**settings).fit(X, Y)
+    theirs = {(c[0], c[1], round(c[2], 5)) for c in ref["rules"][1]["conditions"]}
+    mine = {(c.attribute, c.operator, round(c.threshold, 5)) for c in ours.rules_[1].conditions}
+    assert len(theirs) == len(mine) == 9
+    assert mine - theirs == {(9, "<=", 0.70618)} and theirs - mine == {(42, ">", 0.18448)}
+    np.testing.assert_allclose(ref["rules"][1]["scores"], ours.rules_[1].head_scores, rtol=0, atol=1e-6)
