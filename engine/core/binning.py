@@ -35,7 +35,9 @@ import scipy.sparse as sp
 from numba import njit
 
 EQUAL_WIDTH, EQUAL_FREQUENCY = 1, 2
-METHOD_CODES = {"equal-width-midpoint": EQUAL_WIDTH, "equal-frequency-midpoint": EQUAL_FREQUENCY}
+# ours; SeCo's 'equal-width' and 'equal-frequency' are still ours too (engine.seco.covering)
+METHOD_CODES = {"equal-width-midpoint": EQUAL_WIDTH, "equal-frequency-midpoint": EQUAL_FREQUENCY,
+                "equal-width": EQUAL_WIDTH, "equal-frequency": EQUAL_FREQUENCY}
 
 
 @njit(cache=True, nogil=True)
