@@ -141,6 +141,9 @@ class TrainingData:
     ordinal: np.ndarray | None = None
     # the nominal attributes with two values (engine.binary_attributes): attribute -> its two values
     binary: dict = field(default_factory=dict)
+    # mlrl-boomer's feature binning, set by the fit that bins: the model's thresholds of the kernels' bin
+    # numbers (engine.core.binning.BinThresholds), None: no binning
+    binned: object | None = None
     # Set to 1 (from another thread) to cancel: kernels check it between attributes and within
     # sweeps and return early; ``_learn`` then ends without yielding the unfinished rule.
     cancel: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.uint8))
@@ -152,12 +155,15 @@ class TrainingData:
     def learned_conditions(self, attrs: np.ndarray, ops: np.ndarray, thrs: np.ndarray, n_cond: int, X) -> tuple:
         """The body a kernel wrote (attributes, operator codes, thresholds), as the model keeps it:
         ordinal thresholds moved onto values of ``X`` (the rows the rule was learned on,
-        :func:`engine.ordinal.ordinal_conditions`) and binary attributes' ``!= a`` written ``== b``
+        :func:`engine.ordinal.ordinal_conditions`), binned attributes' the bins' (``binned``) and binary
+        attributes' ``!= a`` written ``== b``
         (:func:`engine.binary_attributes.as_equalities`)."""
         conditions = tuple(Condition(a, OPERATORS[o], v) for a, o, v in
                            zip(attrs[:n_cond].tolist(), ops[:n_cond].tolist(), thrs[:n_cond].tolist()))
         if self.ordinal is not None:
             conditions = ordinal_conditions(conditions, X, self.ordinal)
+        if self.binned is not None:
+            conditions = self.binned.conditions(conditions)
         return as_equalities(conditions, self.binary)
 
 

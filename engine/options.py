@@ -96,7 +96,10 @@ OPTIONS: dict[str, dict[str, dict[str, OptionSpec]]] = {
     "output_sampling": {"none": {}, "without-replacement": {**_sample(0.33, high_open=True),
                                                             "max_samples": OptionSpec("int", 1, 0)},
                         "round-robin": {}},
-    "feature_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2)},
+    # 'equal-width'/'equal-frequency': mlrl-boomer's bins and thresholds (engine.core.binning); the
+    # '-midpoint' values ours: bins of the distinct values, thresholds between adjacent covered values
+    "feature_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.33, 2), "equal-frequency": _bins(0.33, 2),
+                        "equal-width-midpoint": _bins(0.33, 2), "equal-frequency-midpoint": _bins(0.33, 2)},
     "label_binning": {"auto": {}, "none": {}, "equal-width": _bins(0.04, 1)},
     "head_type": {
         "auto": {}, "single": {}, "complete": {},

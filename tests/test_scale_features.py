@@ -139,7 +139,7 @@ def our_numeric_search(monkeypatch):
     monkeypatch.setattr(boomer_fit_state, "search_keys", lambda ptr, values: values)
 
 
-@pytest.mark.parametrize("method", ["equal-width", "equal-frequency"])
+@pytest.mark.parametrize("method", ["equal-width-midpoint", "equal-frequency-midpoint"])
 @pytest.mark.parametrize("loss", ["logistic-decomposable", "logistic-non-decomposable"])
 def test_binned_learning_equals_exact_learning_on_the_binned_data(method, loss, our_numeric_search):
     """Rules learned with binning cover the same training examples, with the same heads, as rules
@@ -167,20 +167,21 @@ def test_binned_learning_equals_exact_learning_on_the_binned_data(method, loss, 
 def test_binning_that_cannot_merge_values_is_the_exact_search(our_numeric_search):
     X, Y = _problem(120, 3, 4, seed=2)
     exact = BoomerClassifier(max_rules=30).fit(X, Y)
-    for method in ("equal-width", "equal-frequency"):
+    for method in ("equal-width-midpoint", "equal-frequency-midpoint"):
         binned = BoomerClassifier(max_rules=30, feature_binning=f"{method}{{bin_ratio=1.0}}").fit(X, Y)
         assert [str(r) for r in binned.rules_] == [str(r) for r in exact.rules_]
 
 
-def test_binning_keeps_quality_and_handles_sparse_and_missing_values():
+@pytest.mark.parametrize("method", ["equal-width", "equal-width-midpoint"])
+def test_binning_keeps_quality_and_handles_sparse_and_missing_values(method):
     X, Y = _problem(400, 6, 5, seed=3, zeros=True)
     X[::7, 2] = np.nan
     Xs = sp.csc_matrix(np.nan_to_num(X))
     train, test = slice(0, 300), slice(300, None)
     for data in (X, Xs):
         exact = BoomerClassifier(max_rules=60).fit(data[train], Y[train])
-        binned = BoomerClassifier(max_rules=60, feature_binning="equal-width{bin_ratio=0.1}").fit(data[train],
-                                                                                                   Y[train])
+        binned = BoomerClassifier(max_rules=60, feature_binning=f"{method}{{bin_ratio=0.1}}").fit(data[train],
+                                                                                                Y[train])
         loss_exact = metrics.hamming_loss(Y[test], exact.predict(data[test]))
         loss_binned = metrics.hamming_loss(Y[test], binned.predict(data[test]))
         assert loss_binned <= loss_exact + 0.03

@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 import scipy.sparse as sp
 
-from ..core.binning import METHOD_CODES, bin_keys
+from ..core.binning import METHOD_CODES, REFERENCE_METHODS, bin_keys, reference_binned_matrix
 from ..core.boosting_step import boosting_kernel
 from ..core.covered_entries import rank_entries
 from ..core.examplewise_stats import compact_boosting_kernel, compact_update_statistics, compact_width
@@ -231,21 +231,34 @@ def _split_holdout(est, settings: BoomerSettings, data: TrainingData):
 def _feature_search(settings: BoomerSettings, data: TrainingData, X) -> FeatureSearch:
     """The feature index of ``X`` with its search keys (mlrl-boomer splits only values that differ in float32,
     or only between bins with feature binning), search segments and ranks."""
+    sparse_format = reference_sparse_format(X, settings.feature_format)
+    # 'auto' asks mlrl-boomer's question: its feature matrix (all of fit's rows) in its dense format
+    binning = settings.feature_binning_kind(data.X.shape[0], sparse_format)
+    options = {}
+    if binning != "none":
+        options = settings.feature_binning.options or {
+            k: spec.default for k, spec in OPTIONS["feature_binning"][binning].items()}
+    reference = None
+    if binning in REFERENCE_METHODS:  # the index of mlrl-boomer's bin numbers (engine.core.binning)
+        skip = data.nominal if data.ordinal is None else (data.nominal | data.ordinal)
+        X, data.binned = reference_binned_matrix(X, sparse_format, np.asarray(skip, dtype=bool), binning,
+                                                 options["bin_ratio"], options["min_bins"], options["max_bins"])
+        # equal-frequency on its dense format lists every example in its bins: no filtered search
+        reference = "reference-exact" if binning == "equal-frequency" and not sparse_format else "reference"
     index = build_feature_index(X, data.nominal)
     if index.constant_attributes().all():
         warnings.warn("every attribute is constant on the training data: only the default rule is learned",
                       RuntimeWarning, stacklevel=5)
-    keys = search_keys(index.ptr, index.values)
-    binning = settings.feature_binning_kind(index.n_examples, sp.issparse(X))
-    if binning != "none":
-        options = settings.feature_binning.options or {
-            k: spec.default for k, spec in OPTIONS["feature_binning"][binning].items()}
+    if reference is not None:  # bin numbers: the values are the keys
+        keys = index.values
+    elif binning != "none":
         keys = bin_keys(index.ptr, index.values, index.missing_ptr, index.nominal, index.n_examples,
                         METHOD_CODES[binning], options["bin_ratio"], options["min_bins"], options["max_bins"])
+    else:
+        keys = search_keys(index.ptr, index.values)
     # the covered entries of each attribute, compacted as a rule's refinement walks it
     cache = np.empty(len(index.rows), dtype=np.int32 if len(index.rows) < 2**31 else np.int64)
-    seg = search_segments(index, reference_sparse_format(X, settings.feature_format), binning != "none",
-                          data.ordinal)
+    seg = search_segments(index, sparse_format, reference or binning != "none", data.ordinal)
     order_as_reference(index, seg)
     ranks = rank_entries(index, seg)  # each example's entry of the dense attributes (.core.covered_entries)
     return FeatureSearch(index, keys, cache, seg, ranks)

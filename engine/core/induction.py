@@ -43,7 +43,7 @@ from .losses import packed_index
 from .refinement import (ACCUMULATOR_ROWS, TIE_TOLERANCE, _VALID, _add, _drop, _merge, _reset,
                          _covering_condition, _side_quality, _split_quality_variants, apply_condition, bagging_weights,
                          sample_features, smallest_positive)
-from .sweep import OP_LEQ_NEG, OP_LEQ_ZERO, OP_NEQ, specialise
+from .sweep import OP_GT_ZERO, OP_LEQ_NEG, OP_LEQ_ZERO, OP_NEQ, specialise
 
 
 @njit(cache=True, nogil=True)
@@ -280,10 +280,10 @@ class RuleInducer:
         q, j, op, thr, label, cnt, g, h = ref
         covered = entry.covered.copy()
         toggled = -1
-        if op >= OP_LEQ_ZERO:
+        if OP_LEQ_ZERO <= op <= OP_GT_ZERO:
             toggled = smallest_positive(j, self.ptr, self.idx_rows, self.values, self.weights_f * entry.covered)
         apply_condition(j, op, thr, self.ptr, self.idx_rows, self.values, self.miss_ptr, self.miss_rows, covered)
-        if op >= OP_LEQ_ZERO:
+        if OP_LEQ_ZERO <= op <= OP_GT_ZERO:
             # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
             # positive it covers (or leaves): the rule goes on from the sums of what it covers, but from
             # the count it rated, as there (engine.core.refinement)

@@ -34,8 +34,9 @@ from .heads import diagonal_position, head_quality, label_quality, largest_score
 from .losses import packed_index
 from .reference_random import FEATURE_SLOT, feature_sample
 
-from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO,  # noqa: F401 - the codes
-                    OP_NEQ, SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, model_operator, rebound, specialise)
+from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_OR_ZERO, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG,  # noqa: F401 - the codes
+                    OP_LEQ_NONZERO, OP_LEQ_ZERO, OP_NEQ, SEARCH_BINNED, SEARCH_BINNED_EXACT, SEARCH_BINNED_FILTERED,
+                    SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, model_operator, rebound, specialise)
 
 
 @njit(cache=True, nogil=True)
@@ -596,16 +597,24 @@ def reference_sparse_format(X, feature_format=None) -> bool:
     return X.nnz * 8 + d * 4 < n * d * 4
 
 
-def search_segments(index, sparse_format: bool, binned: bool = False, ordinal=None) -> np.ndarray:
+def search_segments(index, sparse_format: bool, binned: bool | str = False, ordinal=None) -> np.ndarray:
     """``seg`` of BOOMER's walks (:mod:`.sweep`): the compaction state of each attribute, in the
     fifth column its row of ranks (-1: none yet, :func:`.covered_entries.rank_entries`) and, in the
     fourth column, how its numeric thresholds are searched: as mlrl-boomer 0.15.6 does on its dense
     vectors, or on its sparse ones (``sparse_format``, :func:`reference_sparse_format`) where an
     attribute has implicit zeros or missing values (mlrl-boomer's 'sparse' vectors hold fewer entries
     than examples); our own search for binned attributes and ``ordinal`` ones (a mask; mlrl-boomer
-    searches both differently, :mod:`engine.ordinal`)."""
+    searches both differently, :mod:`engine.ordinal`).  ``binned`` 'reference': the index holds mlrl-boomer's
+    bins (:func:`.binning.reference_binned_matrix`), searched as :data:`.sweep.SEARCH_BINNED` (ordinal
+    attributes as ours); 'reference-exact': a binning that lists every example in its bins (no filtered
+    search, :data:`.sweep.SEARCH_BINNED_EXACT`)."""
     seg = np.zeros((index.n_features, 5), dtype=np.int64)
     seg[:, 4] = -1  # no ranks (.covered_entries.rank_entries)
+    if binned == "reference" or binned == "reference-exact":
+        seg[:, 3] = SEARCH_BINNED if binned == "reference" else SEARCH_BINNED_EXACT
+        if ordinal is not None:
+            seg[np.asarray(ordinal, dtype=bool), 3] = SEARCH_OURS
+        return seg
     if binned:
         return seg
     if sparse_format:
@@ -630,6 +639,21 @@ def order_as_reference(index, seg) -> None:
 
 
 @njit(cache=True, nogil=True)
+def binned_search_after(j, op, seg):
+    """How mlrl-boomer searches its binned attributes after a condition on attribute ``j`` (``seg[:, 3]``,
+    :mod:`.sweep`): every other one on a vector filtered by the new coverage; ``j`` on the bins the
+    condition kept, whole bins unless it was a '>' on a filtered vector (then its sparse bin stays with
+    the highest one)."""
+    if seg.shape[1] <= 3:
+        return
+    for jj in range(seg.shape[0]):
+        if jj != j and seg[jj, 3] == SEARCH_BINNED:
+            seg[jj, 3] = SEARCH_BINNED_FILTERED
+    if seg[j, 3] == SEARCH_BINNED_FILTERED and (op == OP_LEQ or op == OP_LEQ_NONZERO):
+        seg[j, 3] = SEARCH_BINNED
+
+
+@njit(cache=True, nogil=True)
 def satisfies(op, threshold, v):
     """Whether a value satisfies a condition of the walk's operator ``op`` while training (mlrl-boomer's
     conditions next to the zeros, ``OP_*_NEG``/``OP_*_ZERO``, cover by the sign of the value)."""
@@ -647,6 +671,10 @@ def satisfies(op, threshold, v):
         return v >= 0.0
     if op == OP_LEQ_ZERO:
         return v <= 0.0
+    if op == OP_LEQ_NONZERO:
+        return v <= threshold and v != 0.0
+    if op == OP_GT_OR_ZERO:
+        return v > threshold or v == 0.0
     return v > 0.0
 
 
@@ -1059,6 +1087,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     H_one = np.empty((0 if interleave else n_one, 1), dtype=H.dtype)
     for j in range(seg.shape[0]):
         seg[j, 0] = 0  # no attribute's covered entries are cached yet for this rule
+        if seg.shape[1] > 3 and seg[j, 3] == SEARCH_BINNED_FILTERED:
+            seg[j, 3] = SEARCH_BINNED  # mlrl-boomer's whole bin vectors again
     current = 0.0  # the empty head's objective; a condition must do better
     label = -1
     # the fixed label's sweeps see one label (column 0) and its diagonal; typed like the first step's
@@ -1185,7 +1215,8 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         out_attr[n_conditions] = j
         out_op[n_conditions] = model_operator(op)
         out_thr[n_conditions] = sc.thr[best]
-        toggled = smallest_positive(j, ptr, rows, values, cw) if op >= OP_LEQ_ZERO else -1
+        toggled = smallest_positive(j, ptr, rows, values, cw) if OP_LEQ_ZERO <= op <= OP_GT_ZERO else -1
+        binned_search_after(j, op, seg)
         w_toggled = cw[toggled] if toggled >= 0 else 0.0
         n_all = restrict_covered(j, op, sc.thr[best], ptr, rows, values, miss_ptr, miss_rows, ranks, seg, covered,
                                  all_rows, n_all)

@@ -61,9 +61,20 @@ OP_LEQ, OP_GT, OP_EQ, OP_NEQ = 0, 1, 2, 3  # condition operators: <=, >, ==, != 
 # its sorted vector, which its threshold does not always reproduce: a '<=' (even code) or '>' (odd code)
 # condition with that threshold, covering the values < 0 / >= 0 (NEG) or <= 0 / > 0 (ZERO) while training
 OP_LEQ_NEG, OP_GT_NEG, OP_LEQ_ZERO, OP_GT_ZERO = 4, 5, 6, 7
+# mlrl-boomer's binned search on a filtered vector (SEARCH_BINNED_FILTERED): '<=' covering the values <= t but
+# not 0, '>' the values > t and 0
+OP_LEQ_NONZERO, OP_GT_OR_ZERO = 8, 9
 # how a numeric attribute is searched (seg[j, 3] of BOOMER's walks): ours (every threshold between distinct
 # values), or mlrl-boomer's on a dense vector (zeros stored as values) or a sparse one (zeros implicit)
 SEARCH_OURS, SEARCH_DENSE, SEARCH_SPARSE = 0, 1, 2
+# mlrl-boomer's feature binning (engine.core.binning.reference_binned_matrix): the values are bin numbers
+# (its sparse bin 0, so the zeros), a split between two bins has the threshold ``lower + 0.5`` (the model's
+# is the lower bin's, engine.core.binning.BinThresholds).  BINNED: its search of a whole bin vector (or of
+# the bins a condition on the attribute kept); FILTERED: of a vector it filtered by the coverage of a
+# later condition, where the examples of its sparse bin (not listed in any bin) join the highest covered
+# bin: every split ascending, its '<=' side never covering them (OP_LEQ_NONZERO; '>' OP_GT_OR_ZERO);
+# EXACT: a binning that lists every example (equal-frequency on its dense format), searched as BINNED.
+SEARCH_BINNED, SEARCH_BINNED_FILTERED, SEARCH_BINNED_EXACT = 3, 4, 5
 # From this many examples on (their statistics no longer fit the L2 cache) the walk asks for the weight and
 # statistics rows of the example this many entries ahead (.prefetch); below, the hints only cost time
 # (emotions, enron: 4-8 % slower fits).  At N = 10^5: 12-20 % faster fits, single-label and complete heads.
@@ -170,6 +181,8 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
             offer = key != prev_key  # mlrl-boomer's searches: keys equal within float32's epsilon (search_keys)
             if mode == SEARCH_OURS:
                 threshold = 0.5 * (prev + v)
+            elif mode == SEARCH_BINNED or mode == SEARCH_BINNED_EXACT:
+                threshold = (prev if step > 0 else v) + 0.5
             else:
                 low = prev
                 high = v
@@ -199,6 +212,40 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         prev = v
         prev_key = key
     return True, count, prev, before, w, t, best
+
+
+def _walk_filtered(ctx, S1, S2, A1, A2, start, end, negatives_end, positives_start, use_cache, cache, rows, values,
+                   weight, n_valid, best, cancel):
+    """:data:`SEARCH_BINNED_FILTERED`: the non-zero bins ascending (on compacted entries the negatives in
+    ``cache[start:negatives_end]``, the positives in ``cache[positives_start:end]``), each split's prefix
+    the covered examples of the bins up to it, the zeros always on the other side."""
+    count = 0
+    prev = 0.0
+    for part in range(2):
+        t = start
+        t_stop = end
+        if use_cache:
+            t = start if part == 0 else positives_start
+            t_stop = negatives_end if part == 0 else end
+        elif part == 1:
+            break
+        while t < t_stop:
+            if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
+                return False, best
+            idx = cache[t] if use_cache else t
+            t += 1
+            i = rows[idx]
+            if weight[i] <= 0:
+                continue
+            v = values[idx]
+            if count > 0 and v != prev:
+                op_side = OP_LEQ if prev < 0.0 else OP_LEQ_NONZERO
+                op_rest = OP_GT if prev < 0.0 else OP_GT_OR_ZERO
+                best = _consider(ctx, A1, A2, 0, count, n_valid, op_side, op_rest, prev + 0.5, best)
+            _add(ctx, S1, S2, A1, A2, 0, i, weight[i])
+            count += 1
+            prev = v
+    return True, best
 
 
 def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, S1, S2,
@@ -260,6 +307,13 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     if _COMPACT:
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
     mode = seg[j, 3] if _REFERENCE and seg.shape[1] > 3 else SEARCH_OURS
+    binned = mode == SEARCH_BINNED or mode == SEARCH_BINNED_EXACT
+    if mode == SEARCH_BINNED_FILTERED:
+        ok, best = _walk_filtered(ctx, S1, S2, A1, A2, start, end, seg[j, 1], seg[j, 2], use_cache, cache, rows,
+                                  values, weight, n_valid, best, cancel)
+        if _COMPACT and use_cache:
+            seg[j, 0] = 1  # the cache is left as it was: still every covered entry
+        return ok, best
     # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t".  One
     # call site for both directions (and one below for both boundaries): each inlined copy of the
     # hooks costs seconds of compile time on a fresh install
@@ -274,7 +328,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
         else:
             side, t, t_stop, step, op_side, op_rest = (1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1,
                                                        OP_GT, OP_LEQ)
-            if mode != SEARCH_OURS:  # the position of the smallest covered positive
+            if mode == SEARCH_DENSE or mode == SEARCH_SPARSE:  # the position of the smallest covered positive
                 for q in range(t_stop, end):
                     if weight[rows[cache[q] if use_cache else q]] > 0:
                         t_low = q
@@ -300,9 +354,11 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
         boundary = b if mode == SEARCH_OURS else 1 - b
         if boundary == 0:
             side, count, op_side, op_rest = 0, n_prefix, OP_LEQ, OP_GT
-            if mode == SEARCH_OURS:
+            if mode == SEARCH_OURS or binned:
                 offer = n_prefix > 0 and (n_zero > 0 or n_suffix > 0)
                 threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
+                if binned:
+                    threshold = last_negative + 0.5
             else:
                 # mlrl-boomer: also when the valid examples are all negative (some have no value), and
                 # on a dense vector its threshold reaches the second smallest non-negative entry (the
@@ -322,8 +378,11 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
         else:
             side, count, op_side, op_rest = 1, n_suffix, OP_GT, OP_LEQ
             threshold = 0.5 * first_positive
-            if mode == SEARCH_OURS:
+            if mode == SEARCH_OURS or binned:
                 offer = n_suffix > 0 and n_zero > 0
+                if binned:  # the sparse bin's listed positives (LISTED_IN_SPARSE_BIN) belong to the zeros' bin
+                    offer = offer and first_positive >= 1.0
+                    threshold = 0.5
             elif mode == SEARCH_DENSE:  # the split above one zero is the one its descending pass skips
                 offer = n_suffix > 0 and n_zero >= 2
                 threshold = float32_midpoint(0.0, first_positive)
@@ -353,6 +412,8 @@ def specialise(name: str, compact: bool = False, reference: bool = False, **hook
         raise TypeError(f"unknown hook(s) {sorted(unknown)}")
     names = {**hooks, "_COMPACT": bool(compact), "_REFERENCE": bool(reference)}
     names["_walk_side"] = njit(cache=True, nogil=True, inline="always")(rebound(_walk_side, name + "_side", **names))
+    names["_walk_filtered"] = njit(cache=True, nogil=True, inline="always")(
+        rebound(_walk_filtered, name + "_filtered", **names))
     return njit(cache=True, nogil=True)(rebound(walk_attribute, name, **names))
 
 
