@@ -13,7 +13,7 @@ def test_scale_settings_are_in_the_learner_panel(window):
         assert _editor(window, name) is not None, name
     combo = _editor(window, "feature_binning")
     assert combo.isEditable() and [combo.itemText(i) for i in range(combo.count())] == \
-        ["auto", "none", "equal-width", "equal-frequency"]
+        ["auto", "none", "equal-width", "equal-frequency", "equal-width-midpoint", "equal-frequency-midpoint"]
     assert "equal-width{bin_ratio=0.33,min_bins=2,max_bins=0}" in combo.toolTip()
     combo.setEditText("equal-frequency{bin_ratio=0.1}")  # typed as in mlrl-boomer
     assert window.learner_panel.params()["feature_binning"] == "equal-frequency{bin_ratio=0.1}"
