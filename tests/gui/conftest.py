@@ -109,11 +109,6 @@ def compiled_kernels():
             pass
     AdaBoostMHClassifier(max_rules=2).fit(d.X, d.Y)
     SeCoClassifier(max_rules=2).fit(d.X, d.Y)
-    from engine.boomer import BoomerRegressor
-
-    r = make_synthetic("linear-regression", 200, 3, seed=0)  # the regressor's float32 targets: kernels of its own
-    for _ in BoomerRegressor(max_rules=3).fit_iter(r.X, r.Y.astype("float32"), r.X, r.Y.astype("float32")):
-        pass
 
 
 @pytest.fixture

@@ -22,6 +22,18 @@ REGRESSION = DataSpec(kind="synthetic", synthetic="linear-regression", n_example
 RULES = 20
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_regressor_kernels():
+    """The regressor's kernels (float32 targets: kernels of their own), compiled once and untimed before a
+    run waits with a timeout; here, not in every GUI worker's session fixture."""
+    from engine.boomer import BoomerRegressor
+    from engine.datasets import make_synthetic
+
+    r = make_synthetic("linear-regression", 200, 3, seed=0)
+    for _ in BoomerRegressor(max_rules=3).fit_iter(r.X, r.Y.astype("float32"), r.X, r.Y.astype("float32")):
+        pass
+
+
 def _regression_run(window, train):
     """Load the synthetic regression data and train the regressor (20 rules) on them."""
     assert window.load_data(REGRESSION)
