@@ -233,21 +233,23 @@ class FromParamsMixin(DeclaredParameters):
         return est
 
 
-def check_training_data(X, Y, X_test=None, Y_test=None):
-    """(X, Y, X_test, Y_test) checked like :func:`check_features` / :func:`check_labels`; the test
-    pair is optional but must come whole and match the training data's attributes and labels."""
+def check_training_data(X, Y, X_test=None, Y_test=None, check_outputs=None, outputs: str = "labels"):
+    """(X, Y, X_test, Y_test) checked like :func:`check_features` / ``check_outputs`` (default
+    :func:`check_labels`; a regressor's real targets have their own, ``outputs`` naming them); the test
+    pair is optional but must come whole and match the training data's attributes and outputs."""
+    check_outputs = check_labels if check_outputs is None else check_outputs
     Xc = check_features(X)
-    Yc = check_labels(Y, Xc.shape[0])
+    Yc = check_outputs(Y, Xc.shape[0])
     if (X_test is None) != (Y_test is None):
         raise ValueError("give both X_test and Y_test, or neither")
     Xv = Yv = None
     if X_test is not None:
         Xv = check_features(X_test, "X_test")
-        Yv = check_labels(Y_test, Xv.shape[0], "Y_test")
+        Yv = check_outputs(Y_test, Xv.shape[0], "Y_test")
         if Xv.shape[1] != Xc.shape[1]:
             raise ValueError(f"X_test has {Xv.shape[1]} attributes, X has {Xc.shape[1]}")
         if Yv.shape[1] != Yc.shape[1]:
-            raise ValueError(f"Y_test has {Yv.shape[1]} labels, Y has {Yc.shape[1]}")
+            raise ValueError(f"Y_test has {Yv.shape[1]} {outputs}, Y has {Yc.shape[1]}")
     return Xc, Yc, Xv, Yv
 
 

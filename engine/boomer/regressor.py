@@ -15,7 +15,7 @@ from ..core.regression_losses import REGRESSION_LOSSES
 from ..learner import TrainingData
 from ..model import RuleModel
 from ..options import OPTIONS, option_help
-from ..validation import check_features, feature_names_of
+from ..validation import check_training_data, feature_names_of
 from .estimator import BoomerClassifier
 from .regression import check_targets
 
@@ -142,18 +142,7 @@ class BoomerRegressor(RegressorMixin, BoomerClassifier):
         self._one_output_y = Y.ndim == 1
         if np.iscomplexobj(Y):  # scikit-learn's wording
             raise ValueError("Complex data not supported: the targets y must be real numbers")
-        Xc = check_features(X)
-        Yc = check_targets(Y, Xc.shape[0])
-        if (X_test is None) != (Y_test is None):
-            raise ValueError("give both X_test and Y_test, or neither")
-        Xv = Yv = None
-        if X_test is not None:
-            Xv = check_features(X_test, "X_test")
-            Yv = check_targets(Y_test, Xv.shape[0], "Y_test")
-            if Xv.shape[1] != Xc.shape[1]:
-                raise ValueError(f"X_test has {Xv.shape[1]} attributes, X has {Xc.shape[1]}")
-            if Yv.shape[1] != Yc.shape[1]:
-                raise ValueError(f"Y_test has {Yv.shape[1]} targets, y has {Yc.shape[1]}")
+        Xc, Yc, Xv, Yv = check_training_data(X, Y, X_test, Y_test, check_targets, "targets")
         names = feature_names_of(X)
         if names is None:
             self.__dict__.pop("feature_names_in_", None)
