@@ -218,8 +218,9 @@ def _predictors_on_reference_scores(settings: dict, ref: dict, Y_train) -> tuple
     return pred, model
 
 
-@pytest.fixture(scope="module")
-def emotions_split():
+def emotions_arrays():
+    """(X_train, Y_train, X_test) of the parity suites' emotions split (a third for testing, seed 0), float64
+    features and uint8 labels as both learners are given them; skips when the shared data are absent."""
     path = DATA_DIR / "emotions.arff"
     if not path.exists():
         pytest.skip(f"emotions.arff not found in {DATA_DIR}")
@@ -228,6 +229,11 @@ def emotions_split():
     train, test = load(path).train_test_split(1 / 3, seed=0)
     return (np.asarray(train.X, dtype=np.float64), np.asarray(train.Y, dtype=np.uint8),
             np.asarray(test.X, dtype=np.float64))
+
+
+@pytest.fixture(scope="module")
+def emotions_split():
+    return emotions_arrays()
 
 
 @pytest.mark.parametrize("settings", [

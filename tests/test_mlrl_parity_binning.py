@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from engine.boomer import BoomerClassifier
-from test_mlrl_parity import _WHY, DATA_DIR, _ask
+from test_mlrl_parity import _WHY, _ask, emotions_arrays
 from test_scale_features import BINNED_BAGGING, BINNED_BAGGING_CASES, binned_bagging_data, out_of_sample_weights
 
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
@@ -68,17 +68,6 @@ BINNED = dict(loss="logistic-decomposable", head_type="complete", max_rules=11, 
 EMOTIONS_TIES = {("equal-frequency", 5): ((65, "<=", 101.0), (67, "<=", 202.0))}
 
 
-def _emotions(tmp_path):
-    from engine.datasets import load
-
-    path = DATA_DIR / "emotions.arff"
-    if not path.exists():
-        pytest.skip(f"emotions.arff not found in {DATA_DIR}")
-    train, test = load(path).train_test_split(1 / 3, seed=0)
-    return (np.asarray(train.X, dtype=np.float64), np.asarray(train.Y, dtype=np.uint8),
-            np.asarray(test.X, dtype=np.float64))
-
-
 def _covers(conditions, X):
     covered = np.ones(X.shape[0], dtype=bool)
     for j, op, t in conditions:
@@ -112,7 +101,7 @@ def test_same_rules_and_predictions_as_the_reference_on_emotions(method, tmp_pat
     """Deterministic settings, rules of up to three conditions (the second and third searched on the
     reference's filtered bin vectors): the first 10 rules are the reference's, but for the named exact ties;
     the test predictions are the reference's wherever the tied conditions agree."""
-    X, Y, X_test = _emotions(tmp_path)
+    X, Y, X_test = emotions_arrays()
     data = tmp_path / "data.npz"
     np.savez(data, X_train=X, Y_train=Y, X_test=X_test)
     settings = {**BINNED, "feature_binning": method}
@@ -172,7 +161,7 @@ def test_full_length_first_rule_on_emotions_differs_from_the_references_by_exact
     and (63 > 0.06413) both leave out the same one of its 74 covered examples (we take 28, the reference 63
     and 28 next); its last, (9 <= 0.70618) against the reference's (42 > 0.18448), another: nine conditions
     each, the same head."""
-    X, Y, X_test = _emotions(tmp_path)
+    X, Y, X_test = emotions_arrays()
     data = tmp_path / "data.npz"
     np.savez(data, X_train=X, Y_train=Y, X_test=X_test)
     settings = {**BINNED, "feature_binning": "equal-width", "rule_induction": "top-down-greedy", "max_rules": 2}

@@ -26,7 +26,7 @@ from engine.boomer import BoomerClassifier
 from engine.core.boosting import covered_sums
 from engine.core.heads import head_quality
 from engine.core.losses import LOSS_CODES, LOSSES, is_decomposable, n_hessian_entries, update_statistics
-from test_mlrl_parity import _WHY, DATA_DIR, _ask  # noqa: E402 - the shared driver
+from test_mlrl_parity import _WHY, _ask, emotions_arrays  # noqa: E402 - the shared driver
 
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
 
@@ -55,14 +55,7 @@ TIES = {
 
 @pytest.fixture(scope="module")
 def emotions(tmp_path_factory):
-    path = DATA_DIR / "emotions.arff"
-    if not path.exists():
-        pytest.skip(f"emotions.arff not found in {DATA_DIR}")
-    from engine.datasets import load
-
-    train, test = load(path).train_test_split(1 / 3, seed=0)
-    X, Y, X_test = (np.asarray(train.X, dtype=np.float64), np.asarray(train.Y, dtype=np.uint8),
-                    np.asarray(test.X, dtype=np.float64))
+    X, Y, X_test = emotions_arrays()
     data = tmp_path_factory.mktemp("emotions") / "emotions.npz"
     np.savez(data, X_train=X, Y_train=Y, X_test=X_test)
     return X, Y, X_test, str(data)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from engine.boomer import BoomerClassifier
-from test_mlrl_parity import _WHY, DATA_DIR, _ask  # noqa: E402 - the shared driver
+from test_mlrl_parity import _WHY, _ask, emotions_arrays  # noqa: E402 - the shared driver
 
 pytestmark = pytest.mark.skipif(_WHY is not None, reason=_WHY or "")
 
@@ -114,13 +114,7 @@ def test_holdout_splits_are_the_references(holdout, seed, emotions_train, tmp_pa
 
 @pytest.fixture(scope="module")
 def emotions_train():
-    path = DATA_DIR / "emotions.arff"
-    if not path.exists():
-        pytest.skip(f"emotions.arff not found in {DATA_DIR}")
-    from engine.datasets import load
-
-    train, _ = load(path).train_test_split(1 / 3, seed=0)
-    return np.asarray(train.X, dtype=np.float64), np.asarray(train.Y, dtype=np.uint8)
+    return emotions_arrays()[:2]
 
 
 def _covers(conditions, X) -> np.ndarray:
