@@ -131,22 +131,23 @@ _REFERENCE = False  # rebound by specialise(): seg[j, 3] may choose mlrl-boomer'
 
 
 def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, rows, values, keys, weight, n_valid,
-               op_side, op_rest, best, cancel, mode, t_low, n_below):
+               op_side, op_rest, best, cancel, mode, t_low, n_below, count, prev):
     """One direction of the numeric walk: ascending over the negatives (``step`` 1, stopping at the
     first value >= 0 unless cached) or descending over the positives down to ``t_stop`` (``step`` -1).
     ``mode`` is the search (``SEARCH_*``); mlrl-boomer's searches need, descending, the position
     ``t_low`` of the last entry the walk adds and the number ``n_below`` of examples below the positives.
+    :data:`SEARCH_BINNED_FILTERED` walks ascending over every entry, continuing a prefix of ``count``
+    examples whose last value was ``prev`` (0 and 0.0 otherwise), and leaves the cache as it is.
     Returns (not cancelled, examples added, last value, the value added before it, next compaction
     slot, where the walk stopped, best)."""
-    count = 0
-    prev = 0.0
+    filtered = mode == SEARCH_BINNED_FILTERED
     before = 0.0
     prev_key = keys[t] if 0 <= t < keys.shape[0] else np.float32(0.0)
     w = t
     far = weight.shape[0] >= PREFETCH_MIN_EXAMPLES
     while (t < t_stop) if step > 0 else (t >= t_stop):
         idx = cache[t] if use_cache else t
-        if step > 0 and not use_cache and values[idx] >= 0.0:
+        if step > 0 and not use_cache and values[idx] >= 0.0 and not filtered:
             break
         if far:
             # two stages on compacted entries: their index entries (gathered from the attribute's) twice as
@@ -170,7 +171,7 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         i = rows[idx]
         if weight[i] <= 0:
             continue
-        if _COMPACT:
+        if _COMPACT and not filtered:
             cache[w] = idx
             w += step
         v = values[idx]
@@ -181,6 +182,12 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
             offer = key != prev_key  # mlrl-boomer's searches: keys equal within float32's epsilon (search_keys)
             if mode == SEARCH_OURS:
                 threshold = 0.5 * (prev + v)
+            elif filtered:  # the zeros (mlrl-boomer's sparse bin) always on the other side
+                offer = v != prev
+                threshold = prev + 0.5
+                if prev >= 0.0:
+                    o_side = OP_LEQ_NONZERO
+                    o_rest = OP_GT_OR_ZERO
             elif mode == SEARCH_BINNED or mode == SEARCH_BINNED_EXACT:
                 threshold = (prev if step > 0 else v) + 0.5
             else:
@@ -212,40 +219,6 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         prev = v
         prev_key = key
     return True, count, prev, before, w, t, best
-
-
-def _walk_filtered(ctx, S1, S2, A1, A2, start, end, negatives_end, positives_start, use_cache, cache, rows, values,
-                   weight, n_valid, best, cancel):
-    """:data:`SEARCH_BINNED_FILTERED`: the non-zero bins ascending (on compacted entries the negatives in
-    ``cache[start:negatives_end]``, the positives in ``cache[positives_start:end]``), each split's prefix
-    the covered examples of the bins up to it, the zeros always on the other side."""
-    count = 0
-    prev = 0.0
-    for part in range(2):
-        t = start
-        t_stop = end
-        if use_cache:
-            t = start if part == 0 else positives_start
-            t_stop = negatives_end if part == 0 else end
-        elif part == 1:
-            break
-        while t < t_stop:
-            if (t & CANCEL_POLL_MASK) == 0 and cancel[0] != 0:
-                return False, best
-            idx = cache[t] if use_cache else t
-            t += 1
-            i = rows[idx]
-            if weight[i] <= 0:
-                continue
-            v = values[idx]
-            if count > 0 and v != prev:
-                op_side = OP_LEQ if prev < 0.0 else OP_LEQ_NONZERO
-                op_rest = OP_GT if prev < 0.0 else OP_GT_OR_ZERO
-                best = _consider(ctx, A1, A2, 0, count, n_valid, op_side, op_rest, prev + 0.5, best)
-            _add(ctx, S1, S2, A1, A2, 0, i, weight[i])
-            count += 1
-            prev = v
-    return True, best
 
 
 def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, S1, S2,
@@ -308,22 +281,26 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
         seg[j, 0] = 0  # invalid while being rewritten (e.g. if cancelled)
     mode = seg[j, 3] if _REFERENCE and seg.shape[1] > 3 else SEARCH_OURS
     binned = mode == SEARCH_BINNED or mode == SEARCH_BINNED_EXACT
-    if mode == SEARCH_BINNED_FILTERED:
-        ok, best = _walk_filtered(ctx, S1, S2, A1, A2, start, end, seg[j, 1], seg[j, 2], use_cache, cache, rows,
-                                  values, weight, n_valid, best, cancel)
-        if _COMPACT and use_cache:
-            seg[j, 0] = 1  # the cache is left as it was: still every covered entry
-        return ok, best
-    # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t".  One
-    # call site for both directions (and one below for both boundaries): each inlined copy of the
-    # hooks costs seconds of compile time on a fresh install
+    filtered = mode == SEARCH_BINNED_FILTERED
+    # negatives ascending: the prefix "x <= t"; then positives descending: the suffix "x > t" (filtered: the
+    # non-zero bins ascending, on compacted entries the negatives, then the positives, each split's prefix
+    # the covered examples of the bins up to it).  One call site for every direction (and one below for
+    # both boundaries): each inlined copy of the hooks costs seconds of compile time on a fresh install
     n_prefix = n_suffix = 0
     last_negative = first_positive = second_positive = 0.0
     negatives_end = positives_start = 0
     negatives_stop = end
     t_low = -1
+    count = 0
+    last = 0.0
     for direction in range(2):
-        if direction == 0:
+        if filtered:
+            if direction == 1 and not use_cache:
+                break
+            side, t, t_stop, step, op_side, op_rest = 0, start, seg[j, 1] if use_cache else end, 1, OP_LEQ, OP_GT
+            if direction == 1:
+                t, t_stop = seg[j, 2], end
+        elif direction == 0:
             side, t, t_stop, step, op_side, op_rest = 0, start, seg[j, 1] if use_cache else end, 1, OP_LEQ, OP_GT
         else:
             side, t, t_stop, step, op_side, op_rest = (1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1,
@@ -335,13 +312,20 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
                         break
         ok, count, last, before, w, stop, best = _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache,
                                                             cache, rows, values, keys, weight, n_valid, op_side,
-                                                            op_rest, best, cancel, mode, t_low, n_prefix)
+                                                            op_rest, best, cancel, mode, t_low, n_prefix,
+                                                            count if filtered else 0, last if filtered else 0.0)
         if not ok:
             return False, best
+        if filtered:
+            continue
         if direction == 0:
             n_prefix, last_negative, negatives_end, negatives_stop = count, last, w, stop
         else:
             n_suffix, first_positive, second_positive, positives_start = count, last, before, w
+    if filtered:
+        if _COMPACT and use_cache:
+            seg[j, 0] = 1  # the cache is left as it was: still every covered entry
+        return True, best
     if _COMPACT:
         seg[j, 1] = negatives_end
         seg[j, 2] = positives_start + 1
@@ -412,8 +396,6 @@ def specialise(name: str, compact: bool = False, reference: bool = False, **hook
         raise TypeError(f"unknown hook(s) {sorted(unknown)}")
     names = {**hooks, "_COMPACT": bool(compact), "_REFERENCE": bool(reference)}
     names["_walk_side"] = njit(cache=True, nogil=True, inline="always")(rebound(_walk_side, name + "_side", **names))
-    names["_walk_filtered"] = njit(cache=True, nogil=True, inline="always")(
-        rebound(_walk_filtered, name + "_filtered", **names))
     return njit(cache=True, nogil=True)(rebound(walk_attribute, name, **names))
 
 
