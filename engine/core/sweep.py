@@ -291,17 +291,14 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     negatives_end = positives_start = 0
     negatives_stop = end
     t_low = -1
-    count = 0
-    last = 0.0
+    count, last = 0, 0.0
     for direction in range(2):
-        if filtered:
-            if direction == 1 and not use_cache:
-                break
+        if filtered and direction == 1 and not use_cache:
+            break
+        if direction == 0 or filtered:
             side, t, t_stop, step, op_side, op_rest = 0, start, seg[j, 1] if use_cache else end, 1, OP_LEQ, OP_GT
-            if direction == 1:
+            if direction == 1:  # filtered: the cached positives, ascending
                 t, t_stop = seg[j, 2], end
-        elif direction == 0:
-            side, t, t_stop, step, op_side, op_rest = 0, start, seg[j, 1] if use_cache else end, 1, OP_LEQ, OP_GT
         else:
             side, t, t_stop, step, op_side, op_rest = (1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1,
                                                        OP_GT, OP_LEQ)

@@ -44,83 +44,112 @@ def load_svmlight(path, n_labels: int | None = None, n_features: int | None = No
     text = data.decode("utf-8-sig", errors="replace")
     if not text.strip():
         raise DatasetFormatError(path, "the file is empty")
-    label_rows: list[int] = []
-    label_cols: list[int] = []
-    row_lines: list[int] = []
-    suspicious = 0  # first line that starts with a feature out of order
-    counts: list[int] = []
-    index_tokens: list[str] = []
-    value_tokens: list[str] = []
-    fields: list[tuple[int, str, int]] = []  # (row, label field, line) of a regression file
     regression = task == "regression" or (task is None and _real_valued_fields(text))
+    lines = _Lines()
     for line_no, line in enumerate(text.splitlines(), 1):
-        line = line.split("#", 1)[0]
-        tokens = line.split()
-        if not tokens:
-            continue
-        row = len(row_lines)
-        if ":" in tokens[0]:
-            features = tokens
-            if not suspicious and len(tokens) > 1 and _index_of(tokens[0]) >= _index_of(tokens[1]) >= 0:
-                suspicious = line_no  # e.g. '2:3 1:0.5': a label field written with ':'?
-        elif regression:
-            features = tokens[1:]
-            fields.append((row, tokens[0], line_no))
-        else:
-            features = tokens[1:]
-            for label in tokens[0].split(","):
-                if not (label.isascii() and label.isdigit()):
-                    raise DatasetFormatError(path, f"bad label '{label}' (labels are integers >= 0, "
-                                                   "separated by commas)", line_no)
-                if n_labels is not None and int(label) >= n_labels:
-                    raise DatasetFormatError(path, f"label {label} out of range 0..{n_labels - 1}", line_no)
-                if int(label) >= MAX_LABELS:
-                    raise DatasetFormatError(path, f"label {label} is beyond the {MAX_LABELS} labels this tool "
-                                                   "handles", line_no)
-                label_rows.append(row)
-                label_cols.append(int(label))
-        pairs = [token.split(":") for token in features if not token.startswith("qid:")]
-        if not all(len(pair) == 2 for pair in pairs):
-            bad = next(":".join(pair) for pair in pairs if len(pair) != 2)
-            raise DatasetFormatError(path, f"bad token '{bad}' (expected <index>:<value>)", line_no)
-        index_tokens.extend([pair[0] for pair in pairs])
-        value_tokens.extend([pair[1] for pair in pairs])
-        counts.append(len(pairs))
-        row_lines.append(line_no)
-    if suspicious:
-        warnings.warn(DatasetWarning(
-            f"{path.name}, line {suspicious}: the line has no label field and its first feature index is not "
-            f"below the next one (features must be in increasing order); if the first token was meant as "
-            f"labels, separate them with ',' (e.g. '2,3')"), stacklevel=3)
-    if data.rstrip(b" \t") and not data.rstrip(b" \t").endswith((b"\n", b"\r")):
-        warnings.warn(DatasetWarning(f"{path.name}: the last line has no line end; the file may be truncated "
-                                     f"(line {row_lines[-1] if row_lines else 1})"), stacklevel=3)
-    rows = np.repeat(np.arange(len(row_lines)), counts)
-    indices, values = _numbers(path, index_tokens, value_tokens, rows, row_lines)
-    _check_values(path, indices, values, rows, row_lines)
+        lines.read(path, line_no, line, regression, n_labels)
+    _warn_about(path, data, lines)
+    rows = np.repeat(np.arange(len(lines.row_lines)), lines.counts)
+    indices, values = _numbers(path, lines.index_tokens, lines.value_tokens, rows, lines.row_lines)
+    _check_values(path, indices, values, rows, lines.row_lines)
     offset = 0 if indices.size and indices.min() == 0 else 1
     n_file = int(indices.max()) + 1 - offset if indices.size else 0
     if n_features is not None and n_file > n_features:
         i = int(np.argmax(indices))
         raise DatasetFormatError(path, f"feature index {indices[i]} beyond the {n_features} attributes given "
-                                       f"(n_features)", row_lines[int(rows[i])])
+                                       f"(n_features)", lines.row_lines[int(rows[i])])
     n_features = n_file if n_features is None else n_features
     if n_features < 1:  # found by the fuzz target: a data set of no attributes cannot be trained on
         raise DatasetFormatError(path, "no attributes: no line has a feature and n_features is not given")
-    X = _matrix(rows, indices - offset, values, len(row_lines), n_features)
+    X = _matrix(rows, indices - offset, values, len(lines.row_lines), n_features)
     if regression:
-        Y = _targets(path, fields, row_lines)
+        Y = _targets(path, lines.fields, lines.row_lines)
         return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),
                        label_names=[f"y{k}" for k in range(Y.shape[1])], name=path.stem, source=str(path),
                        task="regression")
-    K = n_labels if n_labels is not None else (max(label_cols) + 1 if label_cols else 0)
+    Y = _label_matrix(path, lines, n_labels)
+    return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),
+                   label_names=[f"y{k}" for k in range(Y.shape[1])], name=path.stem, source=str(path))
+
+
+class _Lines:
+    """What the lines of a file hold, token by token, before any number is parsed."""
+
+    def __init__(self):
+        self.label_rows: list[int] = []
+        self.label_cols: list[int] = []
+        self.row_lines: list[int] = []
+        self.suspicious = 0  # first line that starts with a feature out of order
+        self.counts: list[int] = []
+        self.index_tokens: list[str] = []
+        self.value_tokens: list[str] = []
+        self.fields: list[tuple[int, str, int]] = []  # (row, label field, line) of a regression file
+
+    def read(self, path, line_no: int, line: str, regression: bool, n_labels) -> None:
+        """Take one line (comments and blank lines ignored)."""
+        tokens = line.split("#", 1)[0].split()
+        if not tokens:
+            return
+        row = len(self.row_lines)
+        if ":" in tokens[0]:
+            features = tokens
+            if not self.suspicious and len(tokens) > 1 and _index_of(tokens[0]) >= _index_of(tokens[1]) >= 0:
+                self.suspicious = line_no  # e.g. '2:3 1:0.5': a label field written with ':'?
+        elif regression:
+            features = tokens[1:]
+            self.fields.append((row, tokens[0], line_no))
+        else:
+            features = tokens[1:]
+            for label in _labels_of(path, tokens[0], n_labels, line_no):
+                self.label_rows.append(row)
+                self.label_cols.append(label)
+        pairs = [token.split(":") for token in features if not token.startswith("qid:")]
+        if not all(len(pair) == 2 for pair in pairs):
+            bad = next(":".join(pair) for pair in pairs if len(pair) != 2)
+            raise DatasetFormatError(path, f"bad token '{bad}' (expected <index>:<value>)", line_no)
+        self.index_tokens.extend([pair[0] for pair in pairs])
+        self.value_tokens.extend([pair[1] for pair in pairs])
+        self.counts.append(len(pairs))
+        self.row_lines.append(line_no)
+
+
+def _labels_of(path, field: str, n_labels, line_no: int) -> list[int]:
+    """The label indices of a label field ``l1,l2,...``, each checked."""
+    labels = []
+    for label in field.split(","):
+        if not (label.isascii() and label.isdigit()):
+            raise DatasetFormatError(path, f"bad label '{label}' (labels are integers >= 0, "
+                                           "separated by commas)", line_no)
+        if n_labels is not None and int(label) >= n_labels:
+            raise DatasetFormatError(path, f"label {label} out of range 0..{n_labels - 1}", line_no)
+        if int(label) >= MAX_LABELS:
+            raise DatasetFormatError(path, f"label {label} is beyond the {MAX_LABELS} labels this tool "
+                                           "handles", line_no)
+        labels.append(int(label))
+    return labels
+
+
+def _warn_about(path, data: bytes, lines: _Lines) -> None:
+    """A label field that looks written as a feature, and a last line without its end."""
+    if lines.suspicious:
+        warnings.warn(DatasetWarning(
+            f"{path.name}, line {lines.suspicious}: the line has no label field and its first feature index is "
+            f"not below the next one (features must be in increasing order); if the first token was meant as "
+            f"labels, separate them with ',' (e.g. '2,3')"), stacklevel=4)
+    if data.rstrip(b" \t") and not data.rstrip(b" \t").endswith((b"\n", b"\r")):
+        warnings.warn(DatasetWarning(f"{path.name}: the last line has no line end; the file may be truncated "
+                                     f"(line {lines.row_lines[-1] if lines.row_lines else 1})"), stacklevel=4)
+
+
+def _label_matrix(path, lines: _Lines, n_labels) -> np.ndarray:
+    """The N x K 0/1 label matrix (K = ``n_labels``, else the largest label + 1)."""
+    K = n_labels if n_labels is not None else (max(lines.label_cols) + 1 if lines.label_cols else 0)
     if K < 1:
         raise DatasetFormatError(path, "no labels: no line has a label and n_labels is not given")
-    check_table_size(path, len(row_lines), K, 1, "labels")
-    Y = np.zeros((len(row_lines), K), dtype=np.uint8)
-    Y[label_rows, label_cols] = 1
-    return Dataset(X=X, Y=Y, feature_names=_feature_names(n_features, offset),
-                   label_names=[f"y{k}" for k in range(K)], name=path.stem, source=str(path))
+    check_table_size(path, len(lines.row_lines), K, 1, "labels")
+    Y = np.zeros((len(lines.row_lines), K), dtype=np.uint8)
+    Y[lines.label_rows, lines.label_cols] = 1
+    return Y
 
 
 def _real_valued_fields(text: str) -> bool:
