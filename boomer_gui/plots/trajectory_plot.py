@@ -555,9 +555,11 @@ class TrajectoryPlot(QWidget):
         return [label.get_window_extent() for label in self._axis_labels]
 
     def _update_run_names(self) -> None:
-        """The runs' legend beside the tabs lists the visible runs."""
-        self.run_legend.set_runs(self._visible_runs())
+        """The runs' legend beside the tabs lists the visible runs drawn on the tab in front: a regression
+        run's on the MSE and MAE tab, a classification run's on the other two."""
         self._show_regression_tab()
+        regression_tab = self.tabs.currentIndex() == REGRESSION_TAB
+        self.run_legend.set_runs([r for r in self._visible_runs() if bool(r.regression) == regression_tab])
 
     # -- data -------------------------------------------------------------------------------
     def set_bayes_point(self, point: tuple[float, float] | None) -> None:
@@ -716,6 +718,7 @@ class TrajectoryPlot(QWidget):
         self.traj_tools.setVisible(tab == 0)
         self.loss_tools.setVisible(tab == 1)
         self.reg_tools.setVisible(tab == REGRESSION_TAB)
+        self._update_run_names()
         self._dirty_full[tab] = True
         self._schedule()
 

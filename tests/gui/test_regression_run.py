@@ -111,6 +111,19 @@ def test_a_regression_run_streams_rules_and_plots_the_engines_mse_and_mae(qtbot,
     assert errors == []
 
 
+def test_the_runs_legend_lists_the_runs_drawn_on_the_tab_in_front(qtbot, both, errors):
+    window, classification, regression = both
+    plot = window.plot
+    assert plot.tabs.currentIndex() == REGRESSION_TAB  # the regression run is the live one
+    qtbot.waitUntil(lambda: plot.run_legend.names() == [regression.name])
+    for tab in (0, 1):  # trajectory and losses: the classification run's lines only
+        plot.tabs.setCurrentIndex(tab)
+        assert plot.run_legend.names() == [classification.name]
+    plot.tabs.setCurrentIndex(REGRESSION_TAB)
+    assert plot.run_legend.names() == [regression.name]
+    assert errors == []
+
+
 def test_the_data_panel_shows_target_ranges_of_regression_data(qtbot, make_window, errors):
     window = make_window()
     assert window.data_panel.labels_table.horizontalHeaderItem(1).text() == "frequency"
