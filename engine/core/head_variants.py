@@ -361,6 +361,15 @@ def assign_bins_into(g, h, full_hessian, params, l2, l1, bins, sizes, crit):
         crit[k] = w
         ranges = _widen(ranges, w)
     b_neg, b_pos = _cleared_bins(ranges, params, sizes)
+    if b_neg <= 1 and b_pos <= 1:  # a bin per sign at most (K <= 25 at the default ratio): the bin is the sign
+        for k in range(K):
+            w = crit[k]
+            bins[k] = 0 if w < 0.0 else (b_neg if w > 0.0 else -1)
+        if b_neg == 1:
+            sizes[0] = ranges[0]
+        if b_pos == 1:
+            sizes[b_neg] = ranges[3]
+        return b_neg + b_pos
     span_neg = (ranges[2] - ranges[1]) / b_neg if b_neg > 0 else 0.0
     span_pos = (ranges[5] - ranges[4]) / b_pos if b_pos > 0 else 0.0
     for k in range(K):
