@@ -330,6 +330,15 @@ def _bin_index(w, ranges, b_neg, b_pos):
     return -1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _bin_in_side(w, low, span, n_bins):
+    """:func:`_bin_of` with the side's ``span`` = (high - low) / n_bins computed once; a side of one bin needs
+    no division (its floor is 0 whenever w >= low)."""
+    if n_bins == 1 or span <= 0.0:
+        return 0
+    return min(int(math.floor((w - low) / span)), n_bins - 1)
+
+
 @njit(cache=True, nogil=True)
 def assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes):
     """GBLB (Rapp et al. 2021) as mlrl-boomer's equal-width label binning: every label's optimal score
@@ -338,13 +347,38 @@ def assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes):
     ratio, min and max bins; :func:`side_bins`); -1: score 0, no bin.  Returns the number of bins
     (negatives first), with label counts in ``sizes``; ``bins``/``sizes`` slots up to
     2 x ``params[3]`` are reset."""
+    return assign_bins_into(g, h, full_hessian, params, l2, l1, bins, sizes, np.empty(g.shape[0]))
+
+
+@njit(cache=True, nogil=True)
+def assign_bins_into(g, h, full_hessian, params, l2, l1, bins, sizes, crit):
+    """:func:`assign_bins` with float scratch ``crit`` (K): each label's criterion computed once (one
+    division per label, the per-candidate cost of label binning), each side's bin width once."""
     K = g.shape[0]
     ranges = _NO_RANGES
     for k in range(K):
-        ranges = _widen(ranges, _bin_criterion(g, h, full_hessian, k, l2, l1))
+        w = _bin_criterion(g, h, full_hessian, k, l2, l1)
+        crit[k] = w
+        ranges = _widen(ranges, w)
     b_neg, b_pos = _cleared_bins(ranges, params, sizes)
+    if b_neg <= 1 and b_pos <= 1:  # a bin per sign at most (K <= 25 at the default ratio): the bin is the sign
+        for k in range(K):
+            w = crit[k]
+            bins[k] = 0 if w < 0.0 else (b_neg if w > 0.0 else -1)
+        if b_neg == 1:
+            sizes[0] = ranges[0]
+        if b_pos == 1:
+            sizes[b_neg] = ranges[3]
+        return b_neg + b_pos
+    span_neg = (ranges[2] - ranges[1]) / b_neg if b_neg > 0 else 0.0
+    span_pos = (ranges[5] - ranges[4]) / b_pos if b_pos > 0 else 0.0
     for k in range(K):
-        b = _bin_index(_bin_criterion(g, h, full_hessian, k, l2, l1), ranges, b_neg, b_pos)
+        w = crit[k]
+        b = -1
+        if w < 0.0:
+            b = _bin_in_side(w, ranges[1], span_neg, b_neg)
+        elif w > 0.0:
+            b = b_neg + _bin_in_side(w, ranges[4], span_pos, b_pos)
         bins[k] = b
         if b >= 0:
             sizes[b] += 1
@@ -399,35 +433,76 @@ def _binned_system(g, h, full_hessian, params, l2, l1, bins, sizes, slot, sub_g,
     """Aggregate the statistics per non-empty bin; ``slot`` maps a bin to its row.  Returns the
     number of non-empty bins; the L2 weight of a bin is lambda * size (added as lambda * (size - 1)
     because the solvers add lambda once).  As in mlrl-boomer 0.15.6 a bin's diagonal entry sums its
-    labels' diagonal entries only: the Hessian entries between two labels of one bin are left out."""
+    labels' diagonal entries only: the Hessian entries between two labels of one bin are left out
+    (:func:`_sum_between_bins` visits only the pairs of two bins)."""
     K = g.shape[0]
-    total = assign_bins(g, h, full_hessian, params, l2, l1, bins, sizes)
+    crit = sub_g if sub_g.shape[0] >= K else np.empty(K)  # sub_g is written only after the bins are chosen
+    total = assign_bins_into(g, h, full_hessian, params, l2, l1, bins, sizes, crit)
     m = _empty_bin_system(sizes, total, params, full_hessian, slot, sub_g, sub_h)
-    for k in range(K):
-        if bins[k] < 0:
-            continue
-        a = slot[bins[k]]
-        sub_g[a] += g[k]
-        if full_hessian:
-            for l in range(k, K):
-                if bins[l] < 0:
-                    continue
-                c = slot[bins[l]]
-                v = h[packed_index(k, l, K)]
-                if a == c:
-                    if l == k:
-                        sub_h[packed_index(a, a, m)] += v
-                elif a < c:
-                    sub_h[packed_index(a, c, m)] += v
-                else:
-                    sub_h[packed_index(c, a, m)] += v
-        else:
-            sub_h[a] += h[k]
+    if full_hessian:
+        n_slots = max(total, 2 * int(params[3]))  # slot's entries past these are free (scratch of the sums)
+        _sum_between_bins(g, h, bins, slot, m, sub_g, sub_h, slot[n_slots:])
+    else:
+        for k in range(K):
+            if bins[k] >= 0:
+                a = slot[bins[k]]
+                sub_g[a] += g[k]
+                sub_h[a] += h[k]
     for b in range(total):
         if slot[b] >= 0:
             a = slot[b]
             sub_h[packed_index(a, a, m) if full_hessian else a] += l2 * (sizes[b] - 1)
     return m
+
+
+@njit(cache=True, nogil=True)
+def _sum_between_bins(g, h, bins, slot, m, sub_g, sub_h, work):
+    """The gradients and packed Hessian ``h`` of K labels summed into the m rows of their bins: a row's
+    diagonal sums its labels' diagonal entries, entry (a, c) the entries between a label of row a and one
+    of row c.  The labels of each row are listed in ascending order, so for each label k (ascending) the
+    entries (k, l), l > k, of every other row are added in ascending l: every sum takes its terms in the
+    order of the pairwise loop over (k, l), k <= l, bit for bit, without visiting the pairs inside a bin
+    (most of them: at K = 20 labels and one bin of each sign, about 50 of 190 pairs lie between bins).
+    ``work``: int scratch of K + 2m + 1 entries (allocated here when shorter)."""
+    K = g.shape[0]
+    if work.shape[0] < K + 2 * m + 1:
+        work = np.empty(K + 2 * m + 1, dtype=np.int64)
+    order = work[:K]
+    start = work[K:K + m + 1]  # row a's labels: order[start[a]:start[a + 1]]
+    nxt = work[K + m + 1:K + 2 * m + 1]  # per row: its first label above every label visited so far
+    for a in range(m + 1):
+        start[a] = 0
+    for k in range(K):
+        if bins[k] >= 0:
+            start[slot[bins[k]] + 1] += 1
+    for a in range(m):
+        start[a + 1] += start[a]
+    for a in range(m):
+        nxt[a] = start[a]
+    for k in range(K):
+        if bins[k] >= 0:
+            a = slot[bins[k]]
+            order[nxt[a]] = k
+            nxt[a] += 1
+    for a in range(m):
+        nxt[a] = start[a]
+    for k in range(K):
+        if bins[k] < 0:
+            continue
+        a = slot[bins[k]]
+        nxt[a] += 1
+        sub_g[a] += g[k]
+        pk = packed_index(k, k, K)
+        sub_h[packed_index(a, a, m)] += h[pk]
+        base = pk - k  # entry (k, l) is h[base + l]
+        for c in range(m):
+            if c == a:
+                continue
+            idx = packed_index(min(a, c), max(a, c), m)
+            acc = sub_h[idx]
+            for q in range(nxt[c], start[c + 1]):
+                acc += h[base + order[q]]
+            sub_h[idx] = acc
 
 
 @njit(cache=True, nogil=True)
