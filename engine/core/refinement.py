@@ -1035,8 +1035,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     if bagging > 0:
         bagging_weights(weights, bagging, rng_state)
     n_chol = K if full_hessian else 1  # Cholesky scratch (complete heads of non-decomposable losses)
-    # (label binning's sums use the slots past 2B as scratch, head_variants._sum_between_bins)
-    n_variant = K + 6 * int(head_params[3]) + 1 if head_mode <= HEAD_PARTIAL_FIXED else 0
+    n_variant = K + 6 * int(head_params[3]) + 1 if head_mode <= HEAD_PARTIAL_FIXED else 0  # past 2B: scratch
     n_sub = S
     if head_mode == HEAD_BINNED:  # the binned system has at most 2B rows
         n_chol = min(n_chol, 2 * int(head_params[3]))
