@@ -14,6 +14,7 @@ from numba import njit, types
 from numba.extending import get_cython_function_address
 
 LAPACK_INT = np.int32  # the Fortran integer of SciPy's LAPACK (Numba checks the same width)
+_NO_VECTORS, _LOWER = ord("N"), ord("L")  # dsyevd's character arguments (constants: no string code in kernels)
 
 
 def _routine(name: str, n_args: int) -> types.ExternalFunction:
@@ -49,8 +50,8 @@ def symmetric_eigenvalues(a, w):
     if n == 0:
         return 0
     chars = np.empty(2, dtype=np.uint8)
-    chars[0] = ord("N")  # eigenvalues only
-    chars[1] = ord("L")  # the lower triangle in Fortran's order: the upper one of ``a``
+    chars[0] = _NO_VECTORS  # eigenvalues only
+    chars[1] = _LOWER  # the lower triangle in Fortran's order: the upper one of ``a``
     ints = _ints(n, n, -1, -1, 0)  # n, lda, lwork, liwork, info
     query = np.empty(1)
     iquery = np.empty(1, dtype=LAPACK_INT)
