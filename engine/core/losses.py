@@ -150,10 +150,12 @@ def label_statistics(loss, yk, fk):
     """Gradient and Hessian of one label's term of a decomposable loss (``yk``: the label's sign, or a real
     target for the regression codes, whose statistics are the classifier's squared error's,
     :func:`.regression_losses.regression_label_statistics`)."""
+    if loss >= SQERR_REG_DEC:  # real-valued targets
+        return fk - yk, 1.0
     if loss == LOGISTIC_DEC:
         s = _sigmoid(-yk * fk)
         return -yk * s, s * (1.0 - s)
-    if loss == SQERR_DEC or loss >= SQERR_REG_DEC:
+    if loss == SQERR_DEC:
         return fk - yk, 1.0
     return hinge_residual(yk > 0.0, fk), 1.0
 
@@ -181,7 +183,7 @@ def targets_are_real(labels) -> bool:
     return np.asarray(labels).dtype.kind == "f"
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, error_model="numpy")  # no divisor is 0; vectorised loops
 def example_statistics(loss, labels, f, g, h):
     """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``
     (``labels``: the example's 0/1 labels, or its real targets: :func:`targets_are_real`)."""
@@ -193,14 +195,14 @@ def _example_statistics(loss, labels, f, g, h):
     (regression_statistics if targets_are_real(labels) else label_example_statistics)(loss, labels, f, g, h)
 
 
-@overload(_example_statistics, jit_options={"cache": True, "nogil": True})
+@overload(_example_statistics, jit_options={"cache": True, "nogil": True}, inline="always")
 def _example_statistics_overload(loss, labels, f, g, h):
     if isinstance(labels.dtype, types.Float):
         return lambda loss, labels, f, g, h: regression_statistics(loss, labels, f, g, h)
     return lambda loss, labels, f, g, h: label_example_statistics(loss, labels, f, g, h)
 
 
-@njit(cache=True, nogil=True, error_model="numpy")  # no divisor is 0; vectorised loops
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")  # (inlined: example_statistics's code)
 def label_example_statistics(loss, labels, f, g, h):
     """:func:`example_statistics` of 0/1 ``labels`` (a classification loss)."""
     K = f.shape[0]
@@ -283,14 +285,14 @@ def _example_loss(loss, labels, f):
     return (regression_example_loss if targets_are_real(labels) else label_example_loss)(loss, labels, f)
 
 
-@overload(_example_loss, jit_options={"cache": True, "nogil": True})
+@overload(_example_loss, jit_options={"cache": True, "nogil": True}, inline="always")
 def _example_loss_overload(loss, labels, f):
     if isinstance(labels.dtype, types.Float):
         return lambda loss, labels, f: regression_example_loss(loss, labels, f)
     return lambda loss, labels, f: label_example_loss(loss, labels, f)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def label_example_loss(loss, labels, f):
     """:func:`example_loss` of 0/1 ``labels`` (a classification loss)."""
     K = f.shape[0]
