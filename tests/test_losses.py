@@ -197,16 +197,16 @@ def test_the_targets_dtype_chooses_the_statistics_when_kernels_compile():
     code (engine.core.regression_losses): chosen from the type, so neither kernel compiles the other's."""
     from numba import types
 
-    from engine.core.losses import _example_loss_overload, _example_statistics_overload, targets_are_real
+    from engine.core.losses import _example_loss_overload, _real_targets_statistics_overload, targets_are_real
 
     def chosen(overload, dtype, n_args):
         impl = overload(types.int64, types.Array(dtype, 1, "C"), *[types.float64[::1]] * (n_args - 2))
         return set(impl.__code__.co_names)
 
     for dtype in (types.uint8, types.boolean):
-        assert chosen(_example_statistics_overload, dtype, 5) == {"label_example_statistics"}
+        assert chosen(_real_targets_statistics_overload, dtype, 5) == set()  # nothing: the classification code follows
         assert chosen(_example_loss_overload, dtype, 3) == {"label_example_loss"}
     for dtype in (types.float32, types.float64):
-        assert chosen(_example_statistics_overload, dtype, 5) == {"regression_statistics"}
+        assert chosen(_real_targets_statistics_overload, dtype, 5) == {"regression_statistics"}
         assert chosen(_example_loss_overload, dtype, 3) == {"regression_example_loss"}
     assert targets_are_real(np.zeros(2, dtype=np.float32)) and not targets_are_real(np.zeros(2, dtype=np.uint8))

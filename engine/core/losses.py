@@ -183,28 +183,32 @@ def targets_are_real(labels) -> bool:
     return np.asarray(labels).dtype.kind == "f"
 
 
+def real_targets_statistics(loss, labels, f, g, h) -> bool:
+    """For real targets (:func:`targets_are_real`), write their statistics (:mod:`.regression_losses`) and
+    return True; for 0/1 labels do nothing and return False (in kernels decided when they compile: a
+    classifier's kernels contain none of the regression code)."""
+    if targets_are_real(labels):
+        regression_statistics(loss, labels, f, g, h)
+        return True
+    return False
+
+
+@overload(real_targets_statistics, jit_options={"cache": True, "nogil": True}, inline="always")
+def _real_targets_statistics_overload(loss, labels, f, g, h):
+    if isinstance(labels.dtype, types.Float):
+        def regression(loss, labels, f, g, h):
+            regression_statistics(loss, labels, f, g, h)
+            return True
+        return regression
+    return lambda loss, labels, f, g, h: False
+
+
 @njit(cache=True, nogil=True, error_model="numpy")  # no divisor is 0; vectorised loops
 def example_statistics(loss, labels, f, g, h):
     """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``
     (``labels``: the example's 0/1 labels, or its real targets: :func:`targets_are_real`)."""
-    _example_statistics(loss, labels, f, g, h)
-
-
-def _example_statistics(loss, labels, f, g, h):
-    """:func:`example_statistics` of 0/1 labels or of real targets."""
-    (regression_statistics if targets_are_real(labels) else label_example_statistics)(loss, labels, f, g, h)
-
-
-@overload(_example_statistics, jit_options={"cache": True, "nogil": True}, inline="always")
-def _example_statistics_overload(loss, labels, f, g, h):
-    if isinstance(labels.dtype, types.Float):
-        return lambda loss, labels, f, g, h: regression_statistics(loss, labels, f, g, h)
-    return lambda loss, labels, f, g, h: label_example_statistics(loss, labels, f, g, h)
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")  # (inlined: example_statistics's code)
-def label_example_statistics(loss, labels, f, g, h):
-    """:func:`example_statistics` of 0/1 ``labels`` (a classification loss)."""
+    if real_targets_statistics(loss, labels, f, g, h):
+        return
     K = f.shape[0]
     if loss == LOGISTIC_DEC or loss == SQERR_DEC or loss == SQHINGE_DEC:
         for k in range(K):
