@@ -190,3 +190,23 @@ def test_float32_logistic_statistics_equal_libm_based_ones():
     s = np.array([1.0 / (1.0 + math.exp(-v)) if v >= 0 else math.exp(v) / (1.0 + math.exp(v)) for v in x])
     np.testing.assert_array_equal(g.astype(np.float32), (-sign * s).astype(np.float32))
     np.testing.assert_array_equal(h.astype(np.float32), (s * (1.0 - s)).astype(np.float32))
+
+
+def test_the_targets_dtype_chooses_the_statistics_when_kernels_compile():
+    """0/1 labels (uint8, bool) get the classification losses' code, real targets (floats) the regression
+    code (engine.core.regression_losses): chosen from the type, so neither kernel compiles the other's."""
+    from numba import types
+
+    from engine.core.losses import _example_loss_overload, _real_targets_statistics_overload, targets_are_real
+
+    def chosen(overload, dtype, n_args):
+        impl = overload(types.int64, types.Array(dtype, 1, "C"), *[types.float64[::1]] * (n_args - 2))
+        return set(impl.__code__.co_names)
+
+    for dtype in (types.uint8, types.boolean):
+        assert chosen(_real_targets_statistics_overload, dtype, 5) == set()  # nothing: the classification code follows
+        assert chosen(_example_loss_overload, dtype, 3) == {"label_example_loss"}
+    for dtype in (types.float32, types.float64):
+        assert chosen(_real_targets_statistics_overload, dtype, 5) == {"regression_statistics"}
+        assert chosen(_example_loss_overload, dtype, 3) == {"regression_example_loss"}
+    assert targets_are_real(np.zeros(2, dtype=np.float32)) and not targets_are_real(np.zeros(2, dtype=np.uint8))

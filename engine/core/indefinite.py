@@ -6,7 +6,9 @@ Cholesky factorisation.  mlrl-boomer 0.15.6 solves every system with LAPACK's sy
 (:mod:`.regression_losses`) can be indefinite: there the head is the system's solution, a saddle point of
 the objective, rated by the objective's value ``g.p + p'Hp / 2 + lambda |p|^2 / 2 + alpha |p|_1``.
 A matrix is taken as indefinite when its smallest eigenvalue is below -1e-9 (1 + max |H_kk|): far below the
-rounding of a positive semi-definite one, whose systems keep the Cholesky path's treatment."""
+rounding of a positive semi-definite one, whose systems keep the Cholesky path's treatment.  The eigenvalues
+and the solution are LAPACK's (:mod:`.lapack`: the routines of ``np.linalg.eigvalsh`` and ``np.linalg.solve``,
+called without Numba's wrappers, which compiled for about 4 s in every classifier's process too)."""
 from __future__ import annotations
 
 import math
@@ -14,6 +16,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .lapack import solve_symmetric, symmetric_eigenvalues
 from .losses import packed_index
 
 INDEFINITE_MARGIN = 1e-9
@@ -34,20 +37,27 @@ def _system(h, l2, K):
 @njit(cache=True, nogil=True)
 def indefinite_head(g, h, l2, l1, out):
     """Write the solution of an indefinite system into ``out`` and return its objective (see the module
-    docstring); +inf (``out`` untouched) when the matrix is not clearly indefinite or the solution is not
-    finite."""
+    docstring); +inf (``out`` untouched) when the matrix is not clearly indefinite (or not finite, or LAPACK
+    fails) or the solution is not finite (or the matrix exactly singular)."""
     K = g.shape[0]
     A = _system(h, l2, K)
     largest = 0.0
+    finite = True
     for k in range(K):
         largest = max(largest, abs(A[k, k] - l2))
-    if np.linalg.eigvalsh(A)[0] >= -INDEFINITE_MARGIN * (1.0 + largest):
+        for m in range(K):
+            finite = finite and math.isfinite(A[k, m])
+    if K == 0 or not finite:
         return math.inf
-    rhs = np.empty(K)
+    eigenvalues = np.empty(K)
+    if symmetric_eigenvalues(A.copy(), eigenvalues) != 0 or eigenvalues[0] >= -INDEFINITE_MARGIN * (1.0 + largest):
+        return math.inf
+    p = np.empty(K)
     for k in range(K):
         gk = g[k]
-        rhs[k] = -(gk - l1 if gk > l1 else (gk + l1 if gk < -l1 else gk))
-    p = np.linalg.solve(A, rhs)
+        p[k] = -(gk - l1 if gk > l1 else (gk + l1 if gk < -l1 else gk))
+    if solve_symmetric(A, p) != 0:
+        return math.inf
     quality = 0.0
     for k in range(K):
         if not math.isfinite(p[k]):

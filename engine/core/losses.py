@@ -38,7 +38,7 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic, overload
 
-from .regression_losses import SQERR_REG_DEC, regression_example_loss, regression_label_statistics, regression_statistics
+from .regression_losses import SQERR_REG_DEC, regression_example_loss, regression_statistics
 
 LOSSES = (
     "logistic-decomposable",
@@ -147,9 +147,11 @@ def _label_sign(label):
 
 @njit(cache=True, nogil=True, inline="always")
 def label_statistics(loss, yk, fk):
-    """Gradient and Hessian of one label's term of a decomposable loss."""
-    if loss >= SQERR_REG_DEC:  # real-valued targets (.regression_losses)
-        return regression_label_statistics(yk, fk)
+    """Gradient and Hessian of one label's term of a decomposable loss (``yk``: the label's sign, or a real
+    target for the regression codes, whose statistics are the classifier's squared error's,
+    :func:`.regression_losses.regression_label_statistics`)."""
+    if loss >= SQERR_REG_DEC:  # real-valued targets
+        return fk - yk, 1.0
     if loss == LOGISTIC_DEC:
         s = _sigmoid(-yk * fk)
         return -yk * s, s * (1.0 - s)
@@ -174,12 +176,38 @@ def divide_or_zero(a, b):
     return q if math.isfinite(q) else 0.0
 
 
+def targets_are_real(labels) -> bool:
+    """Whether ``labels`` are real-valued targets (floats: regression, :mod:`.regression_losses`), not 0/1
+    labels.  In kernels the choice between the two losses' code is made from this when they compile, so a
+    classifier's kernels contain none of the regression code, and a regressor's none of the classifier's."""
+    return np.asarray(labels).dtype.kind == "f"
+
+
+def real_targets_statistics(loss, labels, f, g, h) -> bool:
+    """For real targets (:func:`targets_are_real`), write their statistics (:mod:`.regression_losses`) and
+    return True; for 0/1 labels do nothing and return False (in kernels decided when they compile: a
+    classifier's kernels contain none of the regression code)."""
+    if targets_are_real(labels):
+        regression_statistics(loss, labels, f, g, h)
+        return True
+    return False
+
+
+@overload(real_targets_statistics, jit_options={"cache": True, "nogil": True}, inline="always")
+def _real_targets_statistics_overload(loss, labels, f, g, h):
+    if isinstance(labels.dtype, types.Float):
+        def regression(loss, labels, f, g, h):
+            regression_statistics(loss, labels, f, g, h)
+            return True
+        return regression
+    return lambda loss, labels, f, g, h: False
+
+
 @njit(cache=True, nogil=True, error_model="numpy")  # no divisor is 0; vectorised loops
 def example_statistics(loss, labels, f, g, h):
     """Gradient ``g`` (K) and Hessian ``h`` (K or packed K(K+1)/2) of one example's loss at ``f``
-    (``labels``: the example's 0/1 labels)."""
-    if loss >= SQERR_REG_DEC:  # real-valued targets (.regression_losses)
-        regression_statistics(loss, labels, f, g, h)
+    (``labels``: the example's 0/1 labels, or its real targets: :func:`targets_are_real`)."""
+    if real_targets_statistics(loss, labels, f, g, h):
         return
     K = f.shape[0]
     if loss == LOGISTIC_DEC or loss == SQERR_DEC or loss == SQHINGE_DEC:
@@ -251,9 +279,26 @@ def _norm_statistics(hinge, labels, f, g, h):
 
 @njit(cache=True, nogil=True)
 def example_loss(loss, labels, f):
-    """The loss of one example with 0/1 ``labels`` at the scores ``f`` (eq. 6 and 7 for the logistic losses)."""
-    if loss >= SQERR_REG_DEC:  # real-valued targets (.regression_losses)
-        return regression_example_loss(loss, labels, f)
+    """The loss of one example with 0/1 ``labels`` at the scores ``f`` (eq. 6 and 7 for the logistic losses),
+    or with real targets (:func:`targets_are_real`, :func:`.regression_losses.regression_example_loss`)."""
+    return _example_loss(loss, labels, f)
+
+
+def _example_loss(loss, labels, f):
+    """:func:`example_loss` of 0/1 labels or of real targets."""
+    return (regression_example_loss if targets_are_real(labels) else label_example_loss)(loss, labels, f)
+
+
+@overload(_example_loss, jit_options={"cache": True, "nogil": True}, inline="always")
+def _example_loss_overload(loss, labels, f):
+    if isinstance(labels.dtype, types.Float):
+        return lambda loss, labels, f: regression_example_loss(loss, labels, f)
+    return lambda loss, labels, f: label_example_loss(loss, labels, f)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def label_example_loss(loss, labels, f):
+    """:func:`example_loss` of 0/1 ``labels`` (a classification loss)."""
     K = f.shape[0]
     if loss == LOGISTIC_DEC:
         total = 0.0
