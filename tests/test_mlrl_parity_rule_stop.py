@@ -24,6 +24,7 @@ import pytest
 
 from engine.boomer import BoomerClassifier
 from test_mlrl_parity import _WHY, _ask, emotions_arrays  # noqa: E402 - the shared driver and split
+from test_mlrl_parity_losses import _covers  # noqa: E402 - a body's coverage in float32, as both learners test it
 
 SETTINGS = dict(max_rules=5, loss="logistic-non-decomposable", head_type="complete", instance_sampling="none",
                 feature_sampling="none", statistic_type="64-bit", feature_binning="none", label_binning="none",
@@ -38,15 +39,6 @@ QUALITY = -28.70343415  # eq. 14 of the rule's head (as TIES of test_mlrl_parity
 NEVER_EVALUATED = [(55, ">", 0.0959, -29.18225382, 383), (70, ">", 0.0369, -29.14562511, 352),
                    (31, ">", 0.3565, -29.14562511, 296)]
 BEST_EVALUATED = (39, ">", 0.3051, -28.63848762)
-
-
-def _covers(conditions, X) -> np.ndarray:
-    X32 = X.astype(np.float32)
-    covered = np.ones(len(X), dtype=bool)
-    for attribute, operator, threshold in conditions:
-        column = X32[:, attribute]
-        covered &= column <= np.float32(threshold) if operator == "<=" else column > np.float32(threshold)
-    return covered
 
 
 def _statistics(rules, X, Y, loss="logistic-non-decomposable") -> tuple[np.ndarray, np.ndarray]:
