@@ -10,7 +10,7 @@ from engine.core.features import build_feature_index
 from engine.core.head_variants import HEAD_SINGLE
 from engine.core.refinement import (ACCUMULATOR_ROWS, GRADIENT_ACCUMULATOR_ROWS, _sweep_attribute_fast, apply_condition,
                                     restrict_covered)
-from engine.core.sweep import OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO
+from engine.core.sweep import OP_GT, OP_GT_NEG, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG, OP_LEQ_ZERO, OUT_OF_SAMPLE
 
 
 def _data(seed, n=60, d=5):
@@ -68,10 +68,13 @@ def test_covered_entries_are_those_the_walk_compacts(seed):
     G = rng.normal(size=(n, K))
     H = rng.random((n, K)) + 0.1
     cw = np.where(rng.random(n) < rng.uniform(0.1, 0.9), rng.integers(1, 3, n), 0).astype(np.float64)
-    T_g, T_h = (cw[:, None] * G).sum(0), (cw[:, None] * H).sum(0)
+    # covered examples out of the sample (odd seeds): the walk keeps their entries too (.sweep.OUT_OF_SAMPLE)
+    cw[(cw == 0) & (rng.random(n) < 0.5 * (seed % 2))] = OUT_OF_SAMPLE
+    T_g, T_h = (np.maximum(cw, 0)[:, None] * G).sum(0), (np.maximum(cw, 0)[:, None] * H).sum(0)
     seg_ranks = _segments(index)
     ranks = rank_entries(index, seg_ranks)
     rows = np.flatnonzero(cw > 0).astype(np.int64)
+    out_rows = np.flatnonzero(cw < 0).astype(np.int64)
     for j in range(d):
         if seg_ranks[j, 4] < 0:
             continue
@@ -84,14 +87,14 @@ def test_covered_entries_are_those_the_walk_compacts(seed):
                               1.0, 0.0, 1, np.zeros(K), np.zeros(K), *scratch)
         assert seg[j, 0] == 1  # the walk compacted the covered entries
         found, seg_found = np.full(len(index.rows), -1, np.int32), seg_ranks.copy()
-        compact_covered(j, index.ptr, index.values, ranks, found, seg_found, rows, len(rows),
-                        np.empty((n + 63) // 64, np.uint64), np.empty(n, np.int64))
+        compact_covered(j, index.ptr, index.values, ranks, found, seg_found, (rows, out_rows),
+                        (len(rows), len(out_rows)), np.empty((n + 63) // 64, np.uint64), np.empty(n, np.int64))
         assert np.array_equal(seg_found[j, :3], seg[j, :3])
         start, end = index.ptr[j], index.ptr[j + 1]
         negatives, others = slice(start, seg[j, 1]), slice(seg[j, 2], end)
         assert np.array_equal(found[negatives], walked[negatives])
         assert np.array_equal(found[others], walked[others])
-        covered_entries = np.flatnonzero(cw[index.rows[start:end]] > 0) + start
+        covered_entries = np.flatnonzero(cw[index.rows[start:end]] != 0) + start
         assert np.array_equal(np.sort(np.concatenate([found[negatives], found[others]])), covered_entries)
 
 

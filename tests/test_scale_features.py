@@ -220,21 +220,46 @@ def out_of_sample_weights(X, case):
 BINNED_BAGGING_CASES = [None, "x0 lowest", "x0 highest", "x1 lowest", "x1 highest"]
 
 
+# the reference's first rule per case (attributes and operators; tests/test_mlrl_parity_binning.py asks it)
+REFERENCE_RULE = {
+    None: [(0, "<="), (1, "<=")],
+    # x0's lowest bin out of the sample: no split below the zeros on x0 in the first step, none on x0 at
+    # all later; the rule is one condition on the other side of x0's zeros
+    "x0 lowest": [(0, ">")],
+    "x0 highest": [(0, "<="), (1, "<=")],  # only the first step searches downwards from the highest bin
+    "x1 lowest": [(0, "<=")],  # after x0 <= -50: x1's lowest covered bin out of the sample, x1 skipped
+    # x1 <= 50 lies above x1's zeros, still found after the first condition: the upward search spans
+    # every bin
+    "x1 highest": [(0, "<="), (1, "<=")],
+}
+
+
 # seeds whose samples leave x0 <= -50 the better first condition in every case (with seed 2's sample and
 # x0's lowest bin out of it, x0 > -50 is better, -42.98 against -38.85: that case would not tell a skipped
 # side from a searched one)
 @pytest.mark.parametrize("seed", [1, 5])
 @pytest.mark.parametrize("case", BINNED_BAGGING_CASES)
-def test_binned_search_does_not_depend_on_the_extreme_bins_being_sampled(case, seed):
-    """Examples out of the sample in an attribute's lowest or highest bin take no split of that
-    attribute away (mlrl-boomer 0.15.6 then skips the attribute, or one side of it:
-    tests/test_mlrl_parity_binning.py): the rule is x0 <= -50 and x1 <= 50 in every case."""
+def test_our_binned_search_does_not_depend_on_the_extreme_bins_being_sampled(case, seed):
+    """'equal-width-midpoint' (ours): examples out of the sample in an attribute's lowest or highest bin
+    take no split of that attribute away: the rule is x0 <= -50 and x1 <= 50 in every case."""
     X, Y = binned_bagging_data()
-    rule = BoomerClassifier(**BINNED_BAGGING, random_state=seed, single_label_choice="largest-score").fit(
+    settings = {**BINNED_BAGGING, "feature_binning": "equal-width-midpoint{bin_ratio=0.05}"}
+    rule = BoomerClassifier(**settings, random_state=seed, single_label_choice="largest-score").fit(
         X, Y, sample_weight=out_of_sample_weights(X, case)).rules_[1]
     conditions = sorted((c.attribute, c.operator, c.threshold) for c in rule.conditions)
     assert [c[:2] for c in conditions] == [(0, "<="), (1, "<=")]
     assert -51 < conditions[0][2] < -49 and 49 < conditions[1][2] < 51
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+@pytest.mark.parametrize("case", BINNED_BAGGING_CASES)
+def test_the_references_binned_search_skips_a_side_whose_extreme_bin_is_out_of_the_sample(case, seed):
+    """'equal-width' (the reference's name, so its search: .sweep.OUT_OF_SAMPLE): a pass whose first bin
+    holds no example of the sample evaluates nothing, so the rule is mlrl-boomer 0.15.6's."""
+    X, Y = binned_bagging_data()
+    rule = BoomerClassifier(**BINNED_BAGGING, random_state=seed, single_label_choice="largest-score").fit(
+        X, Y, sample_weight=out_of_sample_weights(X, case)).rules_[1]
+    assert sorted((c.attribute, c.operator) for c in rule.conditions) == REFERENCE_RULE[case]
 
 
 # -- partial heads and label binning ----------------------------------------------------------------

@@ -65,11 +65,11 @@ def _trailing_zeros(typingctx, word):
 
 
 @njit(cache=True, nogil=True)
-def compact_covered(j, ptr, values, ranks, cache, seg, cov_rows, n_cov, bits, found):
-    """Write the entries of attribute ``j`` whose examples are ``cov_rows[:n_cov]`` to ``cache`` as the
-    walk compacts them (:mod:`.sweep`: the negatives ascending from ``ptr[j]``, the others ascending
-    up to ``ptr[j + 1]``) and mark them valid in ``seg[j]``.  ``bits`` (at least entries / 64 words)
-    and ``found`` (at least ``n_cov``) are scratch."""
+def compact_covered(j, ptr, values, ranks, cache, seg, row_lists, counts, bits, found):
+    """Write the entries of attribute ``j`` whose examples are ``row_lists[q][:counts[q]]`` (the covered
+    examples in the sample and those out of it) to ``cache`` as the walk compacts them (:mod:`.sweep`: the
+    negatives ascending from ``ptr[j]``, the others ascending up to ``ptr[j + 1]``) and mark them valid in
+    ``seg[j]``.  ``bits`` (at least entries / 64 words) and ``found`` (at least the examples) are scratch."""
     start = ptr[j]
     end = ptr[j + 1]
     rank_row = seg[j, 4]
@@ -77,11 +77,13 @@ def compact_covered(j, ptr, values, ranks, cache, seg, cov_rows, n_cov, bits, fo
     for w in range(n_words):
         bits[w] = 0
     one = np.uint64(1)
-    for r in range(n_cov):
-        t = ranks[rank_row, cov_rows[r]]
-        if t >= 0:
-            p = t - start
-            bits[p >> 6] |= one << np.uint64(p & 63)
+    for q in range(len(row_lists)):
+        rows = row_lists[q]
+        for r in range(counts[q]):
+            t = ranks[rank_row, rows[r]]
+            if t >= 0:
+                p = t - start
+                bits[p >> 6] |= one << np.uint64(p & 63)
     n_found = 0
     for w in range(n_words):
         word = bits[w]

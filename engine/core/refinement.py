@@ -36,7 +36,7 @@ from .reference_random import FEATURE_SLOT, feature_sample
 
 from .sweep import (OP_EQ, OP_GT, OP_GT_NEG, OP_GT_OR_ZERO, OP_GT_ZERO, OP_LEQ, OP_LEQ_NEG,  # noqa: F401 - the codes
                     OP_LEQ_NONZERO, OP_LEQ_ZERO, OP_NEQ, SEARCH_BINNED, SEARCH_BINNED_EXACT, SEARCH_BINNED_FILTERED,
-                    SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, model_operator, rebound, specialise)
+                    SEARCH_DENSE, SEARCH_OURS, SEARCH_SPARSE, OUT_OF_SAMPLE, model_operator, rebound, specialise)
 
 
 @njit(cache=True, nogil=True)
@@ -855,6 +855,24 @@ def _fix_label(label, d, G, H, cw, cov_rows, n_cov, interleave, WGH, G_one, H_on
 
 
 @njit(cache=True, nogil=True)
+def _sample_rows(covered, weights, cw, cov_rows, oob_rows):
+    """A rule's start: ``cw`` the weight of each covered example in the sample, :data:`.sweep.OUT_OF_SAMPLE`
+    for the other covered ones (mlrl-boomer's searches still see them), and their ascending lists
+    ``cov_rows`` and ``oob_rows``.  Returns the two counts."""
+    n_cov = n_oob = np.int64(0)  # typed: a literal 0 reaching a callee compiles it a second time
+    for i in range(cw.shape[0]):
+        if covered[i] and weights[i] > 0:
+            cw[i] = float(weights[i])
+            cov_rows[n_cov] = i
+            n_cov += 1
+        elif covered[i]:
+            cw[i] = OUT_OF_SAMPLE
+            oob_rows[n_oob] = i
+            n_oob += 1
+    return n_cov, n_oob
+
+
+@njit(cache=True, nogil=True)
 def _still_covered(covered, cw, cov_rows, n_cov):
     """After a condition: the weights ``cw`` of the examples it leaves out set to 0 and the list
     ``cov_rows[:n_cov]`` of covered examples in the sample shortened to those it keeps (O(covered),
@@ -1045,19 +1063,14 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
     T_h = sc_all.T_h
     cw = np.zeros(N)
     cov_rows = np.empty(N, dtype=np.int64)  # the covered examples in the sample (cw > 0), ascending
-    n_cov = np.int64(0)  # typed: a literal 0 reaching a callee compiles it a second time (as T_cnt below)
-    T_cnt = np.int64(0)  # never a literal: a literal 0 would compile every sweep a second time
-    for i in range(N):
-        wi = weights[i]
-        if covered[i] and wi > 0:
-            w = float(wi)
-            cw[i] = w
-            for k in range(K):  # inline loops on local sums vectorise; a helper call did not
-                T_g[k] += w * G[i, k]
-            _add_hessian(T_h, G, H, i, w)
-            T_cnt += 1
-            cov_rows[n_cov] = i
-            n_cov += 1
+    oob_rows = np.empty(N, dtype=np.int64)  # the covered ones out of it (cw OUT_OF_SAMPLE), ascending
+    n_cov, n_oob = _sample_rows(covered, weights, cw, cov_rows, oob_rows)
+    for r in range(n_cov):
+        i = cov_rows[r]
+        for k in range(K):  # inline loops on local sums vectorise; a helper call did not
+            T_g[k] += cw[i] * G[i, k]
+        _add_hessian(T_h, G, H, i, cw[i])
+    T_cnt = n_cov  # never a literal: a literal 0 would compile every sweep a second time
     ranked = ranks.shape[0] > 0  # then seg has their fifth column (.covered_entries.rank_entries)
     # with ranks, every covered example (in the sample or not), ascending: a condition restricts the
     # coverage in O(covered) (restrict_covered); without, none (the attribute's entries are applied)
@@ -1120,8 +1133,9 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
         if ranked:
             for c in range(m):
                 j = perm[c]
-                if seg[j, 4] >= 0 and seg[j, 0] == 0 and n_cov < COMPACT_MAX_SHARE * (ptr[j + 1] - ptr[j]):
-                    compact_covered(j, ptr, values, ranks, cache, seg, cov_rows, n_cov, bits, found)
+                if seg[j, 4] >= 0 and seg[j, 0] == 0 and n_cov + n_oob < COMPACT_MAX_SHARE * (ptr[j + 1] - ptr[j]):
+                    compact_covered(j, ptr, values, ranks, cache, seg, (cov_rows, oob_rows), (n_cov, n_oob), bits,
+                                    found)
         work = 0
         for c in range(m):
             n_c = ptr[perm[c] + 1] - ptr[perm[c]]
@@ -1190,6 +1204,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
                                              covered, all_rows, n_all)
                     n_conditions = 1
                     n_cov = _still_covered(covered, cw, cov_rows, n_cov)
+                    n_oob = _still_covered(covered, cw, oob_rows, n_oob)
                     if single:
                         d = diagonal_position(label, K, full_hessian)
                         _fix_label(label, d, G, H, cw, cov_rows, n_cov, interleave, WGH, G_one, H_one)
@@ -1227,6 +1242,7 @@ def _refine_rule(ptr, rows, values, keys, cache, seg, ranks, miss_ptr, miss_rows
             sc.T_h[k] = sc.h[best, k]
         T_cnt = sc.cnt[best]
         n_cov = _still_covered(covered, cw, cov_rows, n_cov)
+        n_oob = _still_covered(covered, cw, oob_rows, n_oob)
         if toggled >= 0:
             # mlrl-boomer's boundary of a sparse vector with its zeros was rated without the smallest
             # positive, which the condition covers (or with it, and it leaves it): the rule goes on from

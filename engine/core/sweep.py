@@ -75,6 +75,15 @@ SEARCH_OURS, SEARCH_DENSE, SEARCH_SPARSE = 0, 1, 2
 # bin: every split ascending, its '<=' side never covering them (OP_LEQ_NONZERO; '>' OP_GT_OR_ZERO);
 # EXACT: a binning that lists every example (equal-frequency on its dense format), searched as BINNED.
 SEARCH_BINNED, SEARCH_BINNED_FILTERED, SEARCH_BINNED_EXACT = 3, 4, 5
+# Examples out of the sample (or of weight 0) that the rule covers: mlrl-boomer's feature vectors still hold them
+# (its coverage is not its weights), so its binned searches see their bins.  The walk's ``weight`` marks them
+# OUT_OF_SAMPLE (< 0; 0: not covered).  A binned pass whose first bin (in the pass's direction) holds only such
+# examples is skipped there as a whole (no split in that direction, nor the boundary next to the zeros on that
+# side); a ``t_low`` of SILENT asks _walk_side for that (its binned searches have no other use for ``t_low``).
+OUT_OF_SAMPLE = -1.0
+SILENT = -2
+# :func:`first_bin_weighted`: no covered example in the pass, its first bin has one of the sample, or none
+NO_BIN, WEIGHTED_BIN, UNWEIGHTED_BIN = 0, 1, 2
 # From this many examples on (their statistics no longer fit the L2 cache) the walk asks for the weight and
 # statistics rows of the example this many entries ahead (.prefetch); below, the hints only cost time
 # (emotions, enron: 4-8 % slower fits).  At N = 10^5: 12-20 % faster fits, single-label and complete heads.
@@ -141,7 +150,11 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
     Returns (not cancelled, examples added, last value, the value added before it, next compaction
     slot, where the walk stopped, best)."""
     filtered = mode == SEARCH_BINNED_FILTERED
+    binned = mode == SEARCH_BINNED or mode == SEARCH_BINNED_EXACT
+    silent = t_low == SILENT
     before = 0.0
+    low = 0.0  # binned, descending: the highest bin below the last one added that holds a covered example
+    have_low = False
     prev_key = keys[t] if 0 <= t < keys.shape[0] else np.float32(0.0)
     w = t
     far = weight.shape[0] >= PREFETCH_MIN_EXAMPLES
@@ -170,6 +183,13 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         t += step
         i = rows[idx]
         if weight[i] <= 0:
+            if weight[i] < 0:  # covered, out of the sample (OUT_OF_SAMPLE): kept, its bin a threshold's
+                if _COMPACT and not filtered:
+                    cache[w] = idx
+                    w += step
+                if step < 0 and count > 0 and not have_low and values[idx] < prev:
+                    low = values[idx]
+                    have_low = True
             continue
         if _COMPACT and not filtered:
             cache[w] = idx
@@ -188,8 +208,8 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
                 if prev >= 0.0:
                     o_side = OP_LEQ_NONZERO
                     o_rest = OP_GT_OR_ZERO
-            elif mode == SEARCH_BINNED or mode == SEARCH_BINNED_EXACT:
-                threshold = (prev if step > 0 else v) + 0.5
+            elif binned:  # descending: the bin below the covered ones that the reference's vector holds
+                threshold = (prev if step > 0 else (low if have_low else v)) + 0.5
             else:
                 low = prev
                 high = v
@@ -209,7 +229,7 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
                         elif n_valid - n_below - count - 1 == 0:  # a dense vector without zeros
                             offer = False
                 threshold = float32_midpoint(low, high)
-            if offer:
+            if offer and not silent:
                 if cancel[0] != 0:
                     return False, count, prev, before, w, t, best
                 best = _consider(ctx, A1, A2, side, count, n_valid, o_side, o_rest, threshold, best)
@@ -218,7 +238,72 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
         before = prev
         prev = v
         prev_key = key
+        have_low = False
+    if binned and step < 0:  # the boundary with the zeros: the highest covered bin below the positives added
+        before = low if have_low else 0.0
     return True, count, prev, before, w, t, best
+
+
+@njit(cache=True, nogil=True)
+def first_bin_weighted(t, t_stop, step, use_cache, cache, rows, values, weight, negatives_only):
+    """Whether the first bin of a binned pass (from entry ``t`` towards ``t_stop`` in direction ``step``,
+    ``negatives_only``: up to the first value >= 0) that holds a covered example also holds one of the
+    sample (weight > 0): :data:`WEIGHTED_BIN`, :data:`UNWEIGHTED_BIN`, or :data:`NO_BIN` (no covered
+    example).  mlrl-boomer's binned search skips a pass whose first bin adds no example."""
+    first = 0.0
+    found = False
+    while (t < t_stop) if step > 0 else (t >= t_stop):
+        idx = cache[t] if use_cache else t
+        t += step
+        v = values[idx]
+        if negatives_only and v >= 0.0:
+            break
+        wi = weight[rows[idx]]
+        if wi == 0:
+            continue
+        if found and v != first:
+            return UNWEIGHTED_BIN
+        if wi > 0:
+            return WEIGHTED_BIN
+        first = v
+        found = True
+    return UNWEIGHTED_BIN if found else NO_BIN
+
+
+def _walk_nominal(ctx, S1, S2, A1, A2, start, end, rows, values, weight, n_valid, best, cancel):
+    """The conditions on a nominal attribute (entries ``start:end``): each group of equal codes ('== v' /
+    '!= v'), then the implicit code 0 ('!= 0' covers the groups, '== 0' the rest), offered from one call
+    site.  Returns (not cancelled, best)."""
+    _reset(ctx, A1, A2, 1)
+    n_nonzero = 0
+    idx = start
+    while True:
+        if cancel[0] != 0:
+            return False, best
+        last = idx >= end
+        if not last:
+            v = values[idx]
+            _reset(ctx, A1, A2, 0)
+            count = 0
+            while idx < end and values[idx] == v:
+                i = rows[idx]
+                if weight[i] > 0:
+                    _add(ctx, S1, S2, A1, A2, 0, i, weight[i])
+                    count += 1
+                idx += 1
+            if count == 0:
+                continue
+            _merge(ctx, A1, A2)
+            n_nonzero += count
+            side, count, op_side, op_rest, threshold = 0, count, OP_EQ, OP_NEQ, float(v)
+        elif n_nonzero < n_valid:
+            side, count, op_side, op_rest, threshold = 1, n_nonzero, OP_NEQ, OP_EQ, 0.0
+        else:
+            break
+        best = _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, threshold, best)
+        if last:
+            break
+    return True, best
 
 
 def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, nominal, weight, n_covered, S1, S2,
@@ -241,38 +326,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     end = ptr[j + 1]
 
     if nominal[j]:
-        # each group of equal codes ('== v' / '!= v'), then the implicit code 0 ('!= 0' covers the
-        # groups, '== 0' the rest), offered from one call site
-        _reset(ctx, A1, A2, 1)
-        n_nonzero = 0
-        idx = start
-        while True:
-            if cancel[0] != 0:
-                return False, best
-            last = idx >= end
-            if not last:
-                v = values[idx]
-                _reset(ctx, A1, A2, 0)
-                count = 0
-                while idx < end and values[idx] == v:
-                    i = rows[idx]
-                    if weight[i] > 0:
-                        _add(ctx, S1, S2, A1, A2, 0, i, weight[i])
-                        count += 1
-                    idx += 1
-                if count == 0:
-                    continue
-                _merge(ctx, A1, A2)
-                n_nonzero += count
-                side, count, op_side, op_rest, threshold = 0, count, OP_EQ, OP_NEQ, float(v)
-            elif n_nonzero < n_valid:
-                side, count, op_side, op_rest, threshold = 1, n_nonzero, OP_NEQ, OP_EQ, 0.0
-            else:
-                break
-            best = _consider(ctx, A1, A2, side, count, n_valid, op_side, op_rest, threshold, best)
-            if last:
-                break
-        return True, best
+        return _walk_nominal(ctx, S1, S2, A1, A2, start, end, rows, values, weight, n_valid, best, cancel)
 
     _reset(ctx, A1, A2, 0)
     _reset(ctx, A1, A2, 1)
@@ -292,6 +346,8 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     negatives_stop = end
     t_low = -1
     count, last = 0, 0.0
+    lead = NO_BIN  # binned: whether the pass's first covered bin holds an example of the sample
+    silent_low = silent_high = False  # binned: a pass mlrl-boomer skips (see OUT_OF_SAMPLE)
     for direction in range(2):
         if filtered and direction == 1 and not use_cache:
             break
@@ -307,6 +363,19 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
                     if weight[rows[cache[q] if use_cache else q]] > 0:
                         t_low = q
                         break
+        if (binned or filtered) and lead == NO_BIN:  # filtered: the first bin of both calls
+            lead = first_bin_weighted(t, t_stop, step, use_cache, cache, rows, values, weight,
+                                      binned and direction == 0 and not use_cache)
+            if direction == 0:
+                silent_low = lead == UNWEIGHTED_BIN
+            else:
+                silent_high = lead == UNWEIGHTED_BIN or (filtered and silent_low)
+            if binned:
+                lead = NO_BIN
+        elif filtered and direction == 1:
+            silent_high = silent_low
+        if binned or filtered:
+            t_low = SILENT if (silent_high if direction == 1 else silent_low) else -1
         ok, count, last, before, w, stop, best = _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache,
                                                             cache, rows, values, keys, weight, n_valid, op_side,
                                                             op_rest, best, cancel, mode, t_low, n_prefix,
@@ -336,7 +405,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
         if boundary == 0:
             side, count, op_side, op_rest = 0, n_prefix, OP_LEQ, OP_GT
             if mode == SEARCH_OURS or binned:
-                offer = n_prefix > 0 and (n_zero > 0 or n_suffix > 0)
+                offer = n_prefix > 0 and (n_zero > 0 or n_suffix > 0) and not silent_low
                 threshold = 0.5 * last_negative if n_zero > 0 else 0.5 * (last_negative + first_positive)
                 if binned:
                     threshold = last_negative + 0.5
@@ -362,8 +431,8 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
             if mode == SEARCH_OURS or binned:
                 offer = n_suffix > 0 and n_zero > 0
                 if binned:  # the sparse bin's listed positives (LISTED_IN_SPARSE_BIN) belong to the zeros' bin
-                    offer = offer and first_positive >= 1.0
-                    threshold = 0.5
+                    offer = n_suffix > 0 and n_suffix < n_valid and first_positive >= 1.0 and not silent_high
+                    threshold = second_positive + 0.5  # the covered bin below the positives (_walk_side)
             elif mode == SEARCH_DENSE:  # the split above one zero is the one its descending pass skips
                 offer = n_suffix > 0 and n_zero >= 2
                 threshold = float32_midpoint(0.0, first_positive)
@@ -393,6 +462,8 @@ def specialise(name: str, compact: bool = False, reference: bool = False, **hook
         raise TypeError(f"unknown hook(s) {sorted(unknown)}")
     names = {**hooks, "_COMPACT": bool(compact), "_REFERENCE": bool(reference)}
     names["_walk_side"] = njit(cache=True, nogil=True, inline="always")(rebound(_walk_side, name + "_side", **names))
+    names["_walk_nominal"] = njit(cache=True, nogil=True, inline="always")(rebound(_walk_nominal, name + "_nominal",
+                                                                                   **names))
     return njit(cache=True, nogil=True)(rebound(walk_attribute, name, **names))
 
 
