@@ -43,7 +43,7 @@ from .losses import packed_index
 from .refinement import (ACCUMULATOR_ROWS, TIE_TOLERANCE, _VALID, _add, _drop, _merge, _reset,
                          _covering_condition, _side_quality, _split_quality_variants, apply_condition, bagging_weights,
                          sample_features, smallest_positive)
-from .sweep import OP_GT_ZERO, OP_LEQ_NEG, OP_LEQ_ZERO, OP_NEQ, specialise
+from .sweep import OP_GT_ZERO, OP_LEQ_NEG, OP_LEQ_ZERO, OP_NEQ, OUT_OF_SAMPLE, specialise
 
 
 @njit(cache=True, nogil=True)
@@ -225,6 +225,7 @@ class RuleInducer:
         out_g = np.empty((m, width, K))
         out_h = np.empty((m, width, S))
         cw = self.weights_f * entry.covered
+        cw[(entry.covered != 0) & (self.weights_f <= 0)] = OUT_OF_SAMPLE  # mlrl-boomer's searches still see them
         ok = top_refinements(self.perm, m, *self.index, cw, G, H, entry.T_g, entry.T_h, np.int64(entry.T_cnt), full,
                              np.int64(code), self.l2, self.l1, np.int64(self.min_coverage), float(min_quality),
                              self.head_params, out_q, out_i, out_t, out_g, out_h, self.cancel)
