@@ -171,3 +171,32 @@ def test_seed_3_parts_at_an_exact_tie_named(emotions_train, tmp_path):
     ref64, ours64 = _fit_both(dict(random_state=3, max_rules=100, statistic_type="64-bit"), X, Y, tmp_path)
     theirs64, mine64 = _bodies(ref64, ours64)
     assert theirs64 == mine64 and len(mine64) == 100
+
+
+@pytest.mark.parametrize("variant", [
+    dict(loss="logistic-decomposable", head_type="single", instance_sampling="with-replacement"),
+    dict(loss="logistic-non-decomposable", head_type="complete", instance_sampling="without-replacement"),
+])
+def test_sampled_rules_are_the_references_without_binning(variant, tmp_path):
+    """The exact (unbinned) search on a sample: mlrl-boomer 0.15.6's vectors hold the covered examples out of the
+    sample too (engine.core.sweep.OUT_OF_SAMPLE), so a threshold is the midpoint with the next covered value, of
+    any weight, and its descending pass ends at the smallest covered non-negative value.  Before that was
+    reproduced, the first rule's thresholds differed (0 > -1.2842 against the reference's 0 > -1.0941); now the
+    first five rules (up to 65 conditions each) are the reference's, conditions and heads."""
+    from engine.bench.scale import make_data
+
+    X, Y, X_test, _ = make_data(2000, 20)
+    settings = dict(max_rules=6, shrinkage=0.3, l2_regularization_weight=1.0, feature_sampling="none",
+                    feature_binning="none", label_binning="none", statistic_type="64-bit", holdout="none",
+                    global_pruning="none", random_state=1, **variant)
+    if variant["head_type"] == "single":
+        settings["single_label_choice"] = "largest-score"
+    data = tmp_path / "data.npz"
+    np.savez(data, X_train=X.astype(np.float64), Y_train=Y, X_test=X_test[:20].astype(np.float64))
+    ref_settings = {k: v for k, v in settings.items() if k != "single_label_choice"}
+    ref = _ask({"kind": "fit", "data": str(data), "settings": ref_settings, "rules": True}, tmp_path)
+    ours = BoomerClassifier(**settings).fit(X.astype(np.float64), Y)
+    theirs, mine = _bodies(ref, ours)
+    assert theirs == mine
+    for a, b in zip(ref["rules"], ours.rules_):
+        np.testing.assert_allclose(a["scores"], b.head_scores, rtol=0, atol=1e-6)

@@ -554,10 +554,12 @@ STATISTICS_DIFFER = 2
 
 @njit(cache=True, nogil=True, inline="always")
 def smallest_positive(j, ptr, rows, values, weight):
-    """The example of the smallest positive value of attribute ``j`` among those of positive weight, or -1."""
+    """The example of the smallest positive value of attribute ``j`` among the covered ones (in the sample or
+    not, :data:`.sweep.OUT_OF_SAMPLE`), or -1 (also when that example is out of the sample: the reference's
+    boundary with the zeros then rates every sampled positive)."""
     for idx in range(ptr[j], ptr[j + 1]):
-        if values[idx] > 0.0 and weight[rows[idx]] > 0:
-            return rows[idx]
+        if values[idx] > 0.0 and weight[rows[idx]] != 0:
+            return rows[idx] if weight[rows[idx]] > 0 else -1
     return -1
 
 

@@ -187,9 +187,14 @@ def _walk_side(ctx, S1, S2, A1, A2, side, t, t_stop, step, use_cache, cache, row
                 if _COMPACT and not filtered:
                     cache[w] = idx
                     w += step
-                if step < 0 and count > 0 and not have_low and values[idx] < prev:
+                if binned and step < 0 and count > 0 and not have_low and values[idx] < prev:
                     low = values[idx]
                     have_low = True
+                elif (mode == SEARCH_DENSE or mode == SEARCH_SPARSE) and count > 0 and at != t_low:
+                    # mlrl-boomer's numeric search: a threshold is the midpoint with the value next to it in
+                    # its vector, whatever that example's weight (its descending pass ends above t_low)
+                    prev = values[idx]
+                    prev_key = keys[idx]
             continue
         if _COMPACT and not filtered:
             cache[w] = idx
@@ -347,6 +352,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
     t_low = -1
     count, last = 0, 0.0
     lead = NO_BIN  # binned: whether the pass's first covered bin holds an example of the sample
+    low_out = False  # the smallest covered positive (t_low) out of the sample: the reference's pass visits the rest
     silent_low = silent_high = False  # binned: a pass mlrl-boomer skips (see OUT_OF_SAMPLE)
     for direction in range(2):
         if filtered and direction == 1 and not use_cache:
@@ -359,9 +365,10 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
             side, t, t_stop, step, op_side, op_rest = (1, end - 1, seg[j, 2] if use_cache else negatives_stop, -1,
                                                        OP_GT, OP_LEQ)
             if mode == SEARCH_DENSE or mode == SEARCH_SPARSE:  # the position of the smallest covered positive
-                for q in range(t_stop, end):
-                    if weight[rows[cache[q] if use_cache else q]] > 0:
+                for q in range(t_stop, end):  # (in the sample or not: the reference's vector holds both)
+                    if weight[rows[cache[q] if use_cache else q]] != 0:
                         t_low = q
+                        low_out = weight[rows[cache[q] if use_cache else q]] < 0
                         break
         if (binned or filtered) and lead == NO_BIN:  # filtered: the first bin of both calls
             lead = first_bin_weighted(t, t_stop, step, use_cache, cache, rows, values, weight,
@@ -421,7 +428,7 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
                     if n_above == 0:
                         above = last_negative
                     elif n_zero == 0:
-                        above = second_positive if n_above >= 2 else first_positive
+                        above = second_positive if n_above >= 2 and not low_out else first_positive
                     elif n_zero == 1 and n_above >= 2:
                         above = first_positive
                 threshold = float32_midpoint(last_negative, above)
@@ -440,9 +447,10 @@ def walk_attribute(j, ptr, rows, values, keys, cache, seg, miss_ptr, miss_rows, 
                 # a sparse vector's boundary with the zeros (for two or more positives offered at the
                 # smallest one); with no positive it covers every valid example, its threshold between
                 # 0 and the largest negative
-                offer = n_suffix <= 1 and n_prefix + n_suffix > 0
-                threshold = float32_midpoint(0.0, first_positive if n_suffix == 1 else last_negative)
-                if n_suffix == 0:
+                after_low = low_out and n_suffix > 0  # every sampled positive lies above t_low
+                offer = (n_suffix <= 1 or after_low) and n_prefix + n_suffix > 0
+                threshold = float32_midpoint(0.0, first_positive if n_suffix == 1 or after_low else last_negative)
+                if n_suffix == 0 or after_low:
                     op_side, op_rest = OP_GT_ZERO, OP_LEQ_ZERO
         if offer:
             if cancel[0] != 0:
