@@ -107,8 +107,10 @@ def test_constant_weights_without_l2_give_the_same_rules():
 
 def test_the_first_condition_is_the_brute_force_best_on_the_weighted_draws():
     """One label, one condition: the chosen condition minimises -g^2 / (2 (h + l2)) over every
-    attribute and threshold, with g, h the weighted sums of the drawn examples (zero-weight
-    examples add nothing); the head then comes from every covered example, unweighted."""
+    attribute and split of the drawn examples, with g, h the weighted sums of the drawn examples
+    (zero-weight examples add nothing); its threshold lies between the two drawn values, at the midpoint of
+    two neighbouring values of all the examples (as mlrl-boomer's vectors hold the examples out of the
+    sample too, engine.core.sweep.OUT_OF_SAMPLE); the head then comes from every covered example, unweighted."""
     rng = np.random.default_rng(3)
     n = 60
     X = rng.normal(size=(n, 3))
@@ -135,11 +137,14 @@ def test_the_first_condition_is_the_brute_force_best_on_the_weighted_draws():
                 gs, hs = (drawn * mask) @ g, (drawn * mask).sum() * h
                 q = -gs * gs / (2 * (hs + 1.0))
                 if q < best[0] - 1e-12:
-                    best = (q, (j, op, t))
+                    best = (q, (j, op, a, b))
     rule = est.rules_[1]
     (cond,) = rule.conditions
-    j, op, t = best[1]
-    assert (cond.attribute, cond.operator) == (j, op) and cond.threshold == pytest.approx(t, abs=1e-6)
+    j, op, a, b = best[1]
+    assert (cond.attribute, cond.operator) == (j, op) and a < cond.threshold < b
+    every = np.unique(X[:, j].astype(np.float32))
+    midpoints = (every[:-1] + every[1:]) / 2
+    assert np.min(np.abs(midpoints - cond.threshold)) < 1e-6
     covered = rule_coverage(rule, X.astype(np.float32))
     expected = -0.3 * g[covered].sum() / (covered.sum() * h + 1.0)
     assert rule.head_scores[0] == pytest.approx(expected, rel=1e-9)
