@@ -239,7 +239,7 @@ def check_npz(path, max_bytes: int = MAX_DATA_BYTES) -> None:
 
     try:
         archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, EOFError, struct.error) as exc:
+    except (zipfile.BadZipFile, EOFError, NotImplementedError, struct.error) as exc:  # e.g. "multi-disk zip"
         raise ValueError(f"{path}: not an .npz file ({exc})") from None
     try:
         with archive:
